@@ -1,0 +1,209 @@
+#!/usr/bin/env bash
+# privopt's build and test driver. Run ./build.sh help for the commands.
+#
+# On a fresh Debian machine, `test` installs what it needs: Chromium with apt-get (as root)
+# and the browser-test tools with `npm ci` in tests/. Nothing is installed globally by npm.
+set -euo pipefail
+cd "$(dirname "$0")"
+ROOT=$(pwd)
+
+DIST="$ROOT/dist"
+CHROMIUM="${PRIVOPT_CHROMIUM:-/usr/bin/chromium}"
+
+say() { printf '%s\n' "$*"; }
+die() { printf 'build.sh: %s\n' "$*" >&2; exit 1; }
+
+usage() {
+	cat <<'EOF'
+Usage: ./build.sh COMMAND [args]
+
+Commands:
+  build            generate the Vugu code and build the page into dist/ (app.wasm holds
+                   both the page and the engine that runs in a Web Worker)
+  serve [ARGS]     build, then serve dist/ on http://127.0.0.1:8080
+                   (ARGS go to `privopt serve`, e.g. --addr 127.0.0.1:9000; PORT=9000 works too)
+  test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
+                   and the browser tests in headless Chromium; installs what is missing
+  help             this text
+EOF
+}
+
+# --- prerequisites ------------------------------------------------------------------------
+
+need_go() {
+	command -v go >/dev/null 2>&1 || die "Go 1.26 or newer is required (https://go.dev/dl); it was not found on PATH"
+	local v
+	v=$(go env GOVERSION)
+	case "$v" in
+	go1.2[6-9]* | go1.[3-9][0-9]* | go[2-9]*) ;;
+	*) die "Go 1.26 or newer is required; found $v" ;;
+	esac
+}
+
+apt_install() {
+	if [ "$(id -u)" != 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+		return 1
+	fi
+	say "build.sh: installing $* with apt-get"
+	DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "$@" >/dev/null
+}
+
+need_node() {
+	if ! command -v node >/dev/null 2>&1; then
+		apt_install nodejs npm || die "Node.js 20 or newer is required for the tests; install it (https://nodejs.org) and retry"
+	fi
+	local major
+	major=$(node -p 'process.versions.node.split(".")[0]')
+	[ "$major" -ge 20 ] || die "Node.js 20 or newer is required for the tests (playwright-core needs it); found $(node --version): install it from https://nodejs.org"
+	command -v npm >/dev/null 2>&1 || apt_install npm || die "npm is required for the tests; install it and retry"
+}
+
+need_chromium() {
+	if [ ! -x "$CHROMIUM" ]; then
+		apt_install chromium || die "Chromium is required at $CHROMIUM for the browser tests: run 'sudo apt-get install chromium' (Debian) or set PRIVOPT_CHROMIUM to a Chromium binary"
+	fi
+	[ -x "$CHROMIUM" ] || die "Chromium was not found at $CHROMIUM after installing it; set PRIVOPT_CHROMIUM"
+}
+
+need_test_tools() {
+	need_node
+	need_chromium
+	# npm ci installs exactly the locked versions (playwright-core, no browser download).
+	if [ ! -f tests/node_modules/.package-lock.json ] || [ tests/package-lock.json -nt tests/node_modules/.package-lock.json ]; then
+		say "build.sh: installing the browser-test tools (npm ci in tests/)"
+		(cd tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
+			die "npm ci in tests/ failed; check that the npm registry is reachable"
+	fi
+}
+
+# --- build --------------------------------------------------------------------------------
+
+gen_files() { find ui -name '*_gen.go' -print0 | sort -z | xargs -0 -r sha256sum; }
+
+# generate runs vugugen on ui/ and reports whether it changed the committed *_gen.go files.
+GENERATED_CHANGED=0
+generate() {
+	local before after
+	before=$(gen_files)
+	go tool vugugen -skip-go-mod -skip-main ./ui
+	after=$(gen_files)
+	if [ "$before" != "$after" ]; then
+		GENERATED_CHANGED=1
+		say "build.sh: regenerated ui/*_gen.go from the .vugu files: commit them"
+	fi
+}
+
+build() {
+	need_go
+	generate
+	rm -rf "$DIST"
+	mkdir -p "$DIST"
+	local wasmflags=(-trimpath -ldflags=-s\ -w)
+	GOOS=js GOARCH=wasm go build "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
+	cp index.html "$DIST/"
+	cp web/*.js web/*.css pkg/plot/plot.css "$DIST/"
+	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$DIST/"
+	go run ./internal/build/vuguhelper "$DIST/vugu-render.js"
+	local total_raw=0 total_gz=0 raw gz f
+	for f in "$DIST"/*.wasm; do
+		raw=$(stat -c %s "$f")
+		gz=$(gzip -9 -c "$f" | wc -c)
+		total_raw=$((total_raw + raw))
+		total_gz=$((total_gz + gz))
+		printf 'build.sh: %-12s %9d bytes raw %9d bytes gzip\n' "$(basename "$f")" "$raw" "$gz"
+	done
+	printf 'build.sh: %-12s %9d bytes raw %9d bytes gzip (target: at most 2 MB gzip)\n' "wasm total" "$total_raw" "$total_gz"
+	say "build.sh: built the page into dist/"
+}
+
+serve() {
+	build
+	exec go run ./cmd/privopt serve --dir "$DIST" "$@"
+}
+
+# --- test ---------------------------------------------------------------------------------
+
+STEP=""
+STEPS_DONE=0
+TEST_START=$SECONDS
+
+step() {
+	STEP=$1
+	shift
+	local t0=$SECONDS
+	say ""
+	say "=== $STEP"
+	"$@"
+	STEPS_DONE=$((STEPS_DONE + 1))
+	say "--- $STEP: ok ($((SECONDS - t0))s)"
+}
+
+check_format() {
+	local files bad
+	files=$(find . -name '*.go' -not -name '*_gen.go' -not -path './tests/node_modules/*' -not -path './dist/*' -not -path './build/*')
+	bad=$(printf '%s\n' "$files" | xargs gofmt -l)
+	if [ -n "$bad" ]; then
+		say "gofmt would change these files (run gofmt -w):"
+		say "$bad"
+		return 1
+	fi
+}
+
+check_generated() {
+	generate
+	if [ "$GENERATED_CHANGED" = 1 ] && [ "${CI:-}" = true ]; then
+		say "ui/*_gen.go did not match the .vugu files: run ./build.sh build and commit the result"
+		return 1
+	fi
+}
+
+vet() {
+	go vet ./...
+	GOOS=js GOARCH=wasm go vet ./...
+}
+
+go_test_native() { go test ./...; }
+
+go_test_wasm() {
+	need_node
+	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./pkg/... ./ui/...
+}
+
+browser_tests() {
+	need_test_tools
+	mkdir -p tests/.bin tests/artifacts
+	go build -o tests/.bin/privopt ./cmd/privopt
+	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
+		PRIVOPT_ARTIFACTS="$ROOT/tests/artifacts" node --test --test-concurrency=1 tests/*.test.mjs
+}
+
+run_tests() {
+	need_go
+	trap 'code=$?; if [ $code -ne 0 ]; then say ""; say "build.sh test: FAILED in step \"$STEP\" after $STEPS_DONE steps passed ($((SECONDS - TEST_START))s)"; fi' EXIT
+	step "gofmt" check_format
+	step "generated code" check_generated
+	step "go vet (native and js/wasm)" vet
+	step "go test (native)" go_test_native
+	step "go test (js/wasm in node)" go_test_wasm
+	step "build the page" build
+	step "browser tests (headless Chromium)" browser_tests
+	trap - EXIT
+	say ""
+	say "build.sh test: PASSED, $STEPS_DONE steps in $((SECONDS - TEST_START))s"
+}
+
+# --- main ---------------------------------------------------------------------------------
+
+cmd=${1:-help}
+[ $# -gt 0 ] && shift
+case "$cmd" in
+build) build ;;
+serve) serve "$@" ;;
+test) run_tests ;;
+help | -h | --help) usage ;;
+*)
+	usage >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,130 @@
+// Command privopt is privopt's native command line: it serves the built page and will fit and
+// account for private models with the same core the page runs in WebAssembly.
+//
+// Usage:
+//
+//	privopt serve [--dir DIR] [--addr HOST:PORT]
+//	privopt version
+//	privopt help [COMMAND]
+//
+// Every command takes --help. Invalid usage exits with status 2 and a one-line message.
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+)
+
+// command is one subcommand of privopt.
+type command struct {
+	summary string
+	// run executes the command with its arguments (after the command name).
+	run func(args []string, stdout, stderr io.Writer) error
+}
+
+var commands = map[string]command{
+	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},
+	"version": {summary: "print privopt's version", run: runVersion},
+}
+
+// usageError marks an error in how privopt was invoked; it exits with status 2.
+type usageError struct{ msg string }
+
+func (e usageError) Error() string { return e.msg }
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// run executes privopt with its arguments and returns the exit status.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name, rest := args[0], args[1:]
+	switch name {
+	case "help", "-h", "-help", "--help":
+		if len(rest) == 1 {
+			if _, ok := commands[rest[0]]; ok {
+				return run([]string{rest[0], "--help"}, stdout, stderr)
+			}
+		}
+		usage(stdout)
+		return 0
+	}
+	cmd, ok := commands[name]
+	if !ok {
+		fmt.Fprintf(stderr, "privopt: unknown command %q (run 'privopt help')\n", name)
+		return 2
+	}
+	err := cmd.run(rest, stdout, stderr)
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		fmt.Fprintf(stderr, "privopt %s: %s\n", name, ue.msg)
+		return 2
+	default:
+		fmt.Fprintf(stderr, "privopt %s: %v\n", name, err)
+		return 1
+	}
+}
+
+func usage(w io.Writer) {
+	fmt.Fprintln(w, "privopt: differentially private convex optimization on your own machine")
+	fmt.Fprintln(w, "\nUsage: privopt COMMAND [options]\n\nCommands:")
+	names := make([]string, 0, len(commands))
+	for n := range commands {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-8s %s\n", n, commands[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'privopt COMMAND --help' for a command's options.")
+}
+
+// flagSet is a subcommand's flags with the text --help prints.
+type flagSet struct {
+	*flag.FlagSet
+	synopsis string
+	stdout   io.Writer
+}
+
+// newFlags returns the flag set of a subcommand; use is its usage line after "privopt".
+func newFlags(use, synopsis string, stdout io.Writer) *flagSet {
+	fs := flag.NewFlagSet(use, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {} // errors become one line on stderr; --help is printed by parse
+	return &flagSet{FlagSet: fs, synopsis: synopsis, stdout: stdout}
+}
+
+// parse parses args. --help prints the usage to stdout and returns flag.ErrHelp; a bad flag or
+// a positional argument is a usage error.
+func (fs *flagSet) parse(args []string) error {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(fs.stdout, "Usage: privopt %s\n\n%s\n", fs.Name(), fs.synopsis)
+			hasFlags := false
+			fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+			if hasFlags {
+				fmt.Fprintln(fs.stdout, "\nOptions:")
+				fs.SetOutput(fs.stdout)
+				fs.PrintDefaults()
+				fs.SetOutput(io.Discard)
+			}
+			return err
+		}
+		return usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	}
+	return nil
+}

@@ -1,0 +1,123 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func runCLI(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestUsageAndExitCodes(t *testing.T) {
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, errOu string
+	}{
+		{nil, 2, "", "Usage: privopt COMMAND"},
+		{[]string{"help"}, 0, "Commands:", ""},
+		{[]string{"--help"}, 0, "serve", ""},
+		{[]string{"help", "serve"}, 0, "Usage: privopt serve", ""},
+		{[]string{"frobnicate"}, 2, "", `unknown command "frobnicate"`},
+		{[]string{"version"}, 0, "privopt 0.", ""},
+		{[]string{"version", "--help"}, 0, "Usage: privopt version", ""},
+		{[]string{"version", "extra"}, 2, "", `unexpected argument "extra"`},
+		{[]string{"serve", "--help"}, 0, "--addr", ""},
+		{[]string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
+		{[]string{"serve", "--addr", "nonsense"}, 2, "", `--addr "nonsense"`},
+		{[]string{"serve", "--dir", "/nonexistent-privopt-dir", "--addr", "127.0.0.1:0"}, 1, "", "build the page first"},
+	} {
+		code, out, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOu) {
+			t.Errorf("privopt %q: code %d, stdout %q, stderr %q; want code %d, stdout with %q, stderr with %q",
+				tc.args, code, out, errOut, tc.code, tc.out, tc.errOu)
+		}
+		if tc.code == 2 && strings.Count(strings.TrimSpace(errOut), "\n") > 0 && tc.args != nil {
+			t.Errorf("privopt %q: a usage error must be one line, got %q", tc.args, errOut)
+		}
+	}
+}
+
+func TestListenAddr(t *testing.T) {
+	for _, tc := range []struct{ flag, port, want string }{
+		{"", "", "127.0.0.1:8080"},
+		{"", "9000", "127.0.0.1:9000"},
+		{"127.0.0.1:7000", "9000", "127.0.0.1:7000"},
+		{"[::1]:0", "", "[::1]:0"},
+	} {
+		got, err := listenAddr(tc.flag, tc.port)
+		if err != nil || got != tc.want {
+			t.Errorf("listenAddr(%q, %q) = %q, %v; want %q", tc.flag, tc.port, got, err, tc.want)
+		}
+	}
+	if _, err := listenAddr("8080", ""); err == nil {
+		t.Error("listenAddr accepted an address without a host")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for one writer and one reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+func TestServeServesAndStopsOnSignal(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("hello"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- run([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, &out, &errOut) }()
+	var url string
+	for deadline := time.Now().Add(10 * time.Second); url == "" && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := regexp.MustCompile(`on (http://127\.0\.0\.1:\d+/)`).FindStringSubmatch(out.String()); m != nil {
+			url = m[1]
+		}
+	}
+	if url == "" {
+		t.Fatalf("serve did not report its address: %q %q", out.String(), errOut.String())
+	}
+	res, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if string(body) != "hello" || res.Header.Get("Content-Security-Policy") == "" {
+		t.Errorf("GET /: %q, headers %v", body, res.Header)
+	}
+	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Errorf("serve exited with %d after SIGINT: %s", code, errOut.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("serve did not stop on SIGINT")
+	}
+	if strings.Contains(errOut.String(), "warning") {
+		t.Errorf("loopback serving warned: %s", errOut.String())
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/privopt/privopt/internal/site"
+)
+
+// defaultAddr is where serve listens without --addr or PORT: loopback only.
+const defaultAddr = "127.0.0.1:8080"
+
+func runServe(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("serve [--dir DIR] [--addr HOST:PORT]",
+		"Serves the built page (./build.sh build writes it to dist/) with privopt's security headers.\n"+
+			"It listens on loopback unless --addr names another host. Stop it with Ctrl-C.", stdout)
+	dir := fs.String("dir", "dist", "directory of the built page")
+	addr := fs.String("addr", "", "listen address HOST:PORT (default 127.0.0.1:$PORT, or "+defaultAddr+" without PORT; port 0 picks a free one)")
+	if err := fs.parse(args); err != nil {
+		return err
+	}
+	listen, err := listenAddr(*addr, os.Getenv("PORT"))
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	if info, err := os.Stat(*dir + "/index.html"); err != nil || info.IsDir() {
+		return fmt.Errorf("%s/index.html not found: build the page first (./build.sh build)", *dir)
+	}
+	ln, err := net.Listen("tcp", listen)
+	if err != nil {
+		return err
+	}
+	if host, _, _ := net.SplitHostPort(listen); !isLoopback(host) {
+		fmt.Fprintf(stderr, "privopt serve: warning: listening on %s, which other machines may reach\n", host)
+	}
+	fmt.Fprintf(stdout, "privopt: serving %s on http://%s/\n", *dir, ln.Addr())
+
+	srv := &http.Server{Handler: site.NewHandler(os.DirFS(*dir)), ReadHeaderTimeout: 10 * time.Second}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	done := make(chan error, 1)
+	go func() { done <- srv.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		if err := srv.Shutdown(shutdown); err != nil {
+			return err
+		}
+		if err := <-done; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+		return nil
+	}
+}
+
+// listenAddr picks the listen address: --addr, else loopback with $PORT, else defaultAddr.
+func listenAddr(flagAddr, port string) (string, error) {
+	switch {
+	case flagAddr != "":
+		if _, _, err := net.SplitHostPort(flagAddr); err != nil {
+			return "", fmt.Errorf("--addr %q: %v", flagAddr, err)
+		}
+		return flagAddr, nil
+	case port != "":
+		return net.JoinHostPort("127.0.0.1", port), nil
+	default:
+		return defaultAddr, nil
+	}
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,341 @@
+// Package plot lays out two-dimensional line plots as SVG primitives.
+//
+// A Figure (axes, series, markers) is turned by Draw into a Drawing: lines, paths, texts and
+// circles in pixel coordinates with their coordinates already formatted as strings. The UI
+// renders a Drawing element by element from a Vugu template; WriteSVG writes it as a
+// standalone SVG document (for reports and the README). No styling is inline: every element
+// carries a CSS class, so the page's Content-Security-Policy can forbid inline styles.
+package plot
+
+import (
+	_ "embed"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Scale is the mapping of an axis from data to pixels.
+type Scale int
+
+const (
+	// Linear maps data linearly.
+	Linear Scale = iota
+	// Log10 maps the base-10 logarithm of the data linearly; values ≤ 0 are clamped to Min.
+	Log10
+)
+
+// Axis describes one axis: its label, its data range and its scale.
+// For a Log10 axis, Min and Max must be positive.
+type Axis struct {
+	Label    string
+	Min, Max float64
+	Scale    Scale
+}
+
+// Series is a polyline through the points (X[i], Y[i]). A NaN coordinate breaks the line.
+type Series struct {
+	Name  string // shown in the legend when not empty
+	Class string // CSS class of the path, for example "series-0"
+	X, Y  []float64
+}
+
+// Marker is a single labelled point.
+type Marker struct {
+	Label string
+	Class string
+	X, Y  float64
+}
+
+// Figure is a plot to be laid out by Draw.
+type Figure struct {
+	Width, Height float64 // pixels; both must be positive
+	Title         string
+	X, Y          Axis
+	Series        []Series
+	Markers       []Marker
+}
+
+// Line is a straight segment in pixel coordinates.
+type Line struct {
+	X1, Y1, X2, Y2 string
+	Class          string
+}
+
+// Path is an SVG path; D is its path data.
+type Path struct {
+	D     string
+	Class string
+}
+
+// Text is a label. Anchor is the SVG text-anchor ("start", "middle" or "end").
+type Text struct {
+	X, Y   string
+	Anchor string
+	Class  string
+	Text   string
+	// Rotate is the SVG transform attribute, empty for horizontal text.
+	Rotate string
+}
+
+// Circle is a marker dot.
+type Circle struct {
+	CX, CY, R string
+	Class     string
+}
+
+// Drawing holds the primitives of a laid-out Figure, in drawing order.
+type Drawing struct {
+	Width, Height string
+	ViewBox       string
+	Lines         []Line
+	Paths         []Path
+	Circles       []Circle
+	Texts         []Text
+}
+
+// margins around the plotting area, in pixels.
+const (
+	marginLeft   = 64
+	marginRight  = 16
+	marginTop    = 28
+	marginBottom = 46
+	tickLength   = 5
+)
+
+// px formats a pixel coordinate with two decimals, which is finer than any screen needs.
+func px(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
+
+// frame maps data coordinates to pixels for one figure.
+type frame struct {
+	left, right, top, bottom float64
+	x, y                     Axis
+}
+
+func (f frame) pos(a Axis, v, lo, hi float64) float64 {
+	t := 0.0
+	switch a.Scale {
+	case Log10:
+		if v <= a.Min {
+			v = a.Min
+		}
+		t = (math.Log10(v) - math.Log10(a.Min)) / (math.Log10(a.Max) - math.Log10(a.Min))
+	default:
+		t = (v - a.Min) / (a.Max - a.Min)
+	}
+	return lo + t*(hi-lo)
+}
+
+func (f frame) px(x float64) float64 { return f.pos(f.x, x, f.left, f.right) }
+func (f frame) py(y float64) float64 { return f.pos(f.y, y, f.bottom, f.top) }
+
+// clampY keeps a data value inside the y range so that paths stay within the plot area.
+func (f frame) clampY(y float64) float64 {
+	return math.Min(math.Max(y, f.y.Min), f.y.Max)
+}
+
+// Draw lays out the figure. It returns an error when the figure cannot be drawn: a
+// non-positive size, an empty or inverted axis range, or a non-positive bound on a log axis.
+func (fig *Figure) Draw() (Drawing, error) {
+	if !(fig.Width > 0 && fig.Height > 0) {
+		return Drawing{}, fmt.Errorf("plot: size %gx%g is not positive", fig.Width, fig.Height)
+	}
+	for _, a := range []Axis{fig.X, fig.Y} {
+		if !(a.Min < a.Max) || math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) {
+			return Drawing{}, fmt.Errorf("plot: axis %q has range [%g, %g]", a.Label, a.Min, a.Max)
+		}
+		if a.Scale == Log10 && a.Min <= 0 {
+			return Drawing{}, fmt.Errorf("plot: log axis %q needs a positive minimum, got %g", a.Label, a.Min)
+		}
+	}
+	fr := frame{
+		left: marginLeft, right: fig.Width - marginRight,
+		top: marginTop, bottom: fig.Height - marginBottom,
+		x: fig.X, y: fig.Y,
+	}
+	d := Drawing{
+		Width:   px(fig.Width),
+		Height:  px(fig.Height),
+		ViewBox: "0 0 " + px(fig.Width) + " " + px(fig.Height),
+	}
+	d.drawAxes(fr, fig)
+	for _, s := range fig.Series {
+		d.Paths = append(d.Paths, Path{D: pathData(fr, s), Class: s.Class})
+	}
+	for _, m := range fig.Markers {
+		cx, cy := fr.px(m.X), fr.py(fr.clampY(m.Y))
+		d.Circles = append(d.Circles, Circle{CX: px(cx), CY: px(cy), R: "4", Class: m.Class})
+		if m.Label != "" {
+			d.Texts = append(d.Texts, Text{X: px(cx + 7), Y: px(cy - 7), Anchor: "start", Class: "marker-label", Text: m.Label})
+		}
+	}
+	d.drawLegend(fr, fig.Series)
+	return d, nil
+}
+
+func (d *Drawing) drawAxes(fr frame, fig *Figure) {
+	d.Lines = append(d.Lines,
+		Line{X1: px(fr.left), Y1: px(fr.bottom), X2: px(fr.right), Y2: px(fr.bottom), Class: "axis"},
+		Line{X1: px(fr.left), Y1: px(fr.bottom), X2: px(fr.left), Y2: px(fr.top), Class: "axis"},
+	)
+	for _, t := range Ticks(fig.X) {
+		x := fr.px(t.Value)
+		d.Lines = append(d.Lines,
+			Line{X1: px(x), Y1: px(fr.top), X2: px(x), Y2: px(fr.bottom), Class: "grid"},
+			Line{X1: px(x), Y1: px(fr.bottom), X2: px(x), Y2: px(fr.bottom + tickLength), Class: "tick"})
+		d.Texts = append(d.Texts, Text{X: px(x), Y: px(fr.bottom + tickLength + 13), Anchor: "middle", Class: "tick-label", Text: t.Label})
+	}
+	for _, t := range Ticks(fig.Y) {
+		y := fr.py(t.Value)
+		d.Lines = append(d.Lines,
+			Line{X1: px(fr.left), Y1: px(y), X2: px(fr.right), Y2: px(y), Class: "grid"},
+			Line{X1: px(fr.left - tickLength), Y1: px(y), X2: px(fr.left), Y2: px(y), Class: "tick"})
+		d.Texts = append(d.Texts, Text{X: px(fr.left - tickLength - 3), Y: px(y + 4), Anchor: "end", Class: "tick-label", Text: t.Label})
+	}
+	cx := (fr.left + fr.right) / 2
+	d.Texts = append(d.Texts, Text{X: px(cx), Y: px(fig.Height - 8), Anchor: "middle", Class: "axis-label", Text: fig.X.Label})
+	cy := (fr.top + fr.bottom) / 2
+	d.Texts = append(d.Texts, Text{X: "14", Y: px(cy), Anchor: "middle", Class: "axis-label", Text: fig.Y.Label,
+		Rotate: "rotate(-90 14 " + px(cy) + ")"})
+	if fig.Title != "" {
+		d.Texts = append(d.Texts, Text{X: px(cx), Y: "18", Anchor: "middle", Class: "title", Text: fig.Title})
+	}
+}
+
+func (d *Drawing) drawLegend(fr frame, series []Series) {
+	y := fr.top + 12
+	for _, s := range series {
+		if s.Name == "" {
+			continue
+		}
+		x := fr.right - 150
+		d.Lines = append(d.Lines, Line{X1: px(x), Y1: px(y - 4), X2: px(x + 22), Y2: px(y - 4), Class: "legend-swatch " + s.Class})
+		d.Texts = append(d.Texts, Text{X: px(x + 28), Y: px(y), Anchor: "start", Class: "legend-label", Text: s.Name})
+		y += 16
+	}
+}
+
+// pathData builds the path of a series, starting a new subpath after every NaN point.
+func pathData(fr frame, s Series) string {
+	var b strings.Builder
+	pen := false
+	for i := range min(len(s.X), len(s.Y)) {
+		x, y := s.X[i], s.Y[i]
+		if math.IsNaN(x) || math.IsNaN(y) {
+			pen = false
+			continue
+		}
+		if pen {
+			b.WriteString("L")
+		} else {
+			b.WriteString("M")
+			pen = true
+		}
+		b.WriteString(px(fr.px(x)))
+		b.WriteByte(' ')
+		b.WriteString(px(fr.py(fr.clampY(y))))
+	}
+	return b.String()
+}
+
+// Tick is an axis tick at a data value, with its label.
+type Tick struct {
+	Value float64
+	Label string
+}
+
+// Ticks returns the ticks of an axis: for a linear axis, at most 9 multiples of 1, 2 or 5 times
+// a power of ten inside the range; for a log axis, the powers of ten inside the range (every
+// k-th one when there are more than 8).
+func Ticks(a Axis) []Tick {
+	if a.Scale == Log10 {
+		lo, hi := int(math.Ceil(math.Log10(a.Min)-1e-9)), int(math.Floor(math.Log10(a.Max)+1e-9))
+		step := (hi-lo)/8 + 1
+		var ts []Tick
+		for e := hi; e >= lo; e -= step {
+			ts = append([]Tick{{Value: math.Pow(10, float64(e)), Label: powerLabel(e)}}, ts...)
+		}
+		return ts
+	}
+	span := a.Max - a.Min
+	step := math.Pow(10, math.Floor(math.Log10(span/4)))
+	for _, m := range []float64{1, 2, 5, 10} {
+		if span/(m*step) <= 8 {
+			step *= m
+			break
+		}
+	}
+	var ts []Tick
+	first := math.Ceil(a.Min/step-1e-9) * step
+	for i := 0; ; i++ {
+		v := first + float64(i)*step
+		if v > a.Max+step*1e-9 {
+			break
+		}
+		if math.Abs(v) < step*1e-9 {
+			v = 0
+		}
+		ts = append(ts, Tick{Value: v, Label: strconv.FormatFloat(v, 'g', 6, 64)})
+	}
+	return ts
+}
+
+// powerLabel writes 10^e with a Unicode superscript exponent.
+func powerLabel(e int) string {
+	switch e {
+	case 0:
+		return "1"
+	case 1:
+		return "10"
+	}
+	const sup = "⁰¹²³⁴⁵⁶⁷⁸⁹"
+	digits := []rune(sup)
+	var b strings.Builder
+	b.WriteString("10")
+	if e < 0 {
+		b.WriteRune('⁻')
+		e = -e
+	}
+	for _, c := range strconv.Itoa(e) {
+		b.WriteRune(digits[c-'0'])
+	}
+	return b.String()
+}
+
+// WriteSVG writes the drawing as a standalone SVG document. Classes are kept, and the
+// style sheet Style is embedded so that the file looks right outside the app.
+func (d Drawing) WriteSVG(w io.Writer) error {
+	var b strings.Builder
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="%s">`+"\n", d.Width, d.Height, d.ViewBox)
+	b.WriteString("<style>\n" + Style + "</style>\n")
+	for _, l := range d.Lines {
+		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="%s"/>`+"\n", l.X1, l.Y1, l.X2, l.Y2, escape(l.Class))
+	}
+	for _, p := range d.Paths {
+		fmt.Fprintf(&b, `<path d="%s" class="%s"/>`+"\n", p.D, escape(p.Class))
+	}
+	for _, c := range d.Circles {
+		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%s" class="%s"/>`+"\n", c.CX, c.CY, c.R, escape(c.Class))
+	}
+	for _, t := range d.Texts {
+		transform := ""
+		if t.Rotate != "" {
+			transform = ` transform="` + t.Rotate + `"`
+		}
+		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s" class="%s"%s>%s</text>`+"\n", t.X, t.Y, t.Anchor, escape(t.Class), transform, escape(t.Text))
+	}
+	b.WriteString("</svg>\n")
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+
+func escape(s string) string { return escaper.Replace(s) }
+
+// Style is the style sheet of the plot classes (plot.css). WriteSVG embeds it, and the
+// build copies plot.css next to the app so the page and the files look the same.
+//
+//go:embed plot.css
+var Style string

@@ -1,0 +1,31 @@
+// privopt's compute engine, in a Web Worker. The page posts the compiled app.wasm module as
+// the first message; run in a worker, the module takes its engine role and calls
+// privoptEngineStarted with the Go function that handles one message. Messages that arrive
+// before then are queued.
+'use strict';
+importScripts('wasm_exec.js');
+
+let module = null;
+const queued = [];
+
+self.onmessage = (event) => {
+  if (module === null) {
+    module = event.data;
+    start().catch((err) => {
+      self.postMessage(JSON.stringify({ id: 0, kind: 'error', error: 'the engine failed to start: ' + err }));
+    });
+    return;
+  }
+  queued.push(event.data);
+};
+
+self.privoptEngineStarted = (handle) => {
+  self.onmessage = (event) => handle(event.data);
+  for (const message of queued.splice(0)) handle(message);
+};
+
+async function start() {
+  if (!(module instanceof WebAssembly.Module)) throw new Error('the first message must be the compiled module');
+  const go = new Go();
+  go.run(await WebAssembly.instantiate(module, go.importObject));
+}
