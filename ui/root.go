@@ -64,16 +64,17 @@ func (c *Root) SetMu(text string) {
 
 // DeltaAt1 is δ(ε = 1) for the current μ, to four significant digits.
 func (c *Root) DeltaAt1() string {
-	return strconv.FormatFloat(privacy.GaussianDelta(c.Mu, 1), 'g', 4, 64)
+	return strconv.FormatFloat(privacy.GDP{Mu: c.Mu}.Delta(1), 'g', 4, 64)
 }
 
 // curveDrawing lays out δ(ε) of μ-GDP for ε in [0, curveMaxEps].
 func curveDrawing(mu float64) plot.Drawing {
+	gdp := privacy.GDP{Mu: mu}
 	xs := make([]float64, curvePoints)
 	ys := make([]float64, curvePoints)
 	for i := range xs {
 		xs[i] = curveMaxEps * float64(i) / (curvePoints - 1)
-		ys[i] = privacy.GaussianDelta(mu, xs[i])
+		ys[i] = gdp.Delta(xs[i])
 	}
 	fig := plot.Figure{
 		Width: curveWidth, Height: curveHeight,
@@ -83,7 +84,7 @@ func curveDrawing(mu float64) plot.Drawing {
 		Series: []plot.Series{
 			{Name: "δ(ε)", Class: "series-0", X: xs, Y: ys},
 		},
-		Markers: []plot.Marker{{Label: "ε = 1", Class: "marker", X: 1, Y: privacy.GaussianDelta(mu, 1)}},
+		Markers: []plot.Marker{{Label: "ε = 1", Class: "marker", X: 1, Y: gdp.Delta(1)}},
 	}
 	d, err := fig.Draw()
 	if err != nil {

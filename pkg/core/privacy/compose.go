@@ -1,0 +1,359 @@
+package privacy
+
+import (
+	"errors"
+	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
+	"math"
+	"strings"
+)
+
+// ComposeGDP returns the guarantee of running μᵢ-GDP mechanisms on the same data (adaptively
+// or not): exactly μ-GDP with μ = √Σμᵢ² (Dong, Roth and Su 2019, Corollary 3.3). The sum is
+// formed with exact squares and compensated summation and rounded up, so μ is never below the
+// exact value (by two ulps at most).
+func ComposeGDP(mus ...float64) (GDP, error) {
+	if len(mus) == 0 {
+		return GDP{}, errors.New("privacy: nothing to compose")
+	}
+	var sum, comp float64
+	for _, m := range mus {
+		if !(m > 0) || math.IsInf(m, 1) {
+			return GDP{}, fmt.Errorf("privacy: μ must be finite and positive, got %g", m)
+		}
+		sq := m * m
+		sqErr := math.FMA(m, m, -sq) // m² = sq + sqErr exactly
+		t := sum + sq
+		if math.Abs(sum) >= sq {
+			comp += (sum - t) + sq
+		} else {
+			comp += (sq - t) + sum
+		}
+		comp += sqErr
+		sum = t
+	}
+	// The compensated sum and the square root are each within one ulp; two ulps up cover both.
+	mu := math.Nextafter(math.Nextafter(math.Sqrt(sum+comp), math.Inf(1)), math.Inf(1))
+	return GDP{Mu: mu}, nil
+}
+
+// ComposePure returns Σεᵢ: k mechanisms with pure εᵢ-DP compose to pure (Σεᵢ)-DP, which is
+// tight at δ = 0 (basic composition).
+func ComposePure(epss ...float64) (PureDP, error) {
+	if len(epss) == 0 {
+		return PureDP{}, errors.New("privacy: nothing to compose")
+	}
+	sum := 0.0
+	for _, e := range epss {
+		if !(e > 0) || math.IsInf(e, 1) {
+			return PureDP{}, fmt.Errorf("privacy: ε must be finite and positive, got %g", e)
+		}
+		sum += e
+	}
+	return PureDP{Eps: sum * (1 + 4e-16*float64(len(epss)))}, nil // rounded up past the summation error
+}
+
+// PureComposition is the exact guarantee of k mechanisms that are each ε-DP (Kairouz, Oh and
+// Viswanath 2015, Theorem 3.3, with δ = 0): the k-fold composition of randomized response. Its
+// profile is δ(ε′) = (1 + e^ε)^(−k)·Σ_{i=0}^{k} C(k, i)·max(0, e^{ε(k−i)} − e^{ε′}e^{εi}), below
+// the pure bound (kε, 0) for every ε′ < kε and tight: no better statement holds for every set
+// of k ε-DP mechanisms.
+type PureComposition struct {
+	Eps float64
+	K   int
+}
+
+// NewPureComposition returns the k-fold composition of ε-DP.
+func NewPureComposition(eps float64, k int) (PureComposition, error) {
+	if _, err := NewPureDP(eps); err != nil {
+		return PureComposition{}, err
+	}
+	if k < 1 {
+		return PureComposition{}, fmt.Errorf("privacy: the number of mechanisms must be at least 1, got %d", k)
+	}
+	return PureComposition{Eps: eps, K: k}, nil
+}
+
+// Delta evaluates the profile term by term in log space; every term is non-negative, so the
+// sum has full relative accuracy.
+func (p PureComposition) Delta(eps float64) float64 {
+	k := float64(p.K)
+	logNorm := k * math.Log1p(detmath.Exp(p.Eps)) // log (1 + e^ε)^k
+	if p.Eps > 30 {
+		logNorm = k * (p.Eps + math.Log1p(detmath.Exp(-p.Eps)))
+	}
+	maxLog := math.Inf(-1)
+	terms := make([]float64, 0, p.K+1)
+	logBinom := 0.0 // log C(k, i), updated as i grows
+	for i := 0; i <= p.K; i++ {
+		if i > 0 {
+			logBinom += detmath.Log(k-float64(i-1)) - detmath.Log(float64(i))
+		}
+		margin := p.Eps * (k - 2*float64(i)) // the loss value of outcome i
+		if margin <= eps {
+			break // margins decrease with i
+		}
+		t := logBinom + p.Eps*(k-float64(i)) + detmath.Log(-math.Expm1(eps-margin)) - logNorm
+		terms = append(terms, t)
+		maxLog = math.Max(maxLog, t)
+	}
+	if len(terms) == 0 {
+		return 0
+	}
+	s := 0.0
+	for _, t := range terms {
+		s += detmath.Exp(t - maxLog)
+	}
+	return math.Min(1, detmath.Exp(maxLog)*s)
+}
+
+// Epsilon returns the smallest ε′ ≥ 0 with δ(ε′) ≤ delta.
+func (p PureComposition) Epsilon(delta float64) (float64, error) { return epsilonByBisection(p, delta) }
+
+// Tradeoff returns a lower bound on the tradeoff function from the profile.
+func (p PureComposition) Tradeoff(alpha float64) float64 { return tradeoffFromProfile(p, alpha) }
+
+// String describes the guarantee.
+func (p PureComposition) String() string {
+	return fmt.Sprintf("%d-fold composition of %.6g-DP (optimal composition)", p.K, p.Eps)
+}
+
+// WithSamplerError is a guarantee whose mechanism is run with an approximate sampler whose
+// output is within total-variation distance TV of the exact mechanism's, for every dataset.
+// Then it is (ε, δ(ε) + (1 + e^ε)·TV)-DP for every ε, and, since (ε, δ)-DP implies (ε′, δ)-DP
+// for every ε′ > ε, the profile is the running minimum of that expression.
+type WithSamplerError struct {
+	Base Curve
+	TV   float64
+}
+
+// FoldSamplerError returns the guarantee of base run with a sampler of certified
+// total-variation error tv ≥ 0.
+func FoldSamplerError(base Curve, tv float64) (WithSamplerError, error) {
+	if !(tv >= 0 && tv < 1) {
+		return WithSamplerError{}, fmt.Errorf("privacy: a total-variation error must be in [0, 1), got %g", tv)
+	}
+	return WithSamplerError{Base: base, TV: tv}, nil
+}
+
+// raw is δ(ε) + (1 + e^ε)·TV, capped at 1.
+func (w WithSamplerError) raw(eps float64) float64 {
+	return math.Min(1, w.Base.Delta(eps)+(1+detmath.Exp(eps))*w.TV)
+}
+
+// Delta returns min over ε′ ≤ ε of δ(ε′) + (1 + e^{ε′})·TV. The expression first decreases and
+// then increases in ε′; the minimum on [0, ε] is found by golden-section search where it turns.
+func (w WithSamplerError) Delta(eps float64) float64 {
+	if w.TV == 0 {
+		return w.Base.Delta(eps)
+	}
+	if eps <= 0 {
+		return w.raw(eps)
+	}
+	// The raw profile increases wherever e^ε·TV dominates; find the turning point in [0, eps].
+	lo, hi := 0.0, eps
+	const phi = 0.6180339887498949
+	for range 100 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		if w.raw(a) < w.raw(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	return math.Min(w.raw(eps), math.Min(w.raw(lo), w.raw(hi)))
+}
+
+// Epsilon returns the smallest ε ≥ 0 with δ(ε) ≤ delta.
+func (w WithSamplerError) Epsilon(delta float64) (float64, error) {
+	return epsilonByBisection(w, delta)
+}
+
+// Tradeoff returns a lower bound on the tradeoff function: by the same coupling, the base
+// tradeoff shifted by the total-variation error, T(α) ≥ T_base(α + TV) − TV.
+func (w WithSamplerError) Tradeoff(alpha float64) float64 {
+	if alpha >= 1 {
+		return 0
+	}
+	return math.Max(0, w.Base.Tradeoff(math.Min(1, math.Max(alpha, 0)+w.TV))-w.TV)
+}
+
+// String describes the guarantee.
+func (w WithSamplerError) String() string {
+	return fmt.Sprintf("%v, with a sampler within total variation %.3g", w.Base, w.TV)
+}
+
+// SplitDelta divides a δ budget at ε between the mechanism and its sampler: the sampler gets
+// share of it, so its total-variation error may be tv = share·δ/(1 + e^ε), and the mechanism
+// must meet deltaMech = δ − (1 + e^ε)·tv. Then δ_mech(ε) ≤ deltaMech implies the folded
+// guarantee meets (ε, δ).
+func SplitDelta(eps, delta, share float64) (deltaMech, tv float64, err error) {
+	if err := (Budget{Epsilon: eps, Delta: delta}).Validate(); err != nil {
+		return 0, 0, err
+	}
+	if !(share > 0 && share < 1) {
+		return 0, 0, fmt.Errorf("privacy: the sampler's share of δ must be in (0, 1), got %g", share)
+	}
+	tv = share * delta / (1 + detmath.Exp(eps))
+	deltaMech = delta - (1+detmath.Exp(eps))*tv
+	for deltaMech+(1+detmath.Exp(eps))*tv > delta {
+		deltaMech = math.Nextafter(deltaMech, 0)
+	}
+	return deltaMech, tv, nil
+}
+
+// Compose returns the guarantee of running all the given mechanisms on the same data. The
+// rule depends on what is composed, and every rule is an upper bound on δ(ε):
+//   - only μ-GDP guarantees: exactly μ-GDP with μ = √Σμᵢ² (ComposeGDP);
+//   - only pure ε-DP guarantees with the same ε: the optimal composition (PureComposition);
+//   - anything else (Gaussian, pure and Rényi-DP parts mixed, and (ε, δ) points): the Rényi-DP
+//     curves of the Gaussian, pure and Rényi parts are added and converted with the CKS
+//     conversion; the (εᵢ, δᵢ) points are added by basic composition, δ(ε) = Σδᵢ +
+//     δ_RDP(ε − Σεᵢ); when the Rényi part holds only pure parts, δ_RDP is also at most the
+//     profile of pure (Σεᵢ)-DP (basic composition), whichever is smaller.
+//
+// Sampler errors compose by adding: with WithSamplerError parts, the bases are composed as
+// above and the total-variation errors summed (a coupling of the joint outputs).
+func Compose(parts ...Curve) (Curve, error) {
+	if len(parts) == 0 {
+		return nil, errors.New("privacy: nothing to compose")
+	}
+	bases := make([]Curve, len(parts))
+	tv := 0.0
+	for i, p := range parts {
+		if w, ok := p.(WithSamplerError); ok {
+			bases[i], tv = w.Base, tv+w.TV
+		} else {
+			bases[i] = p
+		}
+	}
+	c, err := composeBases(bases)
+	if err != nil || tv == 0 {
+		return c, err
+	}
+	return FoldSamplerError(c, math.Min(tv, math.Nextafter(1, 0)))
+}
+
+func composeBases(parts []Curve) (Curve, error) {
+	var mus []float64
+	var pures []PureComposition
+	var rdps []RDP
+	var points []ApproxDP
+	for _, p := range parts {
+		switch c := p.(type) {
+		case GDP:
+			mus = append(mus, c.Mu)
+		case PureDP:
+			pures = append(pures, PureComposition{Eps: c.Eps, K: 1})
+		case PureComposition:
+			pures = append(pures, c)
+		case RDP:
+			rdps = append(rdps, c)
+		case ApproxDP:
+			points = append(points, c)
+		case Mixed:
+			mus, pures = append(mus, c.Mus...), append(pures, c.Pures...)
+			rdps, points = append(rdps, c.RDPs...), append(points, c.Points...)
+		default:
+			return nil, fmt.Errorf("privacy: cannot compose %v (%T)", p, p)
+		}
+	}
+	switch {
+	case len(mus) == len(parts):
+		return ComposeGDP(mus...)
+	case len(pures) > 0 && len(mus) == 0 && len(rdps) == 0 && len(points) == 0 && sameEps(pures):
+		k := 0
+		for _, p := range pures {
+			k += p.K
+		}
+		return NewPureComposition(pures[0].Eps, k)
+	}
+	return Mixed{Mus: mus, Pures: pures, RDPs: rdps, Points: points}, nil
+}
+
+func sameEps(ps []PureComposition) bool {
+	for _, p := range ps {
+		if p.Eps != ps[0].Eps {
+			return false
+		}
+	}
+	return true
+}
+
+// Mixed is a composition of guarantees of different kinds; see Compose for the rule.
+type Mixed struct {
+	Mus    []float64         // μ-GDP parts
+	Pures  []PureComposition // pure ε-DP parts, each k times
+	RDPs   []RDP             // Rényi-DP parts
+	Points []ApproxDP        // (ε, δ) parts
+}
+
+// rdp returns the sum of the Rényi-DP curves of the Gaussian, pure and Rényi parts, and
+// whether there is any.
+func (m Mixed) rdp() (RDP, bool) {
+	var curves []RDP
+	for _, mu := range m.Mus {
+		curves = append(curves, GaussianRDP(mu))
+	}
+	for _, p := range m.Pures {
+		one := PureRDP(p.Eps)
+		k := float64(p.K)
+		curves = append(curves, RDP{Eps: func(a float64) float64 { return k * one.Eps(a) }, Name: p.String()})
+	}
+	curves = append(curves, m.RDPs...)
+	if len(curves) == 0 {
+		return RDP{}, false
+	}
+	sum := curves[0].Sum(curves[1:]...)
+	sum.Conversion = CKS
+	return sum, true
+}
+
+// Delta returns the composed δ(ε) by the rule of Compose.
+func (m Mixed) Delta(eps float64) float64 {
+	pointsEps, pointsDelta := 0.0, 0.0
+	for _, p := range m.Points {
+		pointsEps += p.Eps
+		pointsDelta += p.Del
+	}
+	rest := eps - pointsEps
+	d := 1.0
+	if r, ok := m.rdp(); ok {
+		d = r.Delta(rest)
+		if len(m.Mus) == 0 && len(m.RDPs) == 0 {
+			var epss []float64
+			for _, p := range m.Pures {
+				epss = append(epss, p.Eps*float64(p.K))
+			}
+			basic, _ := ComposePure(epss...) // the parts were validated when they were made
+			d = math.Min(d, basic.Delta(rest))
+		}
+	} else if rest >= 0 {
+		d = 0
+	}
+	return math.Min(1, pointsDelta+d)
+}
+
+// Epsilon returns the smallest ε ≥ 0 with δ(ε) ≤ delta.
+func (m Mixed) Epsilon(delta float64) (float64, error) { return epsilonByBisection(m, delta) }
+
+// Tradeoff returns a lower bound on the tradeoff function from the profile.
+func (m Mixed) Tradeoff(alpha float64) float64 { return tradeoffFromProfile(m, alpha) }
+
+// String describes the composition.
+func (m Mixed) String() string {
+	var kinds []string
+	if len(m.Mus) > 0 {
+		kinds = append(kinds, fmt.Sprintf("%d Gaussian", len(m.Mus)))
+	}
+	if len(m.Pures) > 0 {
+		kinds = append(kinds, fmt.Sprintf("%d pure", len(m.Pures)))
+	}
+	if len(m.RDPs) > 0 {
+		kinds = append(kinds, fmt.Sprintf("%d Rényi", len(m.RDPs)))
+	}
+	if len(m.Points) > 0 {
+		kinds = append(kinds, fmt.Sprintf("%d (ε, δ)", len(m.Points)))
+	}
+	return "composition of " + strings.Join(kinds, ", ") + " mechanisms (Rényi DP with the CKS conversion, basic composition for (ε, δ) parts)"
+}

@@ -1,0 +1,129 @@
+package privacy
+
+import (
+	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
+	"math"
+)
+
+// Curve is a privacy guarantee given by its privacy profile: the mechanism is (ε, δ(ε))-DP
+// for every ε, with δ non-increasing in ε. Every guarantee privopt reports is a Curve, so the
+// page can plot it, a report can sample it and a budget can be checked against it.
+type Curve interface {
+	// Delta returns δ(ε): the smallest δ for which the mechanism is (ε, δ)-DP that this
+	// guarantee certifies.
+	Delta(eps float64) float64
+	// Epsilon returns the smallest ε ≥ 0 with Delta(ε) ≤ delta, for delta in (0, 1).
+	Epsilon(delta float64) (float64, error)
+	// Tradeoff returns the tradeoff function T(α): a lower bound on the type II error of any
+	// test, at type I error α, of which of two neighbouring datasets was used.
+	Tradeoff(alpha float64) float64
+	// String describes the guarantee in a few words, for example "μ-GDP with μ = 0.5".
+	String() string
+}
+
+// errDelta is the error for a δ outside (0, 1).
+func errDelta(delta float64) error {
+	return fmt.Errorf("privacy: δ must be in (0, 1), got %g", delta)
+}
+
+// epsilonByBisection returns the smallest ε ≥ 0 with c.Delta(ε) ≤ delta for a profile with no
+// closed-form inverse: bisection to a relative width of 1e-13, then rounded up so that
+// c.Delta(ε) ≤ delta holds when evaluated. It fails when δ(ε) > delta for every ε ≤ 1e6.
+func epsilonByBisection(c Curve, delta float64) (float64, error) {
+	if !(delta > 0 && delta < 1) {
+		return 0, errDelta(delta)
+	}
+	if c.Delta(0) <= delta {
+		return 0, nil
+	}
+	lo, hi := 0.0, 1.0
+	for c.Delta(hi) > delta {
+		lo, hi = hi, 2*hi
+		if hi > 1e6 {
+			return 0, fmt.Errorf("privacy: %v does not reach δ = %g for any ε ≤ 1e6", c, delta)
+		}
+	}
+	for hi-lo > 1e-13*hi {
+		mid := lo + (hi-lo)/2
+		if c.Delta(mid) > delta {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return hi, nil
+}
+
+// tradeoffFromProfile returns a lower bound on the tradeoff function of a profile, from the
+// duality f(α) = sup_ε max(0, 1 − δ(ε) − e^ε·α, e^{−ε}·(1 − δ(ε) − α)) (Dong, Roth and Su
+// 2019, Proposition 2.12, for a symmetric guarantee). The supremum is taken over a fixed grid
+// of ε (dense near 0, geometric up to 200) and refined around the best point; a supremum over
+// fewer points is smaller, so the result never overstates privacy.
+func tradeoffFromProfile(c Curve, alpha float64) float64 {
+	switch {
+	case alpha <= 0:
+		return 1 - c.Delta(math.Inf(1))
+	case alpha >= 1:
+		return 0
+	}
+	at := func(eps float64) float64 {
+		d := c.Delta(eps)
+		return math.Max(0, math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)))
+	}
+	best, bestEps := at(0), 0.0
+	for eps := 1e-3; eps <= 200; eps *= 1.08 {
+		if v := at(eps); v > best {
+			best, bestEps = v, eps
+		}
+	}
+	// Golden-section refinement in the neighbourhood of the best grid point.
+	lo, hi := bestEps/1.08, bestEps*1.08
+	const phi = 0.6180339887498949
+	for range 60 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		if at(a) > at(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	return math.Max(best, at((lo+hi)/2))
+}
+
+// Budget is a target (ε, δ): the release must be (ε, δ)-DP.
+type Budget struct {
+	Epsilon float64 `json:"epsilon"`
+	Delta   float64 `json:"delta"`
+}
+
+// Validate checks that ε is finite and positive and δ is in [0, 1).
+func (b Budget) Validate() error {
+	switch {
+	case !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 1):
+		return fmt.Errorf("privacy: ε must be finite and positive, got %g", b.Epsilon)
+	case !(b.Delta >= 0 && b.Delta < 1):
+		return fmt.Errorf("privacy: δ must be in [0, 1), got %g", b.Delta)
+	}
+	return nil
+}
+
+// Meets reports whether a guarantee satisfies the budget: c.Delta(ε) ≤ δ, evaluated.
+func (b Budget) Meets(c Curve) bool {
+	return c.Delta(b.Epsilon) <= b.Delta
+}
+
+// Sample evaluates a curve at the given ε values, for plots and reports.
+func Sample(c Curve, eps []float64) []CurvePoint {
+	pts := make([]CurvePoint, len(eps))
+	for i, e := range eps {
+		pts[i] = CurvePoint{Epsilon: e, Delta: c.Delta(e)}
+	}
+	return pts
+}
+
+// CurvePoint is one point (ε, δ(ε)) of a privacy profile.
+type CurvePoint struct {
+	Epsilon float64 `json:"epsilon"`
+	Delta   float64 `json:"delta"`
+}

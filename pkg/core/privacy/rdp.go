@@ -1,0 +1,178 @@
+package privacy
+
+import (
+	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
+	"math"
+)
+
+// RDP is a Rényi-DP guarantee (Mironov 2017): for every order α > 1, the Rényi divergence of
+// order α between the outputs on neighbouring datasets is at most Eps(α).
+type RDP struct {
+	// Eps returns the Rényi-DP parameter at order α > 1; it must be non-decreasing in α.
+	Eps func(alpha float64) float64
+	// Name describes the guarantee, for example "Rényi DP of 0.5-GDP".
+	Name string
+	// Conversion is how the curve turns into (ε, δ); the zero value is the tighter one.
+	Conversion Conversion
+}
+
+// Conversion names a conversion from Rényi DP to (ε, δ)-DP.
+type Conversion int
+
+const (
+	// CKS is the conversion of Canonne, Kamath and Steinke 2020 (Proposition 12), equivalently
+	// Balle et al. 2020 (Theorem 21): (α, τ)-RDP implies (ε, δ)-DP with
+	// δ = exp((α − 1)(τ − ε))·(1 − 1/α)^(α−1)/α. It is never worse than Standard.
+	CKS Conversion = iota
+	// Standard is Mironov 2017, Proposition 3: (α, τ)-RDP implies (τ + log(1/δ)/(α − 1), δ)-DP.
+	Standard
+)
+
+// String names the conversion.
+func (c Conversion) String() string {
+	if c == Standard {
+		return "Mironov 2017 (Proposition 3)"
+	}
+	return "Canonne, Kamath and Steinke 2020 (Proposition 12)"
+}
+
+// GaussianRDP returns the Rényi-DP curve of μ-GDP (and of the Gaussian mechanism with
+// μ = S/σ): Eps(α) = α·μ²/2, exact.
+func GaussianRDP(mu float64) RDP {
+	return RDP{Eps: func(alpha float64) float64 { return alpha * mu * mu / 2 }, Name: fmt.Sprintf("Rényi DP of %.6g-GDP", mu)}
+}
+
+// LangevinRDP returns the Rényi-DP curve of the whole trajectory of Langevin diffusion (or
+// projected noisy gradient descent) run for time t at inverse temperature β with gradient
+// sensitivity Δ (Ganesh, Thakurta and Upadhyay, Lemma 2.2): Eps(α) = α·β²Δ²t/4. It is the
+// curve of μ-GDP with μ = βΔ√(t/2), which is the exact guarantee (use GDP for δ(ε)).
+func LangevinRDP(beta, gradSensitivity, time float64) RDP {
+	mu := beta * gradSensitivity * math.Sqrt(time/2)
+	r := GaussianRDP(mu)
+	r.Name = fmt.Sprintf("Rényi DP of a Langevin trajectory (β = %.6g, Δ = %.6g, t = %.6g)", beta, gradSensitivity, time)
+	return r
+}
+
+// PureRDP returns the Rényi-DP curve implied by pure ε-DP: the Rényi divergence of randomized
+// response, Eps(α) = log[(sinh(αε) − sinh((α − 1)ε))/sinh(ε)]/(α − 1) (Mironov 2017,
+// Proposition 10; it is at most min(ε, αε²/2)), evaluated in log space.
+func PureRDP(eps float64) RDP {
+	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: fmt.Sprintf("Rényi DP of %.6g-DP", eps)}
+}
+
+// pureRDP evaluates the Rényi divergence of order α between randomized-response outputs:
+// with p = e^ε/(1 + e^ε), D_α = log(p^α(1−p)^(1−α) + (1−p)^α p^(1−α))/(α − 1).
+func pureRDP(eps, alpha float64) float64 {
+	logP := -math.Log1p(detmath.Exp(-eps)) // log p
+	logQ := -math.Log1p(detmath.Exp(eps))  // log(1 − p)
+	a := alpha*logP + (1-alpha)*logQ       // the larger term
+	b := alpha*logQ + (1-alpha)*logP       // b ≤ a
+	v := (a + math.Log1p(detmath.Exp(b-a))) / (alpha - 1)
+	return math.Min(v, eps)
+}
+
+// Sum returns the Rényi-DP curve of the composition: the sum of the curves (Mironov 2017,
+// Proposition 1), converted with the first curve's conversion.
+func (r RDP) Sum(others ...RDP) RDP {
+	parts := append([]RDP{r}, others...)
+	return RDP{
+		Eps: func(alpha float64) float64 {
+			s := 0.0
+			for _, p := range parts {
+				s += p.Eps(alpha)
+			}
+			return s
+		},
+		Name:       fmt.Sprintf("Rényi DP of a composition of %d mechanisms", len(parts)),
+		Conversion: r.Conversion,
+	}
+}
+
+// logDeltaAt returns log δ at order α for the (ε, δ)-DP statement that (α, τ)-RDP implies.
+func (r RDP) logDeltaAt(alpha, eps float64) float64 {
+	tau := r.Eps(alpha)
+	if r.Conversion == Standard {
+		return (alpha - 1) * (tau - eps)
+	}
+	return (alpha-1)*(tau-eps) + (alpha-1)*math.Log1p(-1/alpha) - detmath.Log(alpha)
+}
+
+// orders is the grid of Rényi orders the conversions start from: 1 + 10^(k/40) for k from
+// −160 to 240 (orders from 1.0001 to 1 000 001).
+var orders = func() []float64 {
+	var a []float64
+	for k := -160; k <= 240; k++ {
+		a = append(a, 1+detmath.Exp(float64(k)/40*math.Ln10))
+	}
+	return a
+}()
+
+// minOverOrders minimises f over the Rényi orders: the grid orders, then golden-section
+// search in log(α − 1) between the neighbours of the best grid point. Every order gives a
+// valid bound, so the search can only sharpen it.
+func minOverOrders(f func(alpha float64) float64) (fmin, alpha float64) {
+	best := 0
+	vals := make([]float64, len(orders))
+	for i, a := range orders {
+		vals[i] = f(a)
+		if vals[i] < vals[best] {
+			best = i
+		}
+	}
+	lo := detmath.Log(orders[max(best-1, 0)] - 1)
+	hi := detmath.Log(orders[min(best+1, len(orders)-1)] - 1)
+	at := func(t float64) float64 { return f(1 + detmath.Exp(t)) }
+	const phi = 0.6180339887498949
+	for range 60 {
+		a, b := hi-phi*(hi-lo), lo+phi*(hi-lo)
+		if at(a) < at(b) {
+			hi = b
+		} else {
+			lo = a
+		}
+	}
+	fmin, alpha = vals[best], orders[best]
+	if t := (lo + hi) / 2; at(t) < fmin {
+		fmin, alpha = at(t), 1+detmath.Exp(t)
+	}
+	return fmin, alpha
+}
+
+// Delta returns the δ(ε) that the conversion certifies: the minimum over the orders of the
+// δ each order gives (capped at 1).
+func (r RDP) Delta(eps float64) float64 {
+	logDelta, _ := minOverOrders(func(a float64) float64 { return r.logDeltaAt(a, eps) })
+	return detmath.Exp(math.Min(0, logDelta))
+}
+
+// EpsilonAt returns the ε that order α certifies for delta.
+func (r RDP) EpsilonAt(alpha, delta float64) float64 {
+	tau := r.Eps(alpha)
+	if r.Conversion == Standard {
+		return tau + detmath.Log(1/delta)/(alpha-1)
+	}
+	return tau + math.Log1p(-1/alpha) - (detmath.Log(delta)+detmath.Log(alpha))/(alpha-1)
+}
+
+// Epsilon returns the smallest ε the conversion certifies for delta, minimised over the
+// orders, and never below 0.
+func (r RDP) Epsilon(delta float64) (float64, error) {
+	eps, _, err := r.Convert(delta)
+	return eps, err
+}
+
+// Convert returns the ε the conversion certifies for delta and the order that achieves it.
+func (r RDP) Convert(delta float64) (eps, alpha float64, err error) {
+	if !(delta > 0 && delta < 1) {
+		return 0, 0, errDelta(delta)
+	}
+	eps, alpha = minOverOrders(func(a float64) float64 { return r.EpsilonAt(a, delta) })
+	return math.Max(eps, 0), alpha, nil
+}
+
+// Tradeoff returns a lower bound on the tradeoff function from the converted profile.
+func (r RDP) Tradeoff(alpha float64) float64 { return tradeoffFromProfile(r, alpha) }
+
+// String describes the guarantee and its conversion.
+func (r RDP) String() string { return r.Name + ", converted by " + r.Conversion.String() }
