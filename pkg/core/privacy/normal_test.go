@@ -42,7 +42,7 @@ func TestNormalEdgeCases(t *testing.T) {
 		name      string
 		got, want float64
 	}{
-				{"Q(+Inf)", NormalTail(math.Inf(1)), 0},
+		{"Q(+Inf)", NormalTail(math.Inf(1)), 0},
 		{"Q(−Inf)", NormalTail(math.Inf(-1)), 1},
 		{"log Q(+Inf)", LogNormalTail(math.Inf(1)), math.Inf(-1)},
 		{"Q⁻¹(0)", NormalTailInverse(0), math.Inf(1)},
