@@ -1,5 +1,5 @@
-// The first end-to-end page: load it in headless Chromium, drive the μ input, check the
-// privacy curve, and check that the page talks to nobody but its own origin.
+// The privacy-curve page: load it in headless Chromium, drive the μ, ε and δ inputs, check
+// the curves and the numbers, and check that the page talks to nobody but its own origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import path from 'node:path';
@@ -18,7 +18,7 @@ after(async () => {
   await server?.stop();
 });
 
-test('the page draws the Gaussian-DP curve, updates it with μ, and stays on its origin', async () => {
+test('the page draws the curves, updates them as you type, and stays on its origin', async () => {
   const context = await browser.newContext();
   const requests = recordRequests(context);
   const page = await context.newPage();
@@ -27,29 +27,50 @@ test('the page draws the Gaussian-DP curve, updates it with μ, and stays on its
   await page.goto(server.url);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   assert.match(await page.textContent('#engine-status'), /^ready/);
-  const loadedAt = Date.now();
   const loadedCount = requests.length;
 
   const curve = () => page.getAttribute('#curve path.series-0', 'd');
+  const text = (sel) => page.textContent(sel);
   await page.fill('#mu', '2');
-  await page.waitForFunction(() => document.querySelector('#delta-at-1').textContent !== '0.1269');
+  await page.waitForFunction(() => document.querySelector('#delta-at-eps').textContent !== '0.1269');
   const atTwo = await curve();
   await page.fill('#mu', '1');
-  await page.waitForFunction(() => document.querySelector('#delta-at-1').textContent === '0.1269');
-  assert.equal(await page.textContent('#delta-at-1'), '0.1269'); // δ(1) of 1-GDP = 0.126936737...
+  await page.waitForFunction(() => document.querySelector('#delta-at-eps').textContent === '0.1269');
+  assert.equal(await text('#delta-at-eps'), '0.1269'); // δ(1) of 1-GDP = 0.126936737...
   const atOne = await curve();
   assert.ok(atOne.length > 100, 'the curve path has points');
   assert.notEqual(atOne, atTwo, 'the plot changed when μ changed');
+  assert.match(await text('#curve'), /10⁻⁶/, 'the privacy curve has a log axis');
+  assert.match(await text('#tradeoff'), /perfect privacy 1 − α/);
+  assert.match(await text('#verdict'), /does not meet/);
 
+  // The target point moves with ε; "Use it" sets the largest μ that meets the target.
+  const marker = () => page.getAttribute('#curve circle.marker', 'cx');
+  const before1 = await marker();
+  await page.fill('#eps', '3');
+  await page.waitForFunction((cx) => document.querySelector('#curve circle.marker').getAttribute('cx') !== cx, before1);
+  await page.fill('#eps', '1');
+  await page.click('#use-largest-mu');
+  await page.waitForFunction(() => document.querySelector('#verdict').textContent.includes('meets the target'));
+  assert.equal(await page.inputValue('#mu'), '0.268051');
+
+  // Invalid input: an error next to the field, the last valid curve kept.
+  const valid = await curve();
   await page.fill('#mu', '-3');
   await page.waitForSelector('#mu-error');
-  assert.match(await page.textContent('#mu-error'), /positive/);
+  assert.match(await text('#mu-error'), /positive/);
   assert.equal(await page.getAttribute('#mu', 'aria-invalid'), 'true');
-  assert.equal(await curve(), atOne, 'an invalid μ keeps the last valid curve');
+  assert.equal(await curve(), valid, 'an invalid μ keeps the last valid curve');
+  await page.fill('#delta', '2');
+  await page.waitForSelector('#delta-error');
+  await page.fill('#delta', '1e-5');
   await page.fill('#mu', '1');
   await page.waitForSelector('#mu-error', { state: 'detached' });
+  await page.waitForSelector('#delta-error', { state: 'detached' });
 
   await page.screenshot({ path: path.join(artifacts(), 'page.png'), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.screenshot({ path: path.join(artifacts(), 'page-360.png'), fullPage: true });
   await page.waitForTimeout(500);
 
   const urls = requests.map((r) => r.url);
@@ -58,8 +79,7 @@ test('the page draws the Gaussian-DP curve, updates it with μ, and stays on its
   }
   assert.ok(urls.includes(server.origin + '/app.wasm'), 'the module was fetched: ' + urls.join(' '));
   assert.equal(urls.filter((u) => u.endsWith('.wasm')).length, 1, 'app.wasm is fetched once (the worker reuses it)');
-  const late = requests.slice(loadedCount);
-  assert.deepEqual(late.map((r) => r.url), [], `requests after the page finished loading (at ${loadedAt})`);
+  assert.deepEqual(requests.slice(loadedCount).map((r) => r.url), [], 'requests after the page finished loading');
   assert.deepEqual(errors, []);
   await context.close();
 });

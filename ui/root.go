@@ -9,92 +9,188 @@ import (
 	"github.com/privopt/privopt/pkg/plot"
 )
 
-// DefaultMu is the Gaussian-DP parameter the page opens with.
-const DefaultMu = 1.0
-
-// curve plot geometry, in SVG user units (the viewBox of the plot in root.vugu).
+// Plot geometry, in SVG user units (the viewBoxes of the plots in root.vugu).
 const (
-	curveWidth  = 560
-	curveHeight = 340
+	plotWidth   = 460
+	plotHeight  = 340
 	curvePoints = 201
-	curveMaxEps = 10
 )
 
-// Root is the page: a μ input, the privacy curve δ(ε) of μ-GDP, and the engine's status.
+// Field is a numeric input as typed, with its parsed value and the reason it is invalid.
+type Field struct {
+	// Text is the field as typed.
+	Text string
+	// Err explains why Text is not valid; empty when it is.
+	Err string
+	// Value is the last valid value; the page shows it while Text is invalid.
+	Value float64
+}
+
+// set parses text and checks it; check returns the reason a number is not acceptable, or "".
+// An invalid text keeps the last valid Value.
+func (f *Field) set(text string, check func(float64) string) {
+	f.Text = text
+	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+	switch {
+	case err != nil:
+		f.Err = "Enter a number."
+	case math.IsNaN(v) || math.IsInf(v, 0):
+		f.Err = "Enter a finite number."
+	default:
+		f.Err = check(v)
+	}
+	if f.Err == "" {
+		f.Value = v
+	}
+}
+
+// Invalid is the aria-invalid state of the field: "true" when Err is set.
+func (f *Field) Invalid() string { return strconv.FormatBool(f.Err != "") }
+
+// Root is the page: a μ-GDP guarantee and a target (ε, δ), the privacy curve δ(ε) on a log
+// scale with the target marked, the tradeoff curve T(α) beside perfect privacy, and the
+// compute engine's status.
 type Root struct {
-	// MuText is the μ field as typed.
-	MuText string
-	// MuError explains why MuText is not a valid μ; empty when it is.
-	MuError string
-	// Mu is the last valid μ; the plot and δ(1) show it.
-	Mu float64
-	// Curve is the laid-out plot of δ(ε) for Mu.
-	Curve plot.Drawing
+	Mu, Eps, Delta Field
+	// Curve and Tradeoff are the laid-out plots for the current valid values.
+	Curve, Tradeoff plot.Drawing
 	// EngineStatus describes the compute engine (the Web Worker), set by wasm/app.
 	EngineStatus string
 }
 
-// NewRoot returns the page in its initial state, with μ = DefaultMu.
+// NewRoot returns the page in its initial state: μ = 1 and the target (ε, δ) = (1, 10⁻⁵).
 func NewRoot() *Root {
 	r := &Root{EngineStatus: "starting"}
-	r.SetMu(strconv.FormatFloat(DefaultMu, 'g', -1, 64))
+	r.Mu.set("1", checkMu)
+	r.Eps.set("1", checkEps)
+	r.Delta.set("1e-5", checkDelta)
+	r.redraw()
 	return r
 }
 
-// SetMu parses the μ field. A valid μ (finite and positive) redraws the curve; an invalid one
-// keeps the last valid curve and sets MuError.
-func (c *Root) SetMu(text string) {
-	c.MuText = text
-	mu, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
+func checkMu(v float64) string {
 	switch {
-	case err != nil:
-		c.MuError = "μ must be a number."
-		return
-	case math.IsNaN(mu) || math.IsInf(mu, 0) || mu <= 0:
-		c.MuError = "μ must be a positive, finite number."
-		return
-	case mu > 100:
-		c.MuError = "μ above 100 gives no meaningful privacy; enter at most 100."
-		return
+	case v <= 0:
+		return "μ must be positive."
+	case v > 100:
+		return "μ above 100 gives no meaningful privacy; enter at most 100."
 	}
-	c.MuError = ""
-	c.Mu = mu
-	c.Curve = curveDrawing(mu)
+	return ""
 }
 
-// DeltaAt1 is δ(ε = 1) for the current μ, to four significant digits.
-func (c *Root) DeltaAt1() string {
-	return strconv.FormatFloat(privacy.GDP{Mu: c.Mu}.Delta(1), 'g', 4, 64)
+func checkEps(v float64) string {
+	switch {
+	case v <= 0:
+		return "ε must be positive."
+	case v > 50:
+		return "ε above 50 gives no meaningful privacy; enter at most 50."
+	}
+	return ""
 }
 
-// curveDrawing lays out δ(ε) of μ-GDP for ε in [0, curveMaxEps].
-func curveDrawing(mu float64) plot.Drawing {
-	gdp := privacy.GDP{Mu: mu}
+func checkDelta(v float64) string {
+	if !(v > 0 && v < 1) {
+		return "δ must be between 0 and 1 (exclusive)."
+	}
+	if v < 1e-300 {
+		return "δ below 10⁻³⁰⁰ is not supported."
+	}
+	return ""
+}
+
+// SetMu, SetEps and SetDelta take a field's text as typed; a valid value redraws the plots.
+func (c *Root) SetMu(text string)    { c.Mu.set(text, checkMu); c.redraw() }
+func (c *Root) SetEps(text string)   { c.Eps.set(text, checkEps); c.redraw() }
+func (c *Root) SetDelta(text string) { c.Delta.set(text, checkDelta); c.redraw() }
+
+// UseLargestMu sets μ to the largest value that meets the target (ε, δ).
+func (c *Root) UseLargestMu() {
+	c.SetMu(strconv.FormatFloat(c.LargestMu(), 'g', 6, 64))
+}
+
+// gdp is the guarantee the page shows.
+func (c *Root) gdp() privacy.GDP { return privacy.GDP{Mu: c.Mu.Value} }
+
+// DeltaAtEps is δ(ε) of μ-GDP at the target ε, formatted.
+func (c *Root) DeltaAtEps() string { return plot.FormatNumber(c.gdp().Delta(c.Eps.Value)) }
+
+// Meets reports whether μ-GDP meets the target (ε, δ).
+func (c *Root) Meets() bool { return c.gdp().Delta(c.Eps.Value) <= c.Delta.Value }
+
+// LargestMu is the largest μ meeting the target (0 if the target is invalid).
+func (c *Root) LargestMu() float64 {
+	mu, err := privacy.CalibrateGDP(c.Eps.Value, c.Delta.Value)
+	if err != nil {
+		return 0
+	}
+	return mu
+}
+
+// LargestMuText is LargestMu, formatted.
+func (c *Root) LargestMuText() string { return plot.FormatNumber(c.LargestMu()) }
+
+// EpsAtDelta is the smallest ε with δ(ε) ≤ target δ for the current μ, formatted.
+func (c *Root) EpsAtDelta() string {
+	e, err := c.gdp().Epsilon(c.Delta.Value)
+	if err != nil {
+		return "–"
+	}
+	return plot.FormatNumber(e)
+}
+
+// redraw lays out both plots for the current valid values.
+func (c *Root) redraw() {
+	g, eps, delta := c.gdp(), c.Eps.Value, c.Delta.Value
+	maxEps := math.Max(10, 2*eps)
 	xs := make([]float64, curvePoints)
 	ys := make([]float64, curvePoints)
 	for i := range xs {
-		xs[i] = curveMaxEps * float64(i) / (curvePoints - 1)
-		ys[i] = gdp.Delta(xs[i])
+		xs[i] = maxEps * float64(i) / (curvePoints - 1)
+		ys[i] = g.Delta(xs[i])
 	}
-	fig := plot.Figure{
-		Width: curveWidth, Height: curveHeight,
-		Title: "Privacy curve of " + strconv.FormatFloat(mu, 'g', 4, 64) + "-GDP",
-		X:     plot.Axis{Label: "ε", Min: 0, Max: curveMaxEps},
-		Y:     plot.Axis{Label: "δ(ε)", Min: 0, Max: 1},
+	// The y axis spans whole decades from below the target δ (and the curve's end) to 1.
+	low := math.Min(delta/10, math.Max(ys[len(ys)-1], 1e-300))
+	yMin := math.Max(math.Pow(10, math.Floor(math.Log10(low))), 1e-300)
+	curve := plot.Figure{
+		Width: plotWidth, Height: plotHeight,
+		Title: "Privacy curve δ(ε) of " + plot.FormatNumber(g.Mu) + "-GDP",
+		X:     plot.Axis{Label: "ε", Min: 0, Max: maxEps},
+		Y:     plot.Axis{Label: "δ(ε)", Min: yMin, Max: 1, Scale: plot.Log10},
 		Series: []plot.Series{
-			{Name: "δ(ε)", Class: "series-0", X: xs, Y: ys},
+			{Name: "δ(ε) of μ-GDP", Class: "series-0", X: xs, Y: ys},
 		},
-		Markers: []plot.Marker{{Label: "ε = 1", Class: "marker", X: 1, Y: gdp.Delta(1)}},
+		Markers: []plot.Marker{{Label: "target (ε, δ)", Class: "marker", X: eps, Y: delta}},
 	}
-	d, err := fig.Draw()
-	if err != nil {
-		// The figure above is fixed and valid; an error here is a programming error.
-		panic(err)
+	c.Curve = mustDraw(curve)
+
+	as := make([]float64, curvePoints)
+	ts := make([]float64, curvePoints)
+	target := make([]float64, curvePoints)
+	diag := make([]float64, curvePoints)
+	approx := privacy.ApproxDP{Eps: eps, Del: delta}
+	for i := range as {
+		a := float64(i) / (curvePoints - 1)
+		as[i], ts[i], target[i], diag[i] = a, g.Tradeoff(a), approx.Tradeoff(a), 1-a
 	}
-	return d
+	tradeoff := plot.Figure{
+		Width: plotWidth, Height: plotHeight,
+		Title: "Tradeoff T(α): type II error of the best test",
+		X:     plot.Axis{Label: "type I error α", Min: 0, Max: 1},
+		Y:     plot.Axis{Label: "type II error", Min: 0, Max: 1},
+		Series: []plot.Series{
+			{Name: "perfect privacy 1 − α", Class: "reference", X: as, Y: diag},
+			{Name: "target (ε, δ)-DP", Class: "series-1", X: as, Y: target},
+			{Name: "T(α) of μ-GDP", Class: "series-0", X: as, Y: ts},
+		},
+	}
+	c.Tradeoff = mustDraw(tradeoff)
 }
 
-// MuInvalid is the aria-invalid state of the μ field: "true" when MuError is set.
-func (c *Root) MuInvalid() string {
-	return strconv.FormatBool(c.MuError != "")
+// mustDraw lays out a figure whose axes the page has already validated.
+func mustDraw(f plot.Figure) plot.Drawing {
+	d, err := f.Draw()
+	if err != nil {
+		panic(err) // the ranges above are always valid; an error is a programming error
+	}
+	return d
 }

@@ -2,11 +2,14 @@ package ui
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/vugu/vugu"
 	"github.com/vugu/vugu/staticrender"
+
+	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
 // render returns the static HTML of a component.
@@ -24,50 +27,79 @@ func render(t *testing.T, c vugu.Builder) string {
 	return buf.String()
 }
 
-func TestRootRendersCurveAndDelta(t *testing.T) {
-	root := NewRoot()
-	html := render(t, root)
+func TestRootRendersCurvesAndResults(t *testing.T) {
+	html := render(t, NewRoot())
 	for _, want := range []string{
-		`<output id="delta-at-1" for="mu">0.1269</output>`, // δ(1) of 1-GDP = 0.12693673750664395
-		`<svg class="plot" id="curve" viewBox="0 0 560 340"`,
-		`class="series-0"`,
+		`<output id="delta-at-eps">0.1269</output>`, // δ(1) of 1-GDP = 0.12693673750664395
+		`<output id="eps-at-delta">4.377</output>`,  // ε(10⁻⁵) of 1-GDP: 4.3771
+		`<output id="largest-mu">0.2681</output>`,   // largest μ for (1, 10⁻⁵): 0.26805
+		`id="verdict" class="bad"`,
+		`id="curve" viewBox="0 0 460.00 340.00"`,
+		`id="tradeoff" viewBox="0 0 460.00 340.00"`,
+		`10⁻⁶`, // a log-scale tick of the privacy curve
+		`class="reference"`,
+		`perfect privacy 1 − α`,
 		`aria-invalid="false"`,
-		`Privacy curve of 1-GDP`,
 	} {
 		if !strings.Contains(html, want) {
 			t.Errorf("rendered page lacks %s", want)
 		}
 	}
-	if strings.Contains(html, `id="mu-error"`) {
-		t.Error("a valid μ shows an error")
+	if strings.Contains(html, `class="error"`) {
+		t.Error("valid fields show an error")
 	}
 }
 
-func TestSetMu(t *testing.T) {
+func TestFieldsValidateAsYouType(t *testing.T) {
 	root := NewRoot()
-	atOne := root.Curve.Paths[0].D
+	curve := root.Curve.Paths[0].D
 	root.SetMu("2")
-	if root.MuError != "" || root.Mu != 2 {
-		t.Fatalf("SetMu(2): Mu=%g MuError=%q", root.Mu, root.MuError)
+	if root.Mu.Err != "" || root.Mu.Value != 2 || root.Curve.Paths[0].D == curve {
+		t.Fatalf("SetMu(2): %+v; the curve must change", root.Mu)
 	}
-	if root.Curve.Paths[0].D == atOne {
-		t.Error("the curve did not change with μ")
-	}
-	if got := root.DeltaAt1(); got != "0.5099" { // δ(1) of 2-GDP = Φ(0.5) − e·Φ(−1.5) = 0.509861
+	if got := root.DeltaAtEps(); got != "0.5099" { // δ(1) of 2-GDP = Φ(0.5) − e·Φ(−1.5) = 0.509861
 		t.Errorf("δ(1) for μ=2: got %s, want 0.5099", got)
 	}
-	atTwo := root.Curve.Paths[0].D
-	for _, bad := range []string{"", "abc", "0", "-1", "NaN", "Inf", "1e9"} {
-		root.SetMu(bad)
-		if root.MuError == "" {
-			t.Errorf("SetMu(%q) accepted", bad)
+	for _, tc := range []struct {
+		set   func(string)
+		field *Field
+		bad   []string
+	}{
+		{root.SetMu, &root.Mu, []string{"", "abc", "0", "-1", "NaN", "Inf", "1e9"}},
+		{root.SetEps, &root.Eps, []string{"", "x", "0", "-2", "+Inf", "100"}},
+		{root.SetDelta, &root.Delta, []string{"", "0", "1", "1.5", "-1e-5", "1e-320"}},
+	} {
+		valid := tc.field.Value
+		drawn := root.Curve.Paths[0].D
+		for _, text := range tc.bad {
+			tc.set(text)
+			if tc.field.Err == "" {
+				t.Errorf("%q accepted", text)
+			}
+			if tc.field.Value != valid || root.Curve.Paths[0].D != drawn {
+				t.Errorf("%q changed the valid state", text)
+			}
+			if html := render(t, root); !strings.Contains(html, `class="error"`) || !strings.Contains(html, `aria-invalid="true"`) {
+				t.Errorf("%q: the error is not shown next to the field", text)
+			}
 		}
-		if root.Mu != 2 || root.Curve.Paths[0].D != atTwo {
-			t.Errorf("SetMu(%q) changed the valid state", bad)
+		tc.set(strconv.FormatFloat(valid, 'g', -1, 64))
+		if tc.field.Err != "" {
+			t.Errorf("restoring %g: %s", valid, tc.field.Err)
 		}
-		html := render(t, root)
-		if !strings.Contains(html, `id="mu-error"`) || !strings.Contains(html, `aria-invalid="true"`) {
-			t.Errorf("SetMu(%q): the error is not shown next to the field", bad)
-		}
+	}
+}
+
+func TestUseLargestMu(t *testing.T) {
+	root := NewRoot()
+	root.UseLargestMu()
+	if !root.Meets() {
+		t.Fatalf("the largest μ %g does not meet the target", root.Mu.Value)
+	}
+	if d := (privacy.GDP{Mu: root.Mu.Value}).Delta(1); d > 1e-5 {
+		t.Fatalf("δ = %g above the target", d)
+	}
+	if html := render(t, root); !strings.Contains(html, `id="verdict" class="ok"`) {
+		t.Error("the verdict does not say the target is met")
 	}
 }

@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	privopt account [--mu M] [--eps E] [--delta D] [--sensitivity S] [--compose-mu M1,M2] [--tradeoff --alpha A] [--pure-eps E0]
 //	privopt serve [--dir DIR] [--addr HOST:PORT]
 //	privopt version
 //	privopt help [COMMAND]
@@ -27,6 +28,7 @@ type command struct {
 }
 
 var commands = map[string]command{
+	"account": {summary: "privacy accounting: curves, calibration, composition (JSON)", run: runAccount},
 	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},
 	"version": {summary: "print privopt's version", run: runVersion},
 }

@@ -38,6 +38,19 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{[]string{"serve", "--addr", "nonsense"}, 2, "", `--addr "nonsense"`},
 		{[]string{"serve", "--dir", "/nonexistent-privopt-dir", "--addr", "127.0.0.1:0"}, 1, "", "build the page first"},
+		{[]string{"account", "--mu", "1", "--eps", "1"}, 0, `"delta": 0.12693673750664`, ""},
+		{[]string{"account", "--eps", "1", "--delta", "1e-5", "--sensitivity", "1"}, 0, `"sigma": 3.73063163481`, ""},
+		{[]string{"account", "--tradeoff", "--mu", "1", "--alpha", "0.05"}, 0, `"tradeoff": 0.74048897715`, ""},
+		{[]string{"account", "--compose-mu", "0.3,0.4", "--delta", "1e-6"}, 0, `"epsilon": 2.25408465021`, ""},
+		{[]string{"account", "--pure-eps", "1", "--eps", "2"}, 0, `"delta": 0`, ""},
+		{[]string{"account", "--mu", "1", "--delta", "1e-6"}, 0, `"canonne_kamath_steinke_2020"`, ""},
+		{[]string{"account", "--help"}, 0, "--compose-mu", ""},
+		{[]string{"account", "--mu", "0", "--eps", "1"}, 2, "", "mu must be positive"},
+		{[]string{"account", "--mu", "nan", "--eps", "1"}, 2, "", "finite number"},
+		{[]string{"account", "--mu", "1", "--delta", "2"}, 2, "", "delta must be in (0, 1)"},
+		{[]string{"account", "--eps", "-1", "--delta", "0.1"}, 2, "", "eps must be at least 0"},
+		{[]string{"account", "--frob", "1"}, 2, "", "flag provided but not defined: -frob"},
+		{[]string{"account"}, 2, "", "nothing to compute"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOu) {

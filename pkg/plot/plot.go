@@ -289,18 +289,41 @@ func powerLabel(e int) string {
 	case 1:
 		return "10"
 	}
-	const sup = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-	digits := []rune(sup)
+	return "10" + Superscript(e)
+}
+
+// superscriptDigits are the Unicode superscript digits.
+var superscriptDigits = []rune("⁰¹²³⁴⁵⁶⁷⁸⁹")
+
+// Superscript writes an integer in Unicode superscript characters, for example ⁻¹².
+func Superscript(n int) string {
 	var b strings.Builder
-	b.WriteString("10")
-	if e < 0 {
+	if n < 0 {
 		b.WriteRune('⁻')
-		e = -e
+		n = -n
 	}
-	for _, c := range strconv.Itoa(e) {
-		b.WriteRune(digits[c-'0'])
+	for _, d := range strconv.Itoa(n) {
+		b.WriteRune(superscriptDigits[d-'0'])
 	}
 	return b.String()
+}
+
+// FormatNumber writes a number for people: four significant digits (whole numbers from 10⁴),
+// and scientific notation as "1.234 × 10⁻⁷" below 0.001 or from 10⁶ on.
+func FormatNumber(v float64) string {
+	a := math.Abs(v)
+	switch {
+	case a >= 1e4 && a < 1e6:
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	case v == 0 || (a >= 1e-3 && a < 1e4) || math.IsNaN(v) || math.IsInf(v, 0):
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	}
+	mant, exp, _ := strings.Cut(strconv.FormatFloat(v, 'e', 3, 64), "e") // e.g. 1.230e-07
+	if strings.Contains(mant, ".") {
+		mant = strings.TrimRight(strings.TrimRight(mant, "0"), ".")
+	}
+	n, _ := strconv.Atoi(exp)
+	return mant + " × 10" + Superscript(n)
 }
 
 // WriteSVG writes the drawing as a standalone SVG document. Classes are kept, and the

@@ -141,3 +141,14 @@ func TestPowerLabel(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatNumber(t *testing.T) {
+	for v, want := range map[float64]string{
+		0: "0", 0.12693673750664395: "0.1269", 1: "1", 1e-5: "1 × 10⁻⁵", 1.75463e-8: "1.755 × 10⁻⁸",
+		-2.5e-300: "-2.5 × 10⁻³⁰⁰", 123456: "123456", 2e6: "2 × 10⁶", 0.001: "0.001",
+	} {
+		if got := FormatNumber(v); got != want {
+			t.Errorf("FormatNumber(%g) = %q, want %q", v, got, want)
+		}
+	}
+}
