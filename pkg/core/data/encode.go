@@ -22,7 +22,8 @@ type Diagnostics struct {
 	// ClippedRows counts the rows whose computed norm exceeded the declared radius and whose
 	// features were shrunk onto it (see Norm).
 	ClippedRows int
-	// Columns holds one entry per column that is not ignored, in schema order.
+	// Columns holds one entry per encoded column: the numeric and categorical columns in
+	// schema order, then the label.
 	Columns []ColumnDiagnostics
 }
 
@@ -43,10 +44,10 @@ type ColumnDiagnostics struct {
 // text into one float64 (a numeric value scaled to [0, 1], a category's code, ±1, a target,
 // or a class index).
 type colPlan struct {
-	col      *Column
-	lookup   map[string]float64 // categorical codes, binary ±1, class indices
-	fallback float64            // the value of a text outside lookup, when hasFall
-	hasFall  bool
+	col         *Column
+	lookup      map[string]float64 // categorical codes, binary ±1, class indices
+	fallback    float64            // the value of a text outside lookup, when hasFallback
+	hasFallback bool
 }
 
 // newColumnPlan prepares the encoding of a valid column that is not ignored.
@@ -62,7 +63,7 @@ func newColumnPlan(c *Column) *colPlan {
 	switch c.Kind {
 	case Categorical:
 		p.lookup = index(c.Categories)
-		p.fallback, p.hasFall = float64(len(c.Categories)), c.Other
+		p.fallback, p.hasFallback = float64(len(c.Categories)), c.Other
 	case ClassLabel:
 		p.lookup = index(c.Classes)
 	case BinaryLabel:
@@ -73,7 +74,7 @@ func newColumnPlan(c *Column) *colPlan {
 		for _, v := range c.Negative {
 			p.lookup[v] = -1
 		}
-		p.fallback, p.hasFall = -1, c.RestNegative
+		p.fallback, p.hasFallback = -1, c.RestNegative
 	}
 	return p
 }
@@ -84,23 +85,23 @@ func newColumnPlan(c *Column) *colPlan {
 func (p *colPlan) encode(text []byte) (v float64, flagged bool, err error) {
 	switch p.col.Kind {
 	case Numeric, NumericLabel:
-		v, err := parseNumber(text)
+		x, err := parseNumber(text)
 		if err != nil {
 			return 0, false, err
 		}
 		lo, hi := p.col.Min, p.col.Max
-		flagged = v < lo || v > hi
-		v = min(max(v, lo), hi)
+		x, flagged = min(max(x, lo), hi), x < lo || x > hi
 		if p.col.Kind == Numeric {
-			// lo ≤ v ≤ hi, so 0 ≤ v − lo ≤ hi − lo in floating point too, and v ∈ [0, 1].
-			v = (v - lo) / (hi - lo)
+			// lo ≤ x ≤ hi, so 0 ≤ x − lo ≤ hi − lo in floating point too (rounding is
+			// monotonic), and the quotient is in [0, 1].
+			x = (x - lo) / (hi - lo)
 		}
-		return v, flagged, nil
+		return x, flagged, nil
 	}
 	if v, ok := p.lookup[string(text)]; ok {
 		return v, false, nil
 	}
-	if p.hasFall {
+	if p.hasFallback {
 		return p.fallback, true, nil
 	}
 	switch p.col.Kind {
@@ -170,9 +171,38 @@ func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	headerLine := rr.start
+	p, err := newPlan(s, names, rr.start)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.diag.Delimiter = rr.delim
+	store, err := p.read(rr, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.assemble(store), p.diag, nil
+}
 
-	// Match the header with the schema.
+// plan is how Encode encodes the records of one file with one schema.
+type plan struct {
+	schema      *Schema
+	cols        []plannedColumn // the encoded columns in schema order, the label last
+	replacement []float64       // the encoded missing-value replacement of each of cols
+	features    []string
+	offsets     []int // the first feature of each feature column
+	diag        *Diagnostics
+}
+
+// plannedColumn is a column to encode and where its field is.
+type plannedColumn struct {
+	*colPlan
+	field int                // the position of the column in the file's records
+	diag  *ColumnDiagnostics // its counters
+}
+
+// newPlan matches the header names (on line headerLine) with the schema: the names must be
+// exactly the schema's columns, in any order.
+func newPlan(s *Schema, names []string, headerLine int) (*plan, error) {
 	position := make(map[string]int, len(names))
 	for k, name := range names {
 		position[name] = k
@@ -185,118 +215,122 @@ func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 			if len(names) == 1 {
 				hint = " (the header has a single column: is the delimiter right?)"
 			}
-			return nil, nil, lineError(headerLine, "the schema's column %q is not in the header%s", c.Name, hint)
+			return nil, lineError(headerLine, "the schema's column %q is not in the header%s", c.Name, hint)
 		}
 	}
 	for k, name := range names {
 		if !declared[name] {
-			return nil, nil, &Error{Line: headerLine, Column: name, Index: k + 1,
+			return nil, &Error{Line: headerLine, Column: name, Index: k + 1,
 				Err: errors.New("the column is not in the schema (declare it, with kind \"ignore\" to skip it)")}
 		}
 	}
 
-	// The plan: the encoded columns in schema order, the label last.
-	type planned struct {
-		*colPlan
-		field int // position in the record
-		diag  int // index in diag.Columns
-	}
-	diag := &Diagnostics{Delimiter: rr.delim}
-	var cols []planned
-	var label planned
+	p := &plan{schema: s, features: s.Features(), diag: &Diagnostics{}}
+	var label *Column
 	for i := range s.Columns {
 		c := &s.Columns[i]
-		if c.Kind == Ignore {
+		switch {
+		case c.Kind == Ignore:
+			continue
+		case c.Kind.isLabel():
+			label = c
 			continue
 		}
-		p := planned{newColumnPlan(c), position[c.Name], len(diag.Columns)}
-		diag.Columns = append(diag.Columns, ColumnDiagnostics{Name: c.Name})
-		if c.Kind.isLabel() {
-			label = p
-		} else {
-			cols = append(cols, p)
+		p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(c), field: position[c.Name]})
+	}
+	p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(label), field: position[label.Name]})
+	p.diag.Columns = make([]ColumnDiagnostics, len(p.cols))
+	p.replacement = make([]float64, len(p.cols))
+	p.offsets = make([]int, len(p.cols)-1)
+	off := 0
+	for j := range p.cols {
+		c := p.cols[j].col
+		p.cols[j].diag = &p.diag.Columns[j]
+		p.diag.Columns[j].Name = c.Name
+		if c.Missing.Replace {
+			p.replacement[j], _, _ = p.cols[j].encode([]byte(c.Missing.Value)) // checked by Validate
+		}
+		if j < len(p.offsets) {
+			p.offsets[j] = off
+			off += c.width()
 		}
 	}
-	cols = append(cols, label)
-	replacement := make([]float64, len(cols))
-	for j, p := range cols {
-		if p.col.Missing.Replace {
-			replacement[j], _, _ = p.encode([]byte(p.col.Missing.Value)) // checked by Validate
-		}
-	}
-	features := s.Features()
-	d := len(features)
+	return p, nil
+}
 
-	// The streaming pass.
-	store := newRowStore(len(cols))
-	n := 0
+// width returns the number of features of a feature column.
+func (c *Column) width() int {
+	if c.Kind != Categorical {
+		return 1
+	}
+	if c.Other {
+		return len(c.Categories) + 1
+	}
+	return len(c.Categories)
+}
+
+// read encodes the records of rr, one value per planned column, into a rowStore.
+func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
+	store := newRowStore(len(p.cols))
+	d := len(p.features)
 	for {
 		ok, err := rr.next(names)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if !ok {
 			break
 		}
-		if (n+1)*d > MaxCells {
-			return nil, nil, lineError(rr.start, "the encoded matrix would exceed %d entries (%d features a row)", MaxCells, d)
+		if (store.n+1)*d > MaxCells {
+			return nil, lineError(rr.start, "the encoded matrix would exceed %d entries (%d features a row)", MaxCells, d)
 		}
 		row := store.next()
-		for j, p := range cols {
-			text := rr.fields[p.field]
-			cd := &diag.Columns[p.diag]
+		for j, c := range p.cols {
+			text := rr.fields[c.field]
 			if missingValue(text) {
-				if !p.col.Missing.Replace {
-					return nil, nil, &Error{Line: rr.starts[p.field], Column: p.col.Name, Index: p.field + 1,
+				if !c.col.Missing.Replace {
+					return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
 						Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}
 				}
-				row[j] = replacement[j]
-				cd.Missing++
+				row[j] = p.replacement[j]
+				c.diag.Missing++
 				continue
 			}
-			v, flagged, err := p.encode(text)
+			v, flagged, err := c.encode(text)
 			if err != nil {
-				return nil, nil, &Error{Line: rr.starts[p.field], Column: p.col.Name, Index: p.field + 1, Err: err}
+				return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1, Err: err}
 			}
 			if flagged {
-				if p.col.Kind == Numeric || p.col.Kind == NumericLabel {
-					cd.Clipped++
+				if c.col.Kind == Numeric || c.col.Kind == NumericLabel {
+					c.diag.Clipped++
 				} else {
-					cd.Other++
+					c.diag.Other++
 				}
 			}
 			row[j] = v
 		}
-		n++
 	}
-	if n == 0 {
-		return nil, nil, lineError(rr.line+1, "no data rows after the header")
+	if store.n == 0 {
+		return nil, lineError(rr.line+1, "no data rows after the header")
 	}
-	diag.Rows = n
+	return store, nil
+}
 
-	// Assemble the matrix.
+// assemble builds the dataset from the stored values: the features scaled, one-hot blocks
+// expanded, the bias appended, each row fitted within the norm bound; it releases the store
+// as it goes.
+func (p *plan) assemble(store *rowStore) *Dataset {
+	s, n, d := p.schema, store.n, len(p.features)
 	ds := &Dataset{
-		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: features,
-		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: datasetLabel(label.col),
+		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
+		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: datasetLabel(p.cols[len(p.cols)-1].col),
 	}
-	fit := newFitter(s.Norm, len(cols)-1, d)
-	offsets := make([]int, len(cols)-1)
-	for j, off := 0, 0; j < len(offsets); j++ {
-		offsets[j] = off
-		if c := cols[j].col; c.Kind == Categorical {
-			off += len(c.Categories)
-			if c.Other {
-				off++
-			}
-		} else {
-			off++
-		}
-	}
+	fit := newFitter(s.Norm, len(p.offsets), d)
 	for i := range n {
 		src := store.row(i)
 		x := ds.Row(i)
-		for j, off := range offsets {
-			if cols[j].col.Kind == Numeric {
+		for j, off := range p.offsets {
+			if p.cols[j].col.Kind == Numeric {
 				x[off] = fit.scale * src[j]
 			} else {
 				x[off+int(src[j])] = fit.scale
@@ -306,12 +340,13 @@ func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 			x[d-1] = s.Norm.Bias
 		}
 		if fit.fit(x) {
-			diag.ClippedRows++
+			p.diag.ClippedRows++
 		}
-		ds.Y[i] = src[len(cols)-1]
+		ds.Y[i] = src[len(p.cols)-1]
 		store.release(i)
 	}
-	return ds, diag, nil
+	p.diag.Rows = n
+	return ds
 }
 
 // datasetLabel describes the label column c.
@@ -326,134 +361,4 @@ func datasetLabel(c *Column) Label {
 		l.Kind, l.Classes = LabelClass, append([]string(nil), c.Classes...)
 	}
 	return l
-}
-
-// rowStore holds the encoded values of the rows read so far, width values a row, in chunks
-// of fixed size, so that storing a row never copies the rows before it.
-type rowStore struct {
-	width, perChunk, n int
-	chunks             [][]float64
-}
-
-// chunkValues is the size of a rowStore chunk, in float64 values (32 KiB).
-const chunkValues = 1 << 12
-
-func newRowStore(width int) *rowStore {
-	return &rowStore{width: width, perChunk: max(1, chunkValues/width)}
-}
-
-// next returns the storage of a new row.
-func (s *rowStore) next() []float64 {
-	k := s.n % s.perChunk
-	if k == 0 {
-		s.chunks = append(s.chunks, make([]float64, s.perChunk*s.width))
-	}
-	s.n++
-	c := s.chunks[len(s.chunks)-1]
-	return c[k*s.width : (k+1)*s.width]
-}
-
-// row returns the values of row i.
-func (s *rowStore) row(i int) []float64 {
-	k := i % s.perChunk
-	return s.chunks[i/s.perChunk][k*s.width : (k+1)*s.width]
-}
-
-// release lets the garbage collector take the chunk of row i once i is its last row.
-func (s *rowStore) release(i int) {
-	if (i+1)%s.perChunk == 0 || i+1 == s.n {
-		s.chunks[i/s.perChunk] = nil
-	}
-}
-
-// fitter brings rows within the declared norm bound (see Norm).
-type fitter struct {
-	p, radius     float64
-	scale         float64 // the factor of every feature before fitting: c for FitScale, 1 for FitClip
-	featureRadius float64 // Rz, the bound of the features' norm
-	features      int     // the number of features before the bias coordinate
-}
-
-// newFitter prepares the fit for rows of d coordinates made from m numeric and categorical
-// columns.
-func newFitter(n Norm, m, d int) *fitter {
-	f := &fitter{p: n.P, radius: n.Radius, scale: 1, features: d}
-	if n.Bias > 0 {
-		f.features--
-	}
-	// share is (1 − (b/R)^P)^{1/P}, the part of the radius left to the features.
-	share := 1.0
-	switch {
-	case math.IsInf(n.P, 1):
-	case n.P == 2:
-		r := n.Bias / n.Radius
-		share = math.Sqrt(1 - r*r)
-	default:
-		share = math.Pow(1-math.Pow(n.Bias/n.Radius, n.P), 1/n.P)
-	}
-	f.featureRadius = n.Radius * share
-	if n.Fit == FitScale {
-		// ‖z‖_P ≤ m^{1/P}, so c = Rz/m^{1/P}.
-		switch {
-		case math.IsInf(n.P, 1):
-			f.scale = f.featureRadius
-		case n.P == 2:
-			f.scale = f.featureRadius / math.Sqrt(float64(m))
-		default:
-			f.scale = f.featureRadius / math.Pow(float64(m), 1/n.P)
-		}
-	}
-	return f
-}
-
-// fit makes the computed ‖x‖_P at most the radius by shrinking x's features (not the bias)
-// when it is exceeded, and reports whether it shrank them.
-func (f *fitter) fit(x []float64) bool {
-	if pnorm(x, f.p) <= f.radius {
-		return false
-	}
-	z := x[:f.features]
-	c := f.featureRadius / pnorm(z, f.p)
-	// Rounding can leave the computed norm a few ulps above the radius: shrink by 2^-52,
-	// 2^-51, … more until it is not.
-	for shrink := 0x1p-52; ; shrink *= 2 {
-		for k := range z {
-			z[k] *= c
-		}
-		if pnorm(x, f.p) <= f.radius {
-			return true
-		}
-		c = 1 - shrink
-	}
-}
-
-// pnorm returns ‖x‖_p for p ≥ 1 or p = +Inf. For p other than 1, 2 and ∞ it divides by the
-// largest magnitude first, so that no power overflows or underflows to a wrong result.
-func pnorm(x []float64, p float64) float64 {
-	switch {
-	case p == 1:
-		s := 0.0
-		for _, v := range x {
-			s += math.Abs(v)
-		}
-		return s
-	case p == 2:
-		s := 0.0
-		for _, v := range x {
-			s += v * v
-		}
-		return math.Sqrt(s)
-	}
-	m := 0.0
-	for _, v := range x {
-		m = max(m, math.Abs(v))
-	}
-	if math.IsInf(p, 1) || m == 0 {
-		return m
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Pow(math.Abs(v)/m, p)
-	}
-	return m * math.Pow(s, 1/p)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 )
 
@@ -150,21 +149,10 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 		return schemaError(c.Name, `"kind" is missing`)
 	}
 	c.Kind = Kind(*jc.Kind)
-	present := []struct {
-		name string
-		set  bool
-	}{
-		{"min", jc.Min != nil}, {"max", jc.Max != nil}, {"categories", jc.Categories != nil}, {"other", jc.Other != nil},
-		{"positive", jc.Positive != nil}, {"negative", jc.Negative != nil}, {"rest_negative", jc.RestNegative != nil},
-		{"classes", jc.Classes != nil}, {"missing", jc.Missing != nil}, {"derived", jc.Derived != nil},
-	}
-	has := func(name string) bool {
-		for _, f := range present {
-			if f.name == name {
-				return f.set
-			}
-		}
-		return false
+	set := map[string]bool{
+		"min": jc.Min != nil, "max": jc.Max != nil, "categories": jc.Categories != nil, "other": jc.Other != nil,
+		"positive": jc.Positive != nil, "negative": jc.Negative != nil, "rest_negative": jc.RestNegative != nil,
+		"classes": jc.Classes != nil, "missing": jc.Missing != nil, "derived": jc.Derived != nil,
 	}
 	required := map[Kind][]string{
 		Numeric: {"min", "max"}, NumericLabel: {"min", "max"}, Categorical: {"categories"},
@@ -174,15 +162,13 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 		required = append(required, "negative")
 	}
 	for _, f := range required {
-		if !has(f) {
+		if !set[f] {
 			return schemaError(c.Name, "%q is missing", f)
 		}
 	}
-	if own, known := memberOf[c.Kind]; known {
-		for _, f := range present {
-			if f.set && !slices.Contains(own, f.name) {
-				return schemaError(c.Name, "%q does not apply to a %q column", f.name, c.Kind)
-			}
+	if _, known := memberOf[c.Kind]; known {
+		if err := checkMembers(c.Name, c.Kind, set); err != nil {
+			return err
 		}
 	}
 	if jc.Min != nil {

@@ -150,6 +150,20 @@ var memberOf = map[Kind][]string{
 	Ignore:       {},
 }
 
+// memberNames lists the optional members of a column, in the order errors check them.
+var memberNames = []string{"min", "max", "categories", "other", "positive", "negative", "rest_negative", "classes", "missing", "derived"}
+
+// checkMembers returns an error naming the first member in set that does not apply to a
+// column of the known kind.
+func checkMembers(column string, kind Kind, set map[string]bool) error {
+	for _, m := range memberNames {
+		if set[m] && !slices.Contains(memberOf[kind], m) {
+			return schemaError(column, "%q does not apply to a %q column", m, kind)
+		}
+	}
+	return nil
+}
+
 // isLabel reports whether k is one of the label kinds.
 func (k Kind) isLabel() bool {
 	return k == BinaryLabel || k == NumericLabel || k == ClassLabel
@@ -247,23 +261,16 @@ func (n *Norm) validate() error {
 
 // validate checks one column (see Schema.Validate).
 func (c *Column) validate() error {
-	own, known := memberOf[c.Kind]
-	if !known {
+	if _, known := memberOf[c.Kind]; !known {
 		return schemaError(c.Name, "unknown kind %q (numeric, categorical, ignore, binary-label, numeric-label or class-label)", c.Kind)
 	}
-	// Fields that do not belong to the kind.
-	present := []struct {
-		name string
-		set  bool
-	}{
-		{"min", c.Min != 0}, {"max", c.Max != 0}, {"categories", c.Categories != nil}, {"other", c.Other},
-		{"positive", c.Positive != nil}, {"negative", c.Negative != nil}, {"rest_negative", c.RestNegative},
-		{"classes", c.Classes != nil}, {"missing", c.Missing != (Missing{})}, {"derived", c.Derived != nil},
+	set := map[string]bool{
+		"min": c.Min != 0, "max": c.Max != 0, "categories": c.Categories != nil, "other": c.Other,
+		"positive": c.Positive != nil, "negative": c.Negative != nil, "rest_negative": c.RestNegative,
+		"classes": c.Classes != nil, "missing": c.Missing != (Missing{}), "derived": c.Derived != nil,
 	}
-	for _, f := range present {
-		if f.set && !slices.Contains(own, f.name) {
-			return schemaError(c.Name, "%q does not apply to a %q column", f.name, c.Kind)
-		}
+	if err := checkMembers(c.Name, c.Kind, set); err != nil {
+		return err
 	}
 	switch c.Kind {
 	case Numeric, NumericLabel:
