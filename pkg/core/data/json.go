@@ -293,6 +293,8 @@ func jsonType(goKind string) string {
 	switch goKind {
 	case "float64", "int":
 		return "number"
+	case "bool":
+		return "boolean"
 	case "slice":
 		return "array"
 	case "ptr", "struct":

@@ -31,6 +31,8 @@ func TestLoadSchemaErrors(t *testing.T) {
 		{"syntax", "{\n\"privopt_schema\": 1,\n}", `data: schema: line 3: invalid character '}' looking for beginning of object key string`},
 		{"wrong type", `{"privopt_schema": 1, "norm": {"p": 2, "radius": "one", "fit": "clip"}, "columns": []}`,
 			`data: schema: line 1: "norm.radius" must be a JSON number, not string`},
+		{"wrong type in a column", schemaWith("", `{"name": "b", "kind": "categorical", "categories": ["x"], "other": "yes"}`),
+			`data: schema: line 1: "columns.other" must be a JSON boolean, not string`},
 		{"unknown member", schemaWith("", `{"name": "b", "kind": "numeric", "mn": 0, "max": 1}`),
 			`data: schema: json: unknown field "mn"`},
 		{"text after the object", schemaWith("", "") + "\n{}", `data: schema: line 2: text after the schema object`},

@@ -10,6 +10,7 @@ type rowStore struct {
 // chunkValues is the size of a rowStore chunk, in float64 values (32 KiB).
 const chunkValues = 1 << 12
 
+// newRowStore returns an empty store of rows of width values.
 func newRowStore(width int) *rowStore {
 	return &rowStore{width: width, perChunk: max(1, chunkValues/width)}
 }
