@@ -245,6 +245,7 @@ func (s *Schema) Validate() error {
 	return nil
 }
 
+// validate checks the norm (see Schema.Validate).
 func (n *Norm) validate() error {
 	switch {
 	case math.IsNaN(n.P) || n.P < 1:
