@@ -1,0 +1,364 @@
+package data
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// MaxCells is the largest number of entries (rows × features) that Encode produces: 2^28
+// float64 values, 2 GiB. A larger input is an error at the first row that would pass it.
+const MaxCells = 1 << 28
+
+// Diagnostics are local facts about an encoded file for the person who owns the data:
+// computed from the private data, they are not private, and never go into a release.
+type Diagnostics struct {
+	// Rows is the number of data rows read.
+	Rows int
+	// Delimiter is the field delimiter, declared or detected.
+	Delimiter byte
+	// ClippedRows counts the rows whose computed norm exceeded the declared radius and whose
+	// features were shrunk onto it (see Norm).
+	ClippedRows int
+	// Columns holds one entry per encoded column: the numeric and categorical columns in
+	// schema order, then the label.
+	Columns []ColumnDiagnostics
+}
+
+// ColumnDiagnostics counts the values of one column that were not encoded as they stood.
+type ColumnDiagnostics struct {
+	// Name is the column's name.
+	Name string
+	// Missing counts the missing values replaced by the declared constant.
+	Missing int
+	// Clipped counts the numeric values outside the declared range, clipped to it.
+	Clipped int
+	// Other counts the values outside the declared lists: categorical values put in the
+	// other bucket, and binary-label values read as −1 by RestNegative.
+	Other int
+}
+
+// colPlan encodes the fields of one column: every column that is not ignored turns a field's
+// text into one float64 (a numeric value scaled to [0, 1], a category's code, ±1, a target,
+// or a class index).
+type colPlan struct {
+	col         *Column
+	lookup      map[string]float64 // categorical codes, binary ±1, class indices
+	fallback    float64            // the value of a text outside lookup, when hasFallback
+	hasFallback bool
+}
+
+// newColumnPlan prepares the encoding of a valid column that is not ignored.
+func newColumnPlan(c *Column) *colPlan {
+	p := &colPlan{col: c}
+	index := func(values []string) map[string]float64 {
+		m := make(map[string]float64, len(values))
+		for k, v := range values {
+			m[v] = float64(k)
+		}
+		return m
+	}
+	switch c.Kind {
+	case Categorical:
+		p.lookup = index(c.Categories)
+		p.fallback, p.hasFallback = float64(len(c.Categories)), c.Other
+	case ClassLabel:
+		p.lookup = index(c.Classes)
+	case BinaryLabel:
+		p.lookup = make(map[string]float64, len(c.Positive)+len(c.Negative))
+		for _, v := range c.Positive {
+			p.lookup[v] = 1
+		}
+		for _, v := range c.Negative {
+			p.lookup[v] = -1
+		}
+		p.fallback, p.hasFallback = -1, c.RestNegative
+	}
+	return p
+}
+
+// encode turns the text of a field that is not missing into its value. flagged reports a
+// numeric value clipped to the declared range, or a text outside the declared lists that was
+// taken by the other bucket or by RestNegative.
+func (p *colPlan) encode(text []byte) (v float64, flagged bool, err error) {
+	switch p.col.Kind {
+	case Numeric, NumericLabel:
+		x, err := parseNumber(text)
+		if err != nil {
+			return 0, false, err
+		}
+		lo, hi := p.col.Min, p.col.Max
+		x, flagged = min(max(x, lo), hi), x < lo || x > hi
+		if p.col.Kind == Numeric {
+			// lo ≤ x ≤ hi, so 0 ≤ x − lo ≤ hi − lo in floating point too (rounding is
+			// monotonic), and the quotient is in [0, 1].
+			x = (x - lo) / (hi - lo)
+		}
+		return x, flagged, nil
+	}
+	if v, ok := p.lookup[string(text)]; ok {
+		return v, false, nil
+	}
+	if p.hasFallback {
+		return p.fallback, true, nil
+	}
+	switch p.col.Kind {
+	case Categorical:
+		return 0, false, fmt.Errorf("%s is not a declared category (the column has no \"other\" bucket)", quote(text))
+	case BinaryLabel:
+		return 0, false, fmt.Errorf("%s is neither a positive nor a negative label value", quote(text))
+	default:
+		return 0, false, fmt.Errorf("%s is not a declared class", quote(text))
+	}
+}
+
+// parseNumber parses a decimal number: an optional sign, digits with an optional decimal
+// point, and an optional exponent. Hexadecimal, underscores, NaN, infinities and values
+// beyond the float64 range are errors.
+func parseNumber(text []byte) (float64, error) {
+	decimal := true
+	for _, c := range text {
+		if !('0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+			decimal = false
+			break
+		}
+	}
+	v, err := strconv.ParseFloat(string(text), 64)
+	switch {
+	case err == nil && (math.IsNaN(v) || math.IsInf(v, 0)):
+		return 0, fmt.Errorf("%s is not a finite number", quote(text))
+	case !decimal || (err != nil && !errors.Is(err, strconv.ErrRange)):
+		return 0, fmt.Errorf("%s is not a number", quote(text))
+	case err != nil:
+		return 0, fmt.Errorf("%s is beyond the range of float64", quote(text))
+	}
+	return v, nil
+}
+
+// Encode reads a CSV input in one streaming pass and encodes it with the schema s.
+//
+// It checks the schema (Validate) and refuses one with unconfirmed data-derived fields
+// (Unconfirmed), reads the header, requires its column names to be exactly the schema's
+// (in any order), then encodes every row: numeric values clipped to [Min, Max] and scaled to
+// [0, 1], categorical values one-hot, missing values (an empty field or "?") replaced as
+// declared, the label as its kind says, the features then multiplied by the FitScale constant
+// or shrunk by FitClip so that ‖x‖_P ≤ Radius for every row, and the bias appended (see Norm
+// for the exact formulas). NaN and infinities never reach the result.
+//
+// The returned Diagnostics are local: not private, never part of a release.
+//
+// Every error in the input is an *Error naming the line, the column and the reason; Encode
+// stops at the first. The CSV dialect is described in the README.
+//
+// Memory: Encode keeps at most one record of text (up to 1 MiB) and, while reading, one
+// float64 per row and column that is not ignored; it then allocates the N×D matrix and copies
+// those values into it. No row is ever held as text, and no growing slice is copied: the
+// peak is the matrix plus 8 bytes per row and encoded column.
+func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
+	if err := s.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if u := s.Unconfirmed(); len(u) > 0 {
+		more := ""
+		if len(u) > 1 {
+			more = fmt.Sprintf(" (and %d more)", len(u)-1)
+		}
+		return nil, nil, fmt.Errorf("data: schema: %s was read from the data and is not confirmed%s: check that it is public knowledge, then remove it from \"derived\"", u[0], more)
+	}
+	rr, names, err := openCSV(r, s.Delimiter)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := newPlan(s, names, rr.start)
+	if err != nil {
+		return nil, nil, err
+	}
+	p.diag.Delimiter = rr.delim
+	store, err := p.read(rr, names)
+	if err != nil {
+		return nil, nil, err
+	}
+	return p.assemble(store), p.diag, nil
+}
+
+// plan is how Encode encodes the records of one file with one schema.
+type plan struct {
+	schema      *Schema
+	cols        []plannedColumn // the encoded columns in schema order, the label last
+	replacement []float64       // the encoded missing-value replacement of each of cols
+	features    []string
+	offsets     []int // the first feature of each feature column
+	diag        *Diagnostics
+}
+
+// plannedColumn is a column to encode and where its field is.
+type plannedColumn struct {
+	*colPlan
+	field int                // the position of the column in the file's records
+	diag  *ColumnDiagnostics // its counters
+}
+
+// newPlan matches the header names (on line headerLine) with the schema: the names must be
+// exactly the schema's columns, in any order.
+func newPlan(s *Schema, names []string, headerLine int) (*plan, error) {
+	position := make(map[string]int, len(names))
+	for k, name := range names {
+		position[name] = k
+	}
+	declared := make(map[string]bool, len(s.Columns))
+	for _, c := range s.Columns {
+		declared[c.Name] = true
+		if _, ok := position[c.Name]; !ok {
+			hint := ""
+			if len(names) == 1 {
+				hint = " (the header has a single column: is the delimiter right?)"
+			}
+			return nil, lineError(headerLine, "the schema's column %q is not in the header%s", c.Name, hint)
+		}
+	}
+	for k, name := range names {
+		if !declared[name] {
+			return nil, &Error{Line: headerLine, Column: name, Index: k + 1,
+				Err: errors.New("the column is not in the schema (declare it, with kind \"ignore\" to skip it)")}
+		}
+	}
+
+	p := &plan{schema: s, features: s.Features(), diag: &Diagnostics{}}
+	var label *Column
+	for i := range s.Columns {
+		c := &s.Columns[i]
+		switch {
+		case c.Kind == Ignore:
+			continue
+		case c.Kind.isLabel():
+			label = c
+			continue
+		}
+		p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(c), field: position[c.Name]})
+	}
+	p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(label), field: position[label.Name]})
+	p.diag.Columns = make([]ColumnDiagnostics, len(p.cols))
+	p.replacement = make([]float64, len(p.cols))
+	p.offsets = make([]int, len(p.cols)-1)
+	off := 0
+	for j := range p.cols {
+		c := p.cols[j].col
+		p.cols[j].diag = &p.diag.Columns[j]
+		p.diag.Columns[j].Name = c.Name
+		if c.Missing.Replace {
+			p.replacement[j], _, _ = p.cols[j].encode([]byte(c.Missing.Value)) // checked by Validate
+		}
+		if j < len(p.offsets) {
+			p.offsets[j] = off
+			off += c.width()
+		}
+	}
+	return p, nil
+}
+
+// width returns the number of features of a feature column.
+func (c *Column) width() int {
+	if c.Kind != Categorical {
+		return 1
+	}
+	if c.Other {
+		return len(c.Categories) + 1
+	}
+	return len(c.Categories)
+}
+
+// read encodes the records of rr, one value per planned column, into a rowStore.
+func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
+	store := newRowStore(len(p.cols))
+	d := len(p.features)
+	for {
+		ok, err := rr.next(names)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		if (store.n+1)*d > MaxCells {
+			return nil, lineError(rr.start, "the encoded matrix would exceed %d entries (%d features a row)", MaxCells, d)
+		}
+		row := store.next()
+		for j, c := range p.cols {
+			text := rr.fields[c.field]
+			if missingValue(text) {
+				if !c.col.Missing.Replace {
+					return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
+						Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}
+				}
+				row[j] = p.replacement[j]
+				c.diag.Missing++
+				continue
+			}
+			v, flagged, err := c.encode(text)
+			if err != nil {
+				return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1, Err: err}
+			}
+			if flagged {
+				if c.col.Kind == Numeric || c.col.Kind == NumericLabel {
+					c.diag.Clipped++
+				} else {
+					c.diag.Other++
+				}
+			}
+			row[j] = v
+		}
+	}
+	if store.n == 0 {
+		return nil, lineError(rr.line+1, "no data rows after the header")
+	}
+	return store, nil
+}
+
+// assemble builds the dataset from the stored values: the features scaled, one-hot blocks
+// expanded, the bias appended, each row fitted within the norm bound; it releases the store
+// as it goes.
+func (p *plan) assemble(store *rowStore) *Dataset {
+	s, n, d := p.schema, store.n, len(p.features)
+	ds := &Dataset{
+		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
+		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: datasetLabel(p.cols[len(p.cols)-1].col),
+	}
+	fit := newFitter(s.Norm, len(p.offsets), d)
+	for i := range n {
+		src := store.row(i)
+		x := ds.Row(i)
+		for j, off := range p.offsets {
+			if p.cols[j].col.Kind == Numeric {
+				x[off] = fit.scale * src[j]
+			} else {
+				x[off+int(src[j])] = fit.scale
+			}
+		}
+		if s.Norm.Bias > 0 {
+			x[d-1] = s.Norm.Bias
+		}
+		if fit.fit(x) {
+			p.diag.ClippedRows++
+		}
+		ds.Y[i] = src[len(p.cols)-1]
+		store.release(i)
+	}
+	p.diag.Rows = n
+	return ds
+}
+
+// datasetLabel describes the label column c.
+func datasetLabel(c *Column) Label {
+	l := Label{Name: c.Name}
+	switch c.Kind {
+	case BinaryLabel:
+		l.Kind = LabelBinary
+	case NumericLabel:
+		l.Kind, l.Min, l.Max = LabelNumeric, c.Min, c.Max
+	case ClassLabel:
+		l.Kind, l.Classes = LabelClass, append([]string(nil), c.Classes...)
+	}
+	return l
+}

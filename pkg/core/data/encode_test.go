@@ -1,0 +1,218 @@
+package data
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// encodeInput has its columns in another order than encodeSchema declares them; its rows
+// exercise clipping, missing values, the other bucket and RestNegative. Their z (numeric
+// scaled to [0, 1], then one-hot red, green, other) is encodeZ.
+const encodeInput = "y, c, skip, n\n" +
+	"yes, green, whatever, 12\n" +
+	"maybe, blue, , 25\n" +
+	"no, , \"quoted, text\", ?\n" +
+	"no, red, x, 5\n"
+
+var encodeZ = [][]float64{
+	{0.2, 0, 1, 0},
+	{1, 0, 0, 1},
+	{0.5, 1, 0, 0},
+	{0, 1, 0, 0},
+}
+
+func encodeSchema(norm string) string {
+	return `{"privopt_schema": 1, "norm": ` + norm + `, "columns": [
+	 {"name": "n", "kind": "numeric", "min": 10, "max": 20, "missing": {"replace": 15}},
+	 {"name": "c", "kind": "categorical", "categories": ["red", "green"], "other": true, "missing": {"replace": "red"}},
+	 {"name": "skip", "kind": "ignore"},
+	 {"name": "y", "kind": "binary-label", "positive": ["yes"], "negative": ["no"], "rest_negative": true}]}`
+}
+
+func TestEncodeValues(t *testing.T) {
+	r2 := math.Sqrt2
+	tests := []struct {
+		name    string
+		norm    string
+		p, r, b float64
+		x       [][]float64 // the expected rows, without the bias
+		clipped int
+	}{
+		{"l2 scale, no bias: z/sqrt(2)", `{"p": 2, "radius": 1, "fit": "scale"}`, 2, 1, 0,
+			scaleRows(encodeZ, 1/r2), 0},
+		{"l2 scale with bias: sqrt(3/2)·z, 1", `{"p": 2, "radius": 2, "bias": 1, "fit": "scale"}`, 2, 2, 1,
+			scaleRows(encodeZ, math.Sqrt(1.5)), 0},
+		{"l1 scale with bias: z/4", `{"p": 1, "radius": 1, "bias": 0.5, "fit": "scale"}`, 1, 1, 0.5,
+			scaleRows(encodeZ, 0.25), 0},
+		{"linf scale with bias: z", `{"p": "inf", "radius": 1, "bias": 0.5, "fit": "scale"}`, math.Inf(1), 1, 0.5,
+			encodeZ, 0},
+		{"l2 clip", `{"p": 2, "radius": 1, "fit": "clip"}`, 2, 1, 0,
+			[][]float64{
+				{0.2 / math.Sqrt(1.04), 0, 1 / math.Sqrt(1.04), 0},
+				{1 / r2, 0, 0, 1 / r2},
+				{0.5 / math.Sqrt(1.25), 1 / math.Sqrt(1.25), 0, 0},
+				{0, 1, 0, 0},
+			}, 3},
+		{"l1 clip with bias: Rz = 1.5", `{"p": 1, "radius": 2.5, "bias": 1, "fit": "clip"}`, 1, 2.5, 1,
+			[][]float64{{0.2, 0, 1, 0}, {0.75, 0, 0, 0.75}, {0.5, 1, 0, 0}, {0, 1, 0, 0}}, 1},
+		{"l3 clip", `{"p": 3, "radius": 1, "fit": "clip"}`, 3, 1, 0,
+			[][]float64{
+				scaleRows(encodeZ[:1], 1/math.Cbrt(1.008))[0],
+				scaleRows(encodeZ[1:2], 1/math.Cbrt(2))[0],
+				scaleRows(encodeZ[2:3], 1/math.Cbrt(1.125))[0],
+				{0, 1, 0, 0},
+			}, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, diag, err := Encode(strings.NewReader(encodeInput), mustSchema(t, encodeSchema(tc.norm)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			features := []string{"n", "c=red", "c=green", "c=(other)"}
+			if tc.b > 0 {
+				features = append(features, "(bias)")
+			}
+			if ds.N != 4 || ds.D != len(features) || !slices.Equal(ds.Features, features) {
+				t.Fatalf("N = %d, D = %d, features %q; want 4, %d, %q", ds.N, ds.D, ds.Features, len(features), features)
+			}
+			for i, want := range tc.x {
+				if tc.b > 0 {
+					want = append(slices.Clone(want), tc.b)
+				}
+				for k := range want {
+					if !closeTo(ds.Row(i)[k], want[k], 1e-15) {
+						t.Fatalf("row %d = %v, want %v", i, ds.Row(i), want)
+					}
+				}
+				if n := pnorm(ds.Row(i), tc.p); n > tc.r {
+					t.Errorf("row %d has norm %v > %v", i, n, tc.r)
+				}
+			}
+			if want := []float64{1, -1, -1, -1}; !slices.Equal(ds.Y, want) {
+				t.Errorf("Y = %v, want %v", ds.Y, want)
+			}
+			if ds.P != tc.p || ds.Radius != tc.r || ds.Bias != tc.b || !reflect.DeepEqual(ds.Label, Label{Name: "y", Kind: LabelBinary}) {
+				t.Errorf("P, Radius, Bias, Label = %v, %v, %v, %+v", ds.P, ds.Radius, ds.Bias, ds.Label)
+			}
+			wantDiag := &Diagnostics{Rows: 4, Delimiter: ',', ClippedRows: tc.clipped, Columns: []ColumnDiagnostics{
+				{Name: "n", Missing: 1, Clipped: 2}, {Name: "c", Missing: 1, Other: 1}, {Name: "y", Other: 1}}}
+			if !reflect.DeepEqual(diag, wantDiag) {
+				t.Errorf("diagnostics %+v, want %+v", diag, wantDiag)
+			}
+		})
+	}
+}
+
+func scaleRows(z [][]float64, c float64) [][]float64 {
+	out := make([][]float64, len(z))
+	for i, row := range z {
+		for _, v := range row {
+			out[i] = append(out[i], c*v)
+		}
+	}
+	return out
+}
+
+func TestEncodeLabels(t *testing.T) {
+	tests := []struct {
+		name, schema, input string
+		y                   []float64
+		label               Label
+		diag                ColumnDiagnostics
+	}{
+		{"class indices", classSchema, "a,y\n1,dog\n2,cat\n3,dog\n", []float64{1, 0, 1},
+			Label{Name: "y", Kind: LabelClass, Classes: []string{"cat", "dog"}}, ColumnDiagnostics{Name: "y"}},
+		{"numeric target, clipped to [-5, 5]", targetSchema, "a,y\n1,-7.5\n2,2.25\n3,1e3\n", []float64{-5, 2.25, 5},
+			Label{Name: "y", Kind: LabelNumeric, Min: -5, Max: 5}, ColumnDiagnostics{Name: "y", Clipped: 2}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			ds, diag, err := Encode(strings.NewReader(tc.input), mustSchema(t, tc.schema))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(ds.Y, tc.y) || !reflect.DeepEqual(ds.Label, tc.label) {
+				t.Errorf("Y = %v, label %+v; want %v, %+v", ds.Y, ds.Label, tc.y, tc.label)
+			}
+			if got := diag.Columns[len(diag.Columns)-1]; got != tc.diag {
+				t.Errorf("label diagnostics %+v, want %+v", got, tc.diag)
+			}
+		})
+	}
+}
+
+// TestEncodeScaleIsTight encodes rows that reach the largest possible ‖z‖ (every numeric
+// value at its max) under FitScale, for several norms, biases and column counts: the row's
+// computed norm must not exceed the radius and must reach it to within rounding (1e-12), so
+// the a-priori factor is exactly the largest that is safe.
+func TestEncodeScaleIsTight(t *testing.T) {
+	for _, p := range []string{"1", "1.5", "2", "3", `"inf"`} {
+		for _, bias := range []string{"0", "0.3", "0.7071067811865476"} {
+			for _, m := range []int{1, 3, 12} {
+				var cols, header, row []string
+				for k := range m {
+					if k%2 == 0 {
+						cols = append(cols, fmt.Sprintf(`{"name": "n%d", "kind": "numeric", "min": 0, "max": 7}`, k))
+						row = append(row, "7")
+					} else {
+						cols = append(cols, fmt.Sprintf(`{"name": "n%d", "kind": "categorical", "categories": ["u", "v"]}`, k))
+						row = append(row, "v")
+					}
+					header = append(header, fmt.Sprintf("n%d", k))
+				}
+				cols = append(cols, `{"name": "y", "kind": "numeric-label", "min": 0, "max": 1}`)
+				js := `{"privopt_schema": 1, "norm": {"p": ` + p + `, "radius": 1, "bias": ` + bias + `, "fit": "scale"}, "columns": [` + strings.Join(cols, ",") + `]}`
+				input := strings.Join(append(header, "y"), ",") + "\n" + strings.Join(append(row, "0"), ",") + "\n"
+				s := mustSchema(t, js)
+				ds, _, err := Encode(strings.NewReader(input), s)
+				if err != nil {
+					t.Fatal(err)
+				}
+				n := pnorm(ds.Row(0), s.Norm.P)
+				if n > 1 || n < 1-1e-12 {
+					t.Errorf("p = %s, bias %s, m = %d: the largest row has norm %v; want 1 within 1e-12, not above", p, bias, m, n)
+				}
+			}
+		}
+	}
+}
+
+func TestEncodeColumnOrderIrrelevant(t *testing.T) {
+	s := mustSchema(t, encodeSchema(`{"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"}`))
+	a, _, err := Encode(strings.NewReader(encodeInput), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reordered := "n;skip;c;y\r\n12;w;green;yes\r\n25;;blue;maybe\r\n?;;;no\r\n5;x;red;no\r\n"
+	b, _, err := Encode(strings.NewReader(reordered), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Fatalf("the same data in another column order and dialect encodes differently:\n%+v\n%+v", a, b)
+	}
+}
+
+func TestPnorm(t *testing.T) {
+	x := []float64{3, -4, 0}
+	tests := []struct{ p, want float64 }{
+		{1, 7}, {2, 5}, {math.Inf(1), 4}, {3, math.Cbrt(91)}, {1.5, math.Pow(math.Pow(3, 1.5)+math.Pow(4, 1.5), 1/1.5)},
+	}
+	for _, tc := range tests {
+		if got := pnorm(x, tc.p); !closeTo(got, tc.want, 1e-15) {
+			t.Errorf("pnorm(%v, %v) = %v, want %v", x, tc.p, got, tc.want)
+		}
+	}
+	// Large p does not overflow: ‖(1e300, 1e300)‖_50 = 1e300·2^{1/50}.
+	if got, want := pnorm([]float64{1e300, 1e300}, 50), 1e300*math.Pow(2, 0.02); !closeTo(got/1e300, want/1e300, 1e-14) {
+		t.Errorf("pnorm of huge values = %v, want %v", got, want)
+	}
+	if got := pnorm([]float64{0, 0}, 3); got != 0 {
+		t.Errorf("pnorm of zeros = %v", got)
+	}
+}

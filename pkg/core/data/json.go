@@ -1,0 +1,310 @@
+package data
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+)
+
+// SchemaFormat is the version of the schema's JSON format, the value of its "privopt_schema"
+// member.
+const SchemaFormat = 1
+
+// maxSchemaBytes is the largest schema file LoadSchema reads.
+const maxSchemaBytes = 16 << 20
+
+// The JSON form of a schema. Pointers and raw messages tell a member that is absent from one
+// that is zero, so that a missing bound is an error rather than a silent 0.
+type jsonSchema struct {
+	Format    *int         `json:"privopt_schema"`
+	Delimiter *string      `json:"delimiter,omitempty"`
+	Norm      *jsonNorm    `json:"norm"`
+	Columns   []jsonColumn `json:"columns"`
+}
+
+type jsonNorm struct {
+	P      json.RawMessage `json:"p"`
+	Radius *float64        `json:"radius"`
+	Bias   *float64        `json:"bias,omitempty"`
+	Fit    *string         `json:"fit"`
+}
+
+type jsonColumn struct {
+	Name         *string         `json:"name"`
+	Kind         *string         `json:"kind"`
+	Min          *float64        `json:"min,omitempty"`
+	Max          *float64        `json:"max,omitempty"`
+	Categories   []string        `json:"categories,omitempty"`
+	Other        *bool           `json:"other,omitempty"`
+	Positive     []string        `json:"positive,omitempty"`
+	Negative     []string        `json:"negative,omitempty"`
+	RestNegative *bool           `json:"rest_negative,omitempty"`
+	Classes      []string        `json:"classes,omitempty"`
+	Missing      json.RawMessage `json:"missing,omitempty"`
+	Derived      []string        `json:"derived,omitempty"`
+}
+
+// LoadSchema reads a schema in its JSON form (at most 16 MiB) and checks it (see
+// Schema.UnmarshalJSON).
+func LoadSchema(r io.Reader) (*Schema, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxSchemaBytes+1))
+	if err != nil {
+		return nil, fmt.Errorf("data: schema: reading: %w", err)
+	}
+	if len(b) > maxSchemaBytes {
+		return nil, fmt.Errorf("data: schema: larger than %d bytes", maxSchemaBytes)
+	}
+	s := new(Schema)
+	if err := s.UnmarshalJSON(b); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// UnmarshalJSON decodes a schema from its JSON form, documented in the README, and checks it
+// with Validate. Unknown members, a member that does not apply to the column's kind, a
+// required member that is absent, and text after the schema object are errors; a JSON
+// syntax error is reported with its line and column in b.
+func (s *Schema) UnmarshalJSON(b []byte) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	var js jsonSchema
+	if err := dec.Decode(&js); err != nil {
+		return jsonError(b, err)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return fmt.Errorf("data: schema: line %d: text after the schema object", lineOf(b, dec.InputOffset()))
+	}
+	var out Schema
+	switch {
+	case js.Format == nil:
+		return schemaError("", `"privopt_schema" is missing (write "privopt_schema": %d)`, SchemaFormat)
+	case *js.Format != SchemaFormat:
+		return schemaError("", `"privopt_schema" is %d; this version of privopt reads format %d`, *js.Format, SchemaFormat)
+	}
+	if js.Delimiter != nil {
+		switch *js.Delimiter {
+		case ",", ";", "\t":
+			out.Delimiter = (*js.Delimiter)[0]
+		default:
+			return schemaError("", `delimiter %q is not ",", ";" or "\t"`, *js.Delimiter)
+		}
+	}
+	if js.Norm == nil {
+		return schemaError("", `"norm" is missing`)
+	}
+	if err := js.Norm.decode(&out.Norm); err != nil {
+		return err
+	}
+	if js.Columns == nil {
+		return schemaError("", `"columns" is missing`)
+	}
+	out.Columns = make([]Column, len(js.Columns))
+	for i := range js.Columns {
+		if err := js.Columns[i].decode(i, &out.Columns[i]); err != nil {
+			return err
+		}
+	}
+	if err := out.Validate(); err != nil {
+		return err
+	}
+	*s = out
+	return nil
+}
+
+func (jn *jsonNorm) decode(n *Norm) error {
+	switch {
+	case jn.P == nil:
+		return schemaError("", `norm: "p" is missing`)
+	case jn.Radius == nil:
+		return schemaError("", `norm: "radius" is missing`)
+	case jn.Fit == nil:
+		return schemaError("", `norm: "fit" is missing ("scale" or "clip")`)
+	}
+	var name string
+	if err := json.Unmarshal(jn.P, &n.P); err != nil {
+		if json.Unmarshal(jn.P, &name) != nil || name != "inf" {
+			return schemaError("", `norm: "p" is %s; it must be a number at least 1, or "inf"`, jn.P)
+		}
+		n.P = math.Inf(1)
+	}
+	n.Radius, n.Fit = *jn.Radius, Fit(*jn.Fit)
+	if jn.Bias != nil {
+		n.Bias = *jn.Bias
+	}
+	return nil
+}
+
+// decode converts the i-th column, checking which members are present for its kind.
+func (jc *jsonColumn) decode(i int, c *Column) error {
+	if jc.Name == nil {
+		return schemaError("", `column %d: "name" is missing`, i+1)
+	}
+	c.Name = *jc.Name
+	if jc.Kind == nil {
+		return schemaError(c.Name, `"kind" is missing`)
+	}
+	c.Kind = Kind(*jc.Kind)
+	set := map[string]bool{
+		"min": jc.Min != nil, "max": jc.Max != nil, "categories": jc.Categories != nil, "other": jc.Other != nil,
+		"positive": jc.Positive != nil, "negative": jc.Negative != nil, "rest_negative": jc.RestNegative != nil,
+		"classes": jc.Classes != nil, "missing": jc.Missing != nil, "derived": jc.Derived != nil,
+	}
+	required := map[Kind][]string{
+		Numeric: {"min", "max"}, NumericLabel: {"min", "max"}, Categorical: {"categories"},
+		BinaryLabel: {"positive"}, ClassLabel: {"classes"},
+	}[c.Kind]
+	if c.Kind == BinaryLabel && (jc.RestNegative == nil || !*jc.RestNegative) {
+		required = append(required, "negative")
+	}
+	for _, f := range required {
+		if !set[f] {
+			return schemaError(c.Name, "%q is missing", f)
+		}
+	}
+	if _, known := memberOf[c.Kind]; known {
+		if err := checkMembers(c.Name, c.Kind, set); err != nil {
+			return err
+		}
+	}
+	if jc.Min != nil {
+		c.Min = *jc.Min
+	}
+	if jc.Max != nil {
+		c.Max = *jc.Max
+	}
+	c.Categories, c.Positive, c.Negative, c.Classes, c.Derived = jc.Categories, jc.Positive, jc.Negative, jc.Classes, jc.Derived
+	c.Other = jc.Other != nil && *jc.Other
+	c.RestNegative = jc.RestNegative != nil && *jc.RestNegative
+	if jc.Missing != nil {
+		if err := decodeMissing(jc.Missing, c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// decodeMissing reads the policy "error" or {"replace": value}, the value a number for a
+// numeric column and a string for the others.
+func decodeMissing(raw json.RawMessage, c *Column) error {
+	var policy string
+	if json.Unmarshal(raw, &policy) == nil {
+		if policy != "error" {
+			return schemaError(c.Name, `missing: %q is not a policy ("error", or {"replace": value})`, policy)
+		}
+		return nil
+	}
+	var rep struct {
+		Replace json.RawMessage `json:"replace"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&rep); err != nil || rep.Replace == nil {
+		return schemaError(c.Name, `missing: %s is not a policy ("error", or {"replace": value})`, raw)
+	}
+	c.Missing.Replace = true
+	if c.Kind == Numeric || c.Kind == NumericLabel {
+		var v float64
+		if err := json.Unmarshal(rep.Replace, &v); err != nil {
+			return schemaError(c.Name, "missing: the replacement %s is not a number", rep.Replace)
+		}
+		c.Missing.Value = strconv.FormatFloat(v, 'g', -1, 64)
+		return nil
+	}
+	if err := json.Unmarshal(rep.Replace, &c.Missing.Value); err != nil {
+		return schemaError(c.Name, "missing: the replacement %s is not a string", rep.Replace)
+	}
+	return nil
+}
+
+// MarshalJSON writes the schema in its JSON form, which UnmarshalJSON reads back to an equal
+// schema. It checks the schema with Validate first.
+func (s *Schema) MarshalJSON() ([]byte, error) {
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	format := SchemaFormat
+	js := jsonSchema{Format: &format, Norm: &jsonNorm{Radius: &s.Norm.Radius}}
+	if s.Delimiter != 0 {
+		d := string(rune(s.Delimiter))
+		js.Delimiter = &d
+	}
+	if math.IsInf(s.Norm.P, 1) {
+		js.Norm.P = json.RawMessage(`"inf"`)
+	} else {
+		js.Norm.P, _ = json.Marshal(s.Norm.P)
+	}
+	if s.Norm.Bias != 0 {
+		js.Norm.Bias = &s.Norm.Bias
+	}
+	fit := string(s.Norm.Fit)
+	js.Norm.Fit = &fit
+	js.Columns = make([]jsonColumn, len(s.Columns))
+	for i := range s.Columns {
+		c := &s.Columns[i]
+		kind := string(c.Kind)
+		jc := jsonColumn{Name: &c.Name, Kind: &kind, Categories: c.Categories, Positive: c.Positive,
+			Negative: c.Negative, Classes: c.Classes, Derived: c.Derived}
+		switch c.Kind {
+		case Numeric, NumericLabel:
+			jc.Min, jc.Max = &c.Min, &c.Max
+		case Categorical:
+			if c.Other {
+				jc.Other = &c.Other
+			}
+		case BinaryLabel:
+			if c.RestNegative {
+				jc.RestNegative = &c.RestNegative
+			}
+		}
+		if c.Missing.Replace {
+			var v any = c.Missing.Value
+			if c.Kind == Numeric || c.Kind == NumericLabel {
+				v, _ = parseNumber([]byte(c.Missing.Value)) // checked by Validate
+			}
+			jc.Missing, _ = json.Marshal(map[string]any{"replace": v})
+		}
+		js.Columns[i] = jc
+	}
+	return json.Marshal(js)
+}
+
+// jsonError describes a JSON decoding error, with the line of b where it occurred.
+func jsonError(b []byte, err error) error {
+	var syntax *json.SyntaxError
+	var typ *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &syntax):
+		return fmt.Errorf("data: schema: line %d: %w", lineOf(b, syntax.Offset), err)
+	case errors.As(err, &typ):
+		return fmt.Errorf("data: schema: line %d: %q must be a JSON %s, not %s", lineOf(b, typ.Offset), typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
+	case errors.Is(err, io.EOF):
+		return errors.New("data: schema: empty input")
+	}
+	return fmt.Errorf("data: schema: %w", err)
+}
+
+// jsonType names a Go kind as the JSON type that decodes into it.
+func jsonType(goKind string) string {
+	switch goKind {
+	case "float64", "int":
+		return "number"
+	case "bool":
+		return "boolean"
+	case "slice":
+		return "array"
+	case "ptr", "struct":
+		return "object"
+	}
+	return goKind
+}
+
+// lineOf returns the 1-based line of byte offset off in b.
+func lineOf(b []byte, off int64) int {
+	off = min(max(off, 0), int64(len(b)))
+	return 1 + bytes.Count(b[:off], []byte("\n"))
+}

@@ -1,0 +1,163 @@
+package data
+
+import (
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// indexedDataset has n rows of 2 features (i, −i) and Y = i, so each row says where it came from.
+func indexedDataset(n int) *Dataset {
+	ds := &Dataset{N: n, D: 2, X: make([]float64, 2*n), Y: make([]float64, n), Features: []string{"i", "-i"},
+		P: 2, Radius: 1, Label: Label{Name: "y", Kind: LabelClass, Classes: []string{"a"}}}
+	for i := range n {
+		ds.X[2*i], ds.X[2*i+1], ds.Y[i] = float64(i), -float64(i), float64(i)
+	}
+	return ds
+}
+
+func TestSplit(t *testing.T) {
+	tests := []struct {
+		n        int
+		fraction float64
+		nTest    int
+	}{
+		{10, 0.25, 3}, // 2.5 rounds away from zero
+		{10, 0.5, 5},
+		{2, 0.5, 1},
+		{1000, 0.2, 200},
+		{7, 0.9, 6}, // 6.3 rounds to 6
+	}
+	for _, tc := range tests {
+		ds := indexedDataset(tc.n)
+		train, test, err := Split(ds, tc.fraction, rand.NewPCG(1, 2))
+		if err != nil {
+			t.Fatalf("Split(%d rows, %v): %v", tc.n, tc.fraction, err)
+		}
+		if test.N != tc.nTest || train.N != tc.n-tc.nTest || len(test.X) != 2*tc.nTest || len(train.Y) != train.N {
+			t.Fatalf("Split(%d rows, %v): %d training and %d test rows; want %d test rows", tc.n, tc.fraction, train.N, test.N, tc.nTest)
+		}
+		// A partition of the rows, each part in the original order, rows intact.
+		all := append(slices.Clone(train.Y), test.Y...)
+		slices.Sort(all)
+		for i, y := range all {
+			if y != float64(i) {
+				t.Fatalf("the parts do not partition the rows: %v", all)
+			}
+		}
+		for _, part := range []*Dataset{train, test} {
+			if !slices.IsSorted(part.Y) {
+				t.Fatalf("a part is not in the original order: %v", part.Y)
+			}
+			for i := range part.N {
+				if r := part.Row(i); r[0] != part.Y[i] || r[1] != -part.Y[i] {
+					t.Fatalf("row %d = %v does not match its label %v", i, r, part.Y[i])
+				}
+			}
+			if !slices.Equal(part.Features, ds.Features) || part.P != 2 || part.Radius != 1 || !reflect.DeepEqual(part.Label, ds.Label) {
+				t.Fatalf("a part lost the description: %+v", part)
+			}
+		}
+		// No memory shared with ds.
+		train.X[0], train.Features[0], test.Label.Classes[0] = 99, "changed", "changed"
+		if ds.X[0] != 0 || ds.Features[0] != "i" || ds.Label.Classes[0] != "a" {
+			t.Fatal("a part shares memory with the input")
+		}
+	}
+}
+
+func TestSplitDeterministic(t *testing.T) {
+	ds := indexedDataset(100)
+	_, a, _ := Split(ds, 0.3, rand.NewChaCha8([32]byte{1}))
+	_, b, _ := Split(ds, 0.3, rand.NewChaCha8([32]byte{1}))
+	_, c, _ := Split(ds, 0.3, rand.NewChaCha8([32]byte{2}))
+	if !reflect.DeepEqual(a, b) {
+		t.Fatal("the same seed gave two different splits")
+	}
+	if slices.Equal(a.Y, c.Y) {
+		t.Fatal("two seeds gave the same split of 100 rows (probability 1/C(100, 30) for a correct split)")
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	tests := []struct {
+		n        int
+		fraction float64
+		want     string
+	}{
+		{10, 0, "the test fraction 0 is not in (0, 1)"},
+		{10, 1, "the test fraction 1 is not in (0, 1)"},
+		{10, -0.5, "not in (0, 1)"},
+		{10, math.NaN(), "the test fraction NaN is not in (0, 1)"},
+		{1, 0.5, "leaves 1 test rows and 0 training rows"},
+		{10, 0.01, "a test fraction of 0.01 of 10 rows leaves 0 test rows and 10 training rows; each needs at least one"},
+	}
+	for _, tc := range tests {
+		_, _, err := Split(indexedDataset(tc.n), tc.fraction, rand.NewPCG(1, 1))
+		if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "data: split: ") {
+			t.Errorf("Split(%d rows, %v) error %v; want %q", tc.n, tc.fraction, err, tc.want)
+		}
+	}
+}
+
+// TestSplitUniform draws 50,000 splits of 5 rows into 2 test rows and checks that each of the
+// C(5, 2) = 10 test sets is equally likely: Pearson's χ² with 9 degrees of freedom exceeds 45
+// with probability 9.2e-7 for a correct split, so the test fails with that probability.
+func TestSplitUniform(t *testing.T) {
+	const draws = 50_000
+	src := rand.NewPCG(7, 11)
+	counts := map[[2]float64]int{}
+	ds := indexedDataset(5)
+	for range draws {
+		_, test, err := Split(ds, 0.4, src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[[2]float64{test.Y[0], test.Y[1]}]++
+	}
+	if len(counts) != 10 {
+		t.Fatalf("%d distinct test sets, want 10", len(counts))
+	}
+	chi2, expected := 0.0, draws/10.0
+	for _, c := range counts {
+		chi2 += (float64(c) - expected) * (float64(c) - expected) / expected
+	}
+	if chi2 > 45 {
+		t.Fatalf("χ² = %v > 45 over the 10 test sets: %v", chi2, counts)
+	}
+}
+
+// scripted returns the given words in turn.
+type scripted struct{ words []uint64 }
+
+func (s *scripted) Uint64() uint64 {
+	w := s.words[0]
+	s.words = s.words[1:]
+	return w
+}
+
+func TestUniformRejects(t *testing.T) {
+	tests := []struct {
+		words []uint64
+		n     uint64
+		want  uint64
+		used  int
+	}{
+		// 2^64 mod 3 = 1: x = 0 gives the low word 0 < 1 and is rejected; 2^63·3 = 1·2^64 + 2^63.
+		{[]uint64{0, 1 << 63}, 3, 1, 2},
+		{[]uint64{1 << 63}, 3, 1, 1},
+		{[]uint64{^uint64(0)}, 10, 9, 1},
+		{[]uint64{0}, 1, 0, 1}, // 2^64 mod 1 = 0: nothing is rejected
+		// n = 2^63 + 1: 2^64 mod n = 2^63 − 1; x = 1 gives lo = n ≥ threshold, hi 0.
+		{[]uint64{1}, 1<<63 + 1, 0, 1},
+	}
+	for _, tc := range tests {
+		src := &scripted{words: slices.Clone(tc.words)}
+		if got := uniform(src, tc.n); got != tc.want || len(tc.words)-len(src.words) != tc.used {
+			t.Errorf("uniform(%v, %d) = %d using %d words; want %d using %d", tc.words, tc.n, got, len(tc.words)-len(src.words), tc.want, tc.used)
+		}
+	}
+}

@@ -1,0 +1,165 @@
+package data
+
+import (
+	"io"
+	"math"
+	"slices"
+	"strconv"
+)
+
+// maxSuggestedValues is the most distinct values SuggestSchema lists for a text column; a
+// column with more is suggested as ignored (an identifier or free text).
+const maxSuggestedValues = 50
+
+// SuggestSchema reads the header and at most maxRows data rows of a CSV input and suggests a
+// schema, for a user interface to show the person as a starting point. Every bound, value
+// list and missing-value replacement it reads from the rows is marked in the column's
+// Derived list, so Encode refuses the suggestion until a person has confirmed each (see
+// Schema.Confirm): a range observed in the data is a statistic of the private data, not a
+// public bound.
+//
+// The suggestion, column by column (after the delimiter is detected as Encode does):
+//   - the last column is the label: binary when it has two distinct values (the larger one,
+//     in byte order, positive), numeric when it has more and all are numbers, a class
+//     label when it has at most 50 distinct texts; otherwise SuggestSchema returns an error;
+//   - another column whose values are all numbers is numeric, over the observed [min, max];
+//     it is ignored when all its values are equal (it carries no information);
+//   - another column with at most 50 distinct texts is categorical over them, sorted in
+//     byte order;
+//   - any other column, or one whose values are all missing, is ignored (a number column
+//     whose range exceeds float64, too);
+//   - a feature column with missing values replaces them, a numeric one by its min, a
+//     categorical one by the category "?" (added to its list);
+//   - the norm is ‖x‖₂ ≤ 1 with a bias coordinate 1/√2 and FitScale, as in adult-lr.
+//
+// Errors in the rows it reads are reported as Encode reports them.
+func SuggestSchema(r io.Reader, maxRows int) (*Schema, error) {
+	if maxRows < 1 {
+		return nil, schemaError("", "suggest: read at least one row (maxRows = %d)", maxRows)
+	}
+	rr, names, err := openCSV(r, 0)
+	if err != nil {
+		return nil, err
+	}
+	stats := make([]columnStats, len(names))
+	for k := range stats {
+		stats[k] = columnStats{numeric: true, min: math.Inf(1), max: math.Inf(-1), values: map[string]bool{}}
+	}
+	rows := 0
+	for rows < maxRows {
+		ok, err := rr.next(names)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			break
+		}
+		for k, f := range rr.fields {
+			stats[k].add(f)
+		}
+		rows++
+	}
+	if rows == 0 {
+		return nil, lineError(rr.line+1, "no data rows after the header")
+	}
+	s := &Schema{Norm: Norm{P: 2, Radius: 1, Bias: math.Sqrt2 / 2, Fit: FitScale}}
+	for k, name := range names {
+		st := &stats[k]
+		var c Column
+		if k == len(names)-1 {
+			c, err = st.label(name)
+			if err != nil {
+				return nil, err
+			}
+		} else {
+			c = st.feature(name)
+		}
+		s.Columns = append(s.Columns, c)
+	}
+	if err := s.Validate(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// columnStats gathers what SuggestSchema reads of one column.
+type columnStats struct {
+	numeric  bool // every value seen is a number
+	min, max float64
+	values   map[string]bool // the distinct values, up to maxSuggestedValues + 1
+	seen     int             // values that are not missing
+	missing  bool
+}
+
+func (st *columnStats) add(text []byte) {
+	if missingValue(text) {
+		st.missing = true
+		return
+	}
+	st.seen++
+	if len(st.values) <= maxSuggestedValues && !st.values[string(text)] {
+		st.values[string(text)] = true
+	}
+	if st.numeric {
+		v, err := parseNumber(text)
+		if err != nil {
+			st.numeric = false
+			return
+		}
+		st.min, st.max = min(st.min, v), max(st.max, v)
+	}
+}
+
+// sorted returns the distinct values in byte order.
+func (st *columnStats) sorted() []string {
+	out := make([]string, 0, len(st.values))
+	for v := range st.values {
+		out = append(out, v)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// feature suggests a feature column.
+func (st *columnStats) feature(name string) Column {
+	c := Column{Name: name}
+	switch {
+	case st.seen == 0 || (st.numeric && (st.min == st.max || math.IsInf(st.max-st.min, 0))):
+		c.Kind = Ignore
+	case st.numeric:
+		c.Kind, c.Min, c.Max, c.Derived = Numeric, st.min, st.max, []string{"min", "max"}
+		if st.missing {
+			c.Missing = Missing{Replace: true, Value: strconv.FormatFloat(c.Min, 'g', -1, 64)}
+			c.Derived = append(c.Derived, "missing")
+		}
+	case len(st.values) <= maxSuggestedValues:
+		c.Kind, c.Categories, c.Derived = Categorical, st.sorted(), []string{"categories"}
+		if st.missing {
+			if !slices.Contains(c.Categories, "?") {
+				c.Categories = append(c.Categories, "?")
+			}
+			c.Missing = Missing{Replace: true, Value: "?"}
+			c.Derived = append(c.Derived, "missing")
+		}
+	default:
+		c.Kind = Ignore
+	}
+	return c
+}
+
+// label suggests the label column.
+func (st *columnStats) label(name string) (Column, error) {
+	c := Column{Name: name}
+	switch {
+	case len(st.values) == 2:
+		v := st.sorted()
+		c.Kind, c.Negative, c.Positive, c.Derived = BinaryLabel, v[:1], v[1:], []string{"positive", "negative"}
+	case st.numeric && len(st.values) > 2 && !math.IsInf(st.max-st.min, 0):
+		c.Kind, c.Min, c.Max, c.Derived = NumericLabel, st.min, st.max, []string{"min", "max"}
+	case len(st.values) > 2 && len(st.values) <= maxSuggestedValues:
+		c.Kind, c.Classes, c.Derived = ClassLabel, st.sorted(), []string{"classes"}
+	default:
+		return c, schemaError(name, "suggest: the last column cannot be the label: it has %d distinct values in the first rows (a label needs 2 to %d, or numbers)", len(st.values), maxSuggestedValues)
+	}
+	return c, nil
+}

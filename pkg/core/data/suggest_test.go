@@ -1,0 +1,110 @@
+package data
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// suggestInput has a numeric column with a missing value, a categorical one with a missing
+// value, an identifier with 60 distinct values, a constant, and a binary label; a malformed
+// line follows row 60.
+func suggestInput() string {
+	var b strings.Builder
+	b.WriteString("age; color; id; const; label\n")
+	for i := range 60 {
+		age, color := fmt.Sprint(20+i%30), []string{"red", "blue", "green"}[i%3]
+		if i == 5 {
+			age = "?"
+		}
+		if i == 7 {
+			color = ""
+		}
+		fmt.Fprintf(&b, "%s; %s; id%d; 4; %s\n", age, color, i, []string{"no", "yes"}[i%2])
+	}
+	b.WriteString("this line is malformed\n")
+	return b.String()
+}
+
+func TestSuggestSchema(t *testing.T) {
+	s, err := SuggestSchema(strings.NewReader(suggestInput()), 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &Schema{Norm: Norm{P: 2, Radius: 1, Bias: math.Sqrt2 / 2, Fit: FitScale}, Columns: []Column{
+		{Name: "age", Kind: Numeric, Min: 20, Max: 49, Missing: Missing{Replace: true, Value: "20"}, Derived: []string{"min", "max", "missing"}},
+		{Name: "color", Kind: Categorical, Categories: []string{"blue", "green", "red", "?"}, Missing: Missing{Replace: true, Value: "?"},
+			Derived: []string{"categories", "missing"}},
+		{Name: "id", Kind: Ignore},
+		{Name: "const", Kind: Ignore},
+		{Name: "label", Kind: BinaryLabel, Positive: []string{"yes"}, Negative: []string{"no"}, Derived: []string{"positive", "negative"}},
+	}}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("SuggestSchema =\n%+v\nwant\n%+v", s, want)
+	}
+	// The marks survive JSON.
+	js, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if back := mustSchema(t, string(js)); !reflect.DeepEqual(back, s) {
+		t.Fatalf("the suggestion changed through JSON: %s", js)
+	}
+	// Encode refuses the suggestion until every mark is confirmed.
+	data := strings.Join(strings.Split(suggestInput(), "\n")[:61], "\n")
+	if _, _, err := Encode(strings.NewReader(data), s); err == nil ||
+		!strings.Contains(err.Error(), `column "age": min was read from the data and is not confirmed (and 6 more)`) {
+		t.Fatalf("Encode of an unconfirmed suggestion: %v", err)
+	}
+	for _, u := range [][2]string{{"age", "min"}, {"age", "max"}, {"age", "missing"}, {"color", "categories"},
+		{"color", "missing"}, {"label", "positive"}, {"label", "negative"}} {
+		if err := s.Confirm(u[0], u[1]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ds, diag, err := Encode(strings.NewReader(data), s)
+	if err != nil {
+		t.Fatalf("Encode after confirming: %v", err)
+	}
+	if ds.N != 60 || ds.D != 1+4+1 || diag.Columns[0].Missing != 1 || diag.Columns[1].Missing != 1 {
+		t.Fatalf("N = %d, D = %d, diagnostics %+v", ds.N, ds.D, diag)
+	}
+}
+
+func TestSuggestLabel(t *testing.T) {
+	tests := []struct {
+		name, input string
+		want        Column
+		err         string
+	}{
+		{"numeric target", "x,t\n1,0.5\n2,-3\n3,8\n", Column{Name: "t", Kind: NumericLabel, Min: -3, Max: 8, Derived: []string{"min", "max"}}, ""},
+		{"two numbers are binary", "x,t\n1,1\n2,0\n3,1\n", Column{Name: "t", Kind: BinaryLabel, Positive: []string{"1"}, Negative: []string{"0"}, Derived: []string{"positive", "negative"}}, ""},
+		{"classes", "x,t\n1,cat\n2,dog\n3,cow\n", Column{Name: "t", Kind: ClassLabel, Classes: []string{"cat", "cow", "dog"}, Derived: []string{"classes"}}, ""},
+		{"one value", "x,t\n1,a\n2,a\n", Column{}, `data: schema: column "t": suggest: the last column cannot be the label: it has 1 distinct values in the first rows (a label needs 2 to 50, or numbers)`},
+		{"malformed row", "x,t\n1,a\n2,b,c\n", Column{}, `data: line 3: 3 fields, but the header has 2 (the delimiter is a comma)`},
+		{"no rows", "x,t\n", Column{}, `data: line 2: no data rows after the header`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s, err := SuggestSchema(strings.NewReader(tc.input), 100)
+			if tc.err != "" {
+				if err == nil || err.Error() != tc.err {
+					t.Fatalf("error %v, want %s", err, tc.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := s.Columns[1]; !reflect.DeepEqual(got, tc.want) {
+				t.Fatalf("label %+v, want %+v", got, tc.want)
+			}
+		})
+	}
+	if _, err := SuggestSchema(strings.NewReader("x,t\n1,2\n"), 0); err == nil {
+		t.Fatal("SuggestSchema read 0 rows without an error")
+	}
+}
