@@ -204,3 +204,17 @@ func Erf(x float64) float64 {
 	}
 	return 2 * invSqrPi * sum
 }
+
+// Log1p returns log(1 + y) for y ≥ −1, accurate for tiny |y|: with u = 1 + y rounded,
+// log(1 + y) = log(u)·y/(u − 1) when u ≠ 1 and y when u = 1 (the quotient corrects the
+// rounding of 1 + y; Goldberg 1991, Theorem 4).
+func Log1p(y float64) float64 {
+	u := 1 + y
+	switch {
+	case u == 1:
+		return y
+	case math.IsInf(u, 1) || math.IsNaN(u):
+		return u
+	}
+	return Log(u) * (y / (u - 1))
+}

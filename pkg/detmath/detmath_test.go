@@ -117,3 +117,15 @@ func TestBitIdenticalEverywhere(t *testing.T) {
 		t.Errorf("digest %#x, want the pinned value", got)
 	}
 }
+
+func TestLog1p(t *testing.T) {
+	for _, y := range []float64{0, 1e-300, -1e-17, 1e-10, -0.3, 0.5, 3, 1e300} {
+		want := math.Log1p(y) // pure Go on every platform
+		if got := Log1p(y); got != want && math.Abs(got-want) > 4.5e-16*math.Abs(want) {
+			t.Errorf("Log1p(%g) = %.17g, want %.17g", y, got, want)
+		}
+	}
+	if !math.IsInf(Log1p(-1), -1) || !math.IsNaN(Log1p(-2)) || !math.IsInf(Log1p(math.Inf(1)), 1) {
+		t.Error("Log1p special values")
+	}
+}

@@ -2,8 +2,8 @@ package data
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/rng"
 	"math"
-	"math/bits"
 )
 
 // Split divides ds into a training and a test set: the test set is a uniformly random subset
@@ -15,7 +15,7 @@ import (
 // math/rand/v2's ChaCha8 and PCG).
 //
 // testFraction must be in (0, 1) and leave at least one row on each side.
-func Split(ds *Dataset, testFraction float64, src interface{ Uint64() uint64 }) (train, test *Dataset, err error) {
+func Split(ds *Dataset, testFraction float64, src rng.Source) (train, test *Dataset, err error) {
 	if !(testFraction > 0 && testFraction < 1) {
 		return nil, nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
 	}
@@ -30,7 +30,7 @@ func Split(ds *Dataset, testFraction float64, src interface{ Uint64() uint64 }) 
 	}
 	inTest := make([]bool, ds.N)
 	for i := range nTest {
-		j := i + int(uniform(src, uint64(ds.N-i)))
+		j := i + int(rng.Uint64N(src, uint64(ds.N-i)))
 		perm[i], perm[j] = perm[j], perm[i]
 		inTest[perm[i]] = true
 	}
@@ -59,18 +59,4 @@ func (ds *Dataset) subset(n int) *Dataset {
 	out.Features = append([]string(nil), ds.Features...)
 	out.Label.Classes = append([]string(nil), ds.Label.Classes...)
 	return &out
-}
-
-// uniform returns a uniform integer in [0, n), n > 0, from src, without bias: the high word of
-// x·n for a uniform x, rejecting the x whose low word falls below 2^64 mod n (Lemire, "Fast
-// Random Integer Generation in an Interval", 2019).
-func uniform(src interface{ Uint64() uint64 }, n uint64) uint64 {
-	hi, lo := bits.Mul64(src.Uint64(), n)
-	if lo < n {
-		threshold := -n % n // 2^64 mod n
-		for lo < threshold {
-			hi, lo = bits.Mul64(src.Uint64(), n)
-		}
-	}
-	return hi
 }

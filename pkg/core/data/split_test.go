@@ -129,35 +129,3 @@ func TestSplitUniform(t *testing.T) {
 		t.Fatalf("χ² = %v > 45 over the 10 test sets: %v", chi2, counts)
 	}
 }
-
-// scripted returns the given words in turn.
-type scripted struct{ words []uint64 }
-
-func (s *scripted) Uint64() uint64 {
-	w := s.words[0]
-	s.words = s.words[1:]
-	return w
-}
-
-func TestUniformRejects(t *testing.T) {
-	tests := []struct {
-		words []uint64
-		n     uint64
-		want  uint64
-		used  int
-	}{
-		// 2^64 mod 3 = 1: x = 0 gives the low word 0 < 1 and is rejected; 2^63·3 = 1·2^64 + 2^63.
-		{[]uint64{0, 1 << 63}, 3, 1, 2},
-		{[]uint64{1 << 63}, 3, 1, 1},
-		{[]uint64{^uint64(0)}, 10, 9, 1},
-		{[]uint64{0}, 1, 0, 1}, // 2^64 mod 1 = 0: nothing is rejected
-		// n = 2^63 + 1: 2^64 mod n = 2^63 − 1; x = 1 gives lo = n ≥ threshold, hi 0.
-		{[]uint64{1}, 1<<63 + 1, 0, 1},
-	}
-	for _, tc := range tests {
-		src := &scripted{words: slices.Clone(tc.words)}
-		if got := uniform(src, tc.n); got != tc.want || len(tc.words)-len(src.words) != tc.used {
-			t.Errorf("uniform(%v, %d) = %d using %d words; want %d using %d", tc.words, tc.n, got, len(tc.words)-len(src.words), tc.want, tc.used)
-		}
-	}
-}
