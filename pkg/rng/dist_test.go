@@ -3,6 +3,7 @@ package rng
 import (
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"math/big"
 	"testing"
@@ -15,7 +16,7 @@ func TestNormal(t *testing.T) {
 	r := Seeded(1)
 	xs := make([]float64, 1_000_000)
 	r.NormalVec(xs)
-	ksCheck(t, "Normal", xs, normalCDF)
+	stattest.KS(t, "Normal", xs, normalCDF)
 
 	// The tail sampler alone, against the normal law conditioned on x > r.
 	zr := normalZig.r
@@ -24,7 +25,7 @@ func TestNormal(t *testing.T) {
 	for i := range tail {
 		tail[i] = zr + r.normalTail()
 	}
-	ksCheck(t, "Normal tail", tail, func(x float64) float64 { return 1 - 0.5*math.Erfc(x/math.Sqrt2)/qr })
+	stattest.KS(t, "Normal tail", tail, func(x float64) float64 { return 1 - 0.5*math.Erfc(x/math.Sqrt2)/qr })
 }
 
 func TestExp(t *testing.T) {
@@ -33,7 +34,7 @@ func TestExp(t *testing.T) {
 	for i := range xs {
 		xs[i] = r.Exp()
 	}
-	ksCheck(t, "Exp", xs, func(x float64) float64 { return -math.Expm1(-x) })
+	stattest.KS(t, "Exp", xs, func(x float64) float64 { return -math.Expm1(-x) })
 	// The tail beyond r (one draw in 2200) by memorylessness: X − r given X > r is Exp(1).
 	var tail []float64
 	for _, x := range xs {
@@ -44,7 +45,7 @@ func TestExp(t *testing.T) {
 	if len(tail) < 200 {
 		t.Fatalf("only %d tail draws", len(tail))
 	}
-	ksCheck(t, "Exp tail", tail, func(x float64) float64 { return -math.Expm1(-x) })
+	stattest.KS(t, "Exp tail", tail, func(x float64) float64 { return -math.Expm1(-x) })
 }
 
 func TestLaplace(t *testing.T) {
@@ -58,7 +59,7 @@ func TestLaplace(t *testing.T) {
 			}
 			xs[i] = v
 		}
-		ksCheck(t, fmt.Sprintf("Laplace(%g)", b), xs, func(x float64) float64 {
+		stattest.KS(t, fmt.Sprintf("Laplace(%g)", b), xs, func(x float64) float64 {
 			if x < 0 {
 				return 0.5 * math.Exp(x/b)
 			}
@@ -101,8 +102,8 @@ func TestGamma(t *testing.T) {
 		}
 		name := fmt.Sprintf("Gamma(%g, %g)", tc.shape, tc.scale)
 		n := float64(len(xs))
-		zCheck(t, name+" zeros", n-float64(len(pos)), n*f0, math.Sqrt(n*f0*(1-f0)))
-		ksCheck(t, name, pos, func(x float64) float64 {
+		stattest.Z(t, name+" zeros", n-float64(len(pos)), n*f0, math.Sqrt(n*f0*(1-f0)))
+		stattest.KS(t, name, pos, func(x float64) float64 {
 			lx := math.Log(x)
 			if x < 0x1p-1000 { // scaled: math.Log is wrong on subnormals on amd64
 				lx = math.Log(x*0x1p100) - 100*math.Ln2
@@ -121,7 +122,7 @@ func TestGamma(t *testing.T) {
 		}
 		xs[i] = (v - 1e15) / math.Sqrt(1e15)
 	}
-	ksCheck(t, "standardised Gamma(1e15)", xs, normalCDF)
+	stattest.KS(t, "standardised Gamma(1e15)", xs, normalCDF)
 }
 
 // TestGammaExponent checks the Marsaglia–Tsang log-acceptance exponent x²/2 + d·(1 − v + ln v),
@@ -200,7 +201,7 @@ func TestPoisson(t *testing.T) {
 			return math.Exp(-mean + float64(k)*math.Log(mean) - lg)
 		}
 		w := int64(12*math.Sqrt(mean) + 30)
-		chi2Check(t, fmt.Sprintf("Poisson(%g)", mean), xs, pmf, max(0, int64(mean)-w), int64(mean)+w)
+		stattest.Chi2(t, fmt.Sprintf("Poisson(%g)", mean), xs, pmf, max(0, int64(mean)-w), int64(mean)+w)
 	}
 	// Large means: (k + ½ − λ)/√λ is N(0, 1) to within the skewness 1/√λ ≤ 1e-6 (far below
 	// what 40000 samples resolve); the +½ is the continuity correction.
@@ -213,7 +214,7 @@ func TestPoisson(t *testing.T) {
 			}
 			xs[i] = (float64(k) + 0.5 - mean) / math.Sqrt(mean)
 		}
-		ksCheck(t, fmt.Sprintf("standardised Poisson(%g)", mean), xs, normalCDF)
+		stattest.KS(t, fmt.Sprintf("standardised Poisson(%g)", mean), xs, normalCDF)
 	}
 }
 
@@ -253,20 +254,20 @@ func TestUnitSphere(t *testing.T) {
 				t.Fatalf("d = %d: norm %v", d, n)
 			}
 		}
-		momentCheck(t, fmt.Sprintf("UnitSphere(d=%d)", d), xs, 1/float64(d))
+		stattest.Moments(t, fmt.Sprintf("UnitSphere(d=%d)", d), xs, 1/float64(d))
 		switch d {
 		case 2: // the angle is uniform
 			ks := make([]float64, len(xs))
 			for i, x := range xs {
 				ks[i] = math.Atan2(x[1], x[0])
 			}
-			ksCheck(t, "UnitSphere(d=2) angle", ks, func(a float64) float64 { return (a + math.Pi) / (2 * math.Pi) })
+			stattest.KS(t, "UnitSphere(d=2) angle", ks, func(a float64) float64 { return (a + math.Pi) / (2 * math.Pi) })
 		case 3: // Archimedes: each coordinate is uniform on [−1, 1]
 			ks := make([]float64, len(xs))
 			for i, x := range xs {
 				ks[i] = x[2]
 			}
-			ksCheck(t, "UnitSphere(d=3) coordinate", ks, func(z float64) float64 { return (z + 1) / 2 })
+			stattest.KS(t, "UnitSphere(d=3) coordinate", ks, func(z float64) float64 { return (z + 1) / 2 })
 		}
 	}
 }
@@ -283,9 +284,9 @@ func TestUnitBall(t *testing.T) {
 			}
 			rad[i] = math.Pow(norm2(xs[i]), float64(d)) // uniform on [0, 1]
 		}
-		ksCheck(t, fmt.Sprintf("UnitBall(d=%d) radius^d", d), rad, func(u float64) float64 { return u })
+		stattest.KS(t, fmt.Sprintf("UnitBall(d=%d) radius^d", d), rad, func(u float64) float64 { return u })
 		if d <= 5 {
-			momentCheck(t, fmt.Sprintf("UnitBall(d=%d)", d), xs, 1/float64(d+2))
+			stattest.Moments(t, fmt.Sprintf("UnitBall(d=%d)", d), xs, 1/float64(d+2))
 		}
 	}
 }
@@ -310,14 +311,14 @@ func TestLpBall(t *testing.T) {
 			}
 			rad[i] = math.Pow(n, float64(tc.d)) // P(‖x‖_p ≤ s) = s^d for a uniform point
 		}
-		ksCheck(t, name+" radius^d", rad, func(u float64) float64 { return u })
-		momentCheck(t, name, xs, math.NaN())
+		stattest.KS(t, name+" radius^d", rad, func(u float64) float64 { return u })
+		stattest.Moments(t, name, xs, math.NaN())
 		if tc.p == 1 && tc.d == 2 { // the marginal density of the diamond is 1 − |t|
 			ks := make([]float64, len(xs))
 			for i, x := range xs {
 				ks[i] = x[0]
 			}
-			ksCheck(t, name+" marginal", ks, func(z float64) float64 {
+			stattest.KS(t, name+" marginal", ks, func(z float64) float64 {
 				if z < 0 {
 					return (1 + z) * (1 + z) / 2
 				}
@@ -325,7 +326,7 @@ func TestLpBall(t *testing.T) {
 			})
 		}
 		if tc.p == 2 {
-			momentCheck(t, name+" (exact second moment)", xs, 1/float64(tc.d+2))
+			stattest.Moments(t, name+" (exact second moment)", xs, 1/float64(tc.d+2))
 		}
 	}
 }
@@ -346,11 +347,11 @@ func TestL2Laplace(t *testing.T) {
 			}
 			rad[i] = norm2(xs[i])
 		}
-		ksCheck(t, name+" radius ~ Gamma(d, b)", rad, func(x float64) float64 {
+		stattest.KS(t, name+" radius ~ Gamma(d, b)", rad, func(x float64) float64 {
 			return mathext.GammaIncReg(float64(tc.d), x/tc.b)
 		})
 		if tc.d <= 10 { // E[xxᵀ] = (E‖x‖²/d)·I = (d+1)b²·I
-			momentCheck(t, name, xs, float64(tc.d+1)*tc.b*tc.b)
+			stattest.Moments(t, name, xs, float64(tc.d+1)*tc.b*tc.b)
 		}
 	}
 }
@@ -392,7 +393,7 @@ func TestMultiNormal(t *testing.T) {
 				proj[k] += a[i] * x[i]
 			}
 		}
-		ksCheck(t, fmt.Sprintf("MultiNormal projection %v", a), proj, func(y float64) float64 {
+		stattest.KS(t, fmt.Sprintf("MultiNormal projection %v", a), proj, func(y float64) float64 {
 			return normalCDF((y - mu) / math.Sqrt(v))
 		})
 	}
@@ -492,7 +493,7 @@ func TestFloat64(t *testing.T) {
 			t.Fatalf("openFloat64 = %v", u)
 		}
 	}
-	ksCheck(t, "Float64", xs, func(u float64) float64 { return u })
+	stattest.KS(t, "Float64", xs, func(u float64) float64 { return u })
 }
 
 // TestMultiNormalIllConditioned samples a covariance with condition number 1e12 (scales 1e-3
@@ -521,7 +522,7 @@ func TestMultiNormalIllConditioned(t *testing.T) {
 		for k, x := range xs {
 			proj[k] = a[0]*x[0] + a[1]*x[1]
 		}
-		ksCheck(t, fmt.Sprintf("ill-conditioned projection %v", a), proj, func(y float64) float64 {
+		stattest.KS(t, fmt.Sprintf("ill-conditioned projection %v", a), proj, func(y float64) float64 {
 			return normalCDF((y - mu) / math.Sqrt(v))
 		})
 	}

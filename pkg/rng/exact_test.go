@@ -3,6 +3,7 @@ package rng
 import (
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"math/big"
 	"testing"
@@ -18,7 +19,7 @@ func binomialCheck(t *testing.T, name string, n int, p float64, trial func() boo
 			k++
 		}
 	}
-	zCheck(t, name, float64(k), float64(n)*p, math.Sqrt(float64(n)*p*(1-p)))
+	stattest.Z(t, name, float64(k), float64(n)*p, math.Sqrt(float64(n)*p*(1-p)))
 }
 
 func TestExactBernoulli(t *testing.T) {
@@ -72,7 +73,7 @@ func TestDiscreteLaplace(t *testing.T) {
 		q := math.Exp(-1 / scale)
 		pmf := func(k int64) float64 { return (1 - q) / (1 + q) * math.Pow(q, math.Abs(float64(k))) }
 		w := int64(30*scale + 30)
-		chi2Check(t, fmt.Sprintf("DiscreteLaplace(%g)", scale), xs, pmf, -w, w)
+		stattest.Chi2(t, fmt.Sprintf("DiscreteLaplace(%g)", scale), xs, pmf, -w, w)
 	}
 }
 
@@ -97,7 +98,7 @@ func TestDiscreteGaussian(t *testing.T) {
 			z += math.Exp(-float64(k*k) / (2 * sigma2))
 		}
 		pmf := func(k int64) float64 { return math.Exp(-float64(k*k)/(2*sigma2)) / z }
-		chi2Check(t, fmt.Sprintf("DiscreteGaussian(σ²=%g)", sigma2), xs, pmf, -w, w)
+		stattest.Chi2(t, fmt.Sprintf("DiscreteGaussian(σ²=%g)", sigma2), xs, pmf, -w, w)
 	}
 }
 
@@ -128,7 +129,7 @@ func TestExactSamplersExtremes(t *testing.T) {
 			x := float64(tc.sample(r))
 			s += x * x
 		}
-		zCheck(t, tc.name+" variance", s/n, tc.v, math.Sqrt((tc.v4-tc.v*tc.v)/n))
+		stattest.Z(t, tc.name+" variance", s/n, tc.v, math.Sqrt((tc.v4-tc.v*tc.v)/n))
 	}
 }
 

@@ -3,6 +3,7 @@ package rng
 import (
 	"bytes"
 	"fmt"
+	"github.com/privopt/privopt/internal/stattest"
 	mrand "math/rand/v2"
 	"slices"
 	"testing"
@@ -206,7 +207,7 @@ func TestUniformIntegers(t *testing.T) {
 			}
 			xs[i] = int64(v >> tc.shift)
 		}
-		chi2Check(t, fmt.Sprintf("uint64n(%d)", tc.n), xs, func(int64) float64 { return 1 / float64(tc.classes) }, 0, tc.classes-1)
+		stattest.Chi2(t, fmt.Sprintf("uint64n(%d)", tc.n), xs, func(int64) float64 { return 1 / float64(tc.classes) }, 0, tc.classes-1)
 	}
 	xs := make([]int64, 40000)
 	for i := range xs {
@@ -218,7 +219,7 @@ func TestUniformIntegers(t *testing.T) {
 		}
 		xs[i] = v
 	}
-	chi2Check(t, "bit patterns", xs, func(int64) float64 { return 1.0 / 16 }, 0, 15)
+	stattest.Chi2(t, "bit patterns", xs, func(int64) float64 { return 1.0 / 16 }, 0, 15)
 }
 
 func rand2ChaCha8(t *testing.T, state []byte) *mrand.ChaCha8 {
