@@ -1,0 +1,154 @@
+package sampler
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/pkg/detmath"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// NotCertified is the statement of a run whose mixing is not certified.
+const NotCertified = "mixing not certified"
+
+// FastSettings configure the fast modes (MALA and projected Langevin), which are not certified.
+type FastSettings struct {
+	// Steps is the number of iterations (required).
+	Steps int
+	// Step is the step size h; zero chooses 1/(2(β + m)·√d) for MALA and 1/(4(β + m)) for
+	// projected Langevin, with β the smoothness of f and m the strong convexity.
+	Step float64
+	// Preconditioner, if not nil, is a fixed positive diagonal P (one entry per coordinate):
+	// the proposal becomes x − hP∇U(x) + √(2h)·P^{1/2}ξ. It must not depend on the data.
+	Preconditioner []float64
+}
+
+// fastRun holds the state of MALA and projected Langevin.
+type fastRun struct {
+	*chain
+	h, sqrt2h float64
+	pre       []float64 // P (ones when not given)
+	sqrtPre   []float64
+	gradU     []float64 // ∇U at the current point
+	gradUp    []float64 // ∇U at the proposal
+}
+
+func newFastRun(t Target, r *rng.Rand, set FastSettings, defaultStep func(beta, m float64, d int) float64) (*fastRun, error) {
+	ch, err := newChain(t, r)
+	if err != nil {
+		return nil, err
+	}
+	if ch.grad == nil {
+		return nil, errors.New("sampler: the fast modes need a target with gradients (Gradient)")
+	}
+	if set.Steps < 1 {
+		return nil, fmt.Errorf("sampler: the number of steps must be at least 1, got %d", set.Steps)
+	}
+	d := t.Dim()
+	h := set.Step
+	if h == 0 {
+		h = defaultStep(ch.c.Smoothness, ch.c.StrongConvexity, d)
+	}
+	if !(h > 0) || math.IsInf(h, 1) {
+		return nil, fmt.Errorf("sampler: the step size must be finite and positive, got %g", h)
+	}
+	f := &fastRun{chain: ch, h: h, sqrt2h: math.Sqrt(2 * h), pre: make([]float64, d), sqrtPre: make([]float64, d),
+		gradU: make([]float64, d), gradUp: make([]float64, d)}
+	for i := range f.pre {
+		f.pre[i] = 1
+		if set.Preconditioner != nil {
+			if len(set.Preconditioner) != d || !(set.Preconditioner[i] > 0) || math.IsInf(set.Preconditioner[i], 1) {
+				return nil, fmt.Errorf("sampler: the preconditioner must have %d finite positive entries", d)
+			}
+			f.pre[i] = set.Preconditioner[i]
+		}
+		f.sqrtPre[i] = math.Sqrt(f.pre[i])
+	}
+	return f, nil
+}
+
+// potential returns U(x) = f(x) + (m/2)‖x − c‖² and writes ∇U(x) into grad.
+func (f *fastRun) potential(grad, x []float64) float64 {
+	f.stats.Queries += int64(f.n)
+	u := f.grad.Grad(grad, x)
+	m := f.c.StrongConvexity
+	for i, v := range x {
+		dv := v - f.center[i]
+		u += m / 2 * dv * dv
+		grad[i] += m * dv
+	}
+	return u
+}
+
+// MALA draws a sample with the Metropolis-adjusted Langevin algorithm: from x, propose
+// x′ = x − hP∇U(x) + √(2h)·P^{1/2}ξ and accept with the Metropolis–Hastings probability, which
+// makes the target its stationary law; proposals outside K are rejected. It starts from the
+// same data-independent point as the proximal sampler. MALA mixes fast for smooth, well
+// conditioned targets, but privopt has no theorem with explicit constants to certify its
+// error for a given number of steps: the result says "mixing not certified".
+func MALA(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(Progress)) (Result, error) {
+	f, err := newFastRun(t, r, set, func(beta, m float64, d int) float64 { return 1 / (2 * (beta + m) * math.Sqrt(float64(d))) })
+	if err != nil {
+		return Result{}, err
+	}
+	f.start()
+	u := f.potential(f.gradU, f.x)
+	every := max(1, set.Steps/progressEvery)
+	for step := 1; step <= set.Steps; step++ {
+		f.stats.Trials++
+		for i := range f.xp {
+			f.xp[i] = f.x[i] - f.h*f.pre[i]*f.gradU[i] + f.sqrt2h*f.sqrtPre[i]*f.r.Normal()
+		}
+		if f.box == nil || f.box.Contains(f.xp) {
+			up := f.potential(f.gradUp, f.xp)
+			// log q(x | x′) − log q(x′ | x) for the Gaussian proposal with covariance 2hP.
+			var back, forth float64
+			for i := range f.x {
+				b := f.x[i] - f.xp[i] + f.h*f.pre[i]*f.gradUp[i]
+				fo := f.xp[i] - f.x[i] + f.h*f.pre[i]*f.gradU[i]
+				back += b * b / f.pre[i]
+				forth += fo * fo / f.pre[i]
+			}
+			logRatio := u - up - (back-forth)/(4*f.h)
+			if logRatio >= 0 || f.r.Float64() < detmath.Exp(logRatio) {
+				f.stats.Accepted++
+				f.x, f.xp = f.xp, f.x
+				f.gradU, f.gradUp = f.gradUp, f.gradU
+				u = up
+			}
+		}
+		if err := f.report(ctx, step, set.Steps, every, progress); err != nil {
+			return Result{X: f.x, Stats: f.stats}, err
+		}
+	}
+	return Result{X: f.x, Stats: f.stats, Statement: NotCertified + ": MALA has the target as its stationary law, but no explicit mixing bound is applied"}, nil
+}
+
+// ProjectedLangevin runs the projected (unadjusted) Langevin algorithm
+// x ← Π_K(x − hP∇U(x) + √(2h)·P^{1/2}ξ). Its stationary law differs from the target by a bias
+// that shrinks with h; it is not certified.
+func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(Progress)) (Result, error) {
+	f, err := newFastRun(t, r, set, func(beta, m float64, _ int) float64 { return 1 / (4 * (beta + m)) })
+	if err != nil {
+		return Result{}, err
+	}
+	f.start()
+	every := max(1, set.Steps/progressEvery)
+	for step := 1; step <= set.Steps; step++ {
+		f.potential(f.gradU, f.x)
+		for i := range f.x {
+			f.x[i] += -f.h*f.pre[i]*f.gradU[i] + f.sqrt2h*f.sqrtPre[i]*f.r.Normal()
+		}
+		if f.box != nil {
+			f.box.Project(f.x)
+		}
+		f.stats.Trials++
+		f.stats.Accepted++
+		if err := f.report(ctx, step, set.Steps, every, progress); err != nil {
+			return Result{X: f.x, Stats: f.stats}, err
+		}
+	}
+	return Result{X: f.x, Stats: f.stats, Statement: NotCertified + ": projected Langevin is biased; its error is not bounded"}, nil
+}

@@ -1,0 +1,269 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/detmath"
+)
+
+// Oracle selects how the proximal sampler draws from its restricted Gaussian oracle (RGO): the
+// law ∝ exp(−f(x))·N(x; c′, s²I) on K, where c′ and s² follow from the current point.
+type Oracle int
+
+const (
+	// ValueOracle (A) proposes x and x′ from N(c′, s²I) and accepts x with probability
+	// min(1, exp(f(x′) − f(x) − α)), using values of f only. Where the min binds, the oracle
+	// is biased; the plan bounds that bias by Gaussian concentration.
+	ValueOracle Oracle = iota
+	// StochasticOracle (B) replaces exp(f(x′) − f(x) − α) by an unbiased Poisson estimate from
+	// a Poisson(λ) number of per-example differences, so its cost per step does not grow with
+	// the number of examples. A factor outside [0, 1] is clipped (and counted); the plan bounds
+	// the probability that any example's difference is large enough for that.
+	StochasticOracle
+	// EnvelopeOracle (C) proposes from N(c′ − s²g, s²I) with g a subgradient of f at c′ and
+	// accepts with probability exp(−[f(x) − f(c′) − g·(x − c′)]) ≤ 1: exact, with no bias.
+	EnvelopeOracle
+)
+
+// String names the oracle.
+func (o Oracle) String() string {
+	switch o {
+	case ValueOracle:
+		return "value rejection (A)"
+	case StochasticOracle:
+		return "stochastic Poisson estimator (B)"
+	case EnvelopeOracle:
+		return "exact envelope rejection (C)"
+	}
+	return fmt.Sprintf("Oracle(%d)", int(o))
+}
+
+// Plan fixes every parameter of a certified proximal-sampler run from public quantities alone,
+// before any data is touched, and states the total-variation error it certifies.
+type Plan struct {
+	Oracle Oracle
+	// Dim is d and Examples is N (the number of per-example terms, for the cost model).
+	Dim, Examples int
+	// Step is the proximal step h; ProposalVar is s² = h/(1 + hm).
+	Step, ProposalVar float64
+	// Alpha is the acceptance shift α (oracles A and B); Lambda the Poisson rate λ (B).
+	Alpha, Lambda float64
+	// Steps is the number T of outer steps; TrialCap bounds the proposals of one oracle call.
+	Steps, TrialCap int
+	// MinAcceptance is a lower bound on one proposal's acceptance probability, for every
+	// dataset; the cap is sized from it.
+	MinAcceptance float64
+	// KL0 bounds the Kullback–Leibler divergence of the start from the target.
+	KL0 float64
+	// TV is the certified total-variation error of the output from the target, for every
+	// dataset: TVMix + TVOracle + TVCap.
+	TV, TVMix, TVOracle, TVCap float64
+	// Certificate names the results the bound rests on.
+	Certificate string
+	// Cost is the expected work of the run.
+	Cost Cost
+}
+
+// Cost is the expected work of a run: per-example queries (one query evaluates one example's
+// term at one point) and outer steps.
+type Cost struct {
+	Steps   float64 `json:"steps"`
+	Queries float64 `json:"queries"`
+}
+
+// Seconds predicts the run time from a measured rate of per-example queries per second.
+func (c Cost) Seconds(queriesPerSecond float64) float64 { return c.Queries / queriesPerSecond }
+
+// Defaults of the acceptance shift and the Poisson rate (λ = 2α keeps every factor of the
+// Poisson estimator in [0, 1] while |per-example difference| ≤ α).
+const (
+	defaultAlpha   = 1.0
+	defaultLambda  = 2.0
+	maxSteps       = 1 << 52
+	minProposalVar = 1e-300
+)
+
+// NewPlan plans a certified run of the proximal sampler for a target with these constants,
+// dimension dim, n per-example terms (needed by the stochastic oracle; 0 otherwise) and a
+// total-variation budget tv in (0, 1). The budget is split: half for mixing, a quarter for
+// the oracle's bias (oracles A and B; C has none and gives it to mixing) and a quarter for
+// the trial caps.
+//
+// Mixing (Chen, Chewi, Salim and Wibisono 2022, Theorem 3): with an exact RGO, the law after T
+// steps from a start ρ₀ satisfies KL(ρ_T ‖ π) ≤ KL(ρ₀ ‖ π)·(1 + hm)^{−2T} when π satisfies a
+// log-Sobolev inequality with constant m, as every m-strongly log-concave law on a convex
+// domain does (Bakry–Émery); TV ≤ √(KL/2) by Pinsker. The start is N(c, I/m) restricted to K,
+// which is data-independent and, since f is G-Lipschitz and the start satisfies the same
+// inequality, has KL(ρ₀ ‖ π) ≤ G²/(2m) (Herbst's argument). Errors add along the chain: the
+// output's TV is at most the mixing error plus T times each step's oracle error plus the
+// probability that any trial cap is reached.
+func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
+	if err := c.Validate(dim); err != nil {
+		return Plan{}, err
+	}
+	if !(tv > 0 && tv < 1) {
+		return Plan{}, fmt.Errorf("sampler: the total-variation budget must be in (0, 1), got %g", tv)
+	}
+	if dim < 1 {
+		return Plan{}, fmt.Errorf("sampler: the dimension must be at least 1, got %d", dim)
+	}
+	m, g := c.StrongConvexity, c.Lipschitz
+	p := Plan{Oracle: oracle, Dim: dim, Examples: n, KL0: g * g / (2 * m), Alpha: defaultAlpha}
+	mixBudget, oracleBudget, capBudget := tv/2, tv/4, tv/4
+	switch oracle {
+	case ValueOracle:
+		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO A bias by Gaussian concentration of f(x') - f(x)"
+		p.ProposalVar = largestVar(func(s2 float64) bool {
+			return p.stepsNeeded(s2, m, mixBudget)*valueOracleBias(g, s2, p.Alpha) <= oracleBudget
+		})
+		p.TVOracle = valueOracleBias(g, p.ProposalVar, p.Alpha)
+		p.MinAcceptance = math.Exp(-p.Alpha) * (1 - p.TVOracle)
+	case StochasticOracle:
+		if n < 1 {
+			return Plan{}, errors.New("sampler: the stochastic oracle needs a target with per-example terms")
+		}
+		p.Lambda = defaultLambda
+		gi, r := c.ExampleLipschitz, c.rank(dim)
+		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO B: Poisson estimator exact unless some example's difference exceeds α, bounded by Gaussian concentration and a union bound over the examples"
+		p.ProposalVar = largestVar(func(s2 float64) bool {
+			return p.stepsNeeded(s2, m, mixBudget)*stochasticOracleBias(g, gi, r, dim, n, s2, p.Alpha) <= oracleBudget
+		})
+		p.TVOracle = stochasticOracleBias(g, gi, r, dim, n, p.ProposalVar, p.Alpha)
+		p.MinAcceptance = math.Exp(-p.Alpha) * (1 - p.TVOracle)
+	case EnvelopeOracle:
+		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
+		mixBudget += oracleBudget
+		// Acceptance ≥ exp(−2G(s√d + s²G)) (the gap is at most 2G‖x − c′‖, Jensen); take s with
+		// 2G(s√d + s²G) = 1, so that it is at least 1/e.
+		s := 1.0 / (2 * math.Sqrt(float64(dim)))
+		if g > 0 {
+			s = (math.Sqrt(float64(dim)+2) - math.Sqrt(float64(dim))) / (2 * g)
+		}
+		p.ProposalVar = math.Min(s*s, 0.5/m) // keep hm finite: s² = h/(1+hm) < 1/m
+		p.MinAcceptance = math.Exp(-2 * g * (math.Sqrt(p.ProposalVar*float64(dim)) + p.ProposalVar*g))
+	default:
+		return Plan{}, fmt.Errorf("sampler: unknown oracle %v", oracle)
+	}
+	if p.ProposalVar < minProposalVar {
+		return Plan{}, fmt.Errorf("sampler: no step size meets a total-variation budget of %g for these constants", tv)
+	}
+	p.Step = p.ProposalVar / (1 - p.ProposalVar*m)
+	need := p.stepsNeeded(p.ProposalVar, m, mixBudget)
+	if need > maxSteps {
+		return Plan{}, fmt.Errorf("sampler: a total-variation budget of %g needs %.3g steps for these constants, more than can be run", tv, need)
+	}
+	p.Steps = int(need)
+	p.TVMix = math.Sqrt(p.KL0 * math.Pow(1+p.Step*m, -2*float64(p.Steps)) / 2)
+	p.TVOracle *= float64(p.Steps)
+	// Cap: every call reaches it with probability ≤ (1 − MinAcceptance)^cap.
+	perCall := capBudget / float64(p.Steps)
+	p.TrialCap = int(math.Ceil(math.Log(perCall) / math.Log1p(-p.MinAcceptance)))
+	p.TVCap = float64(p.Steps) * math.Pow(1-p.MinAcceptance, float64(p.TrialCap))
+	// On a box every proposal coordinate is a truncated-normal draw with its own cap (two
+	// proposals per trial for oracles A and B, plus the start).
+	p.TVCap += float64(dim) * (2*float64(p.Steps)*float64(p.TrialCap) + 1) * truncFailure
+	p.TV = p.TVMix + p.TVOracle + p.TVCap
+	if !(p.TV <= tv) {
+		return Plan{}, fmt.Errorf("sampler: internal error: the plan's error %g exceeds the budget %g", p.TV, tv)
+	}
+	p.Cost = p.cost()
+	return p, nil
+}
+
+// stepsNeeded returns the number of steps (a whole number, at least 1, possibly beyond
+// maxSteps) whose mixing error is at most budget for s²:
+// TV ≤ √(KL₀(1 + hm)^{−2T}/2) ≤ budget ⟺ T ≥ log(KL₀/(2 budget²)) / (2 log(1 + hm)).
+func (p *Plan) stepsNeeded(s2, m, budget float64) float64 {
+	h := s2 / (1 - s2*m)
+	if !(h > 0) {
+		return math.Inf(1)
+	}
+	return math.Max(1, math.Ceil(math.Log(p.KL0/(2*budget*budget))/(2*math.Log1p(h*m))))
+}
+
+// largestVar returns the largest proposal variance s² with ok(s²), by bisection on log s²
+// over [1e-300, 1e6], assuming ok holds below some threshold and fails above it. It returns 0
+// when ok fails everywhere.
+func largestVar(ok func(s2 float64) bool) float64 {
+	lo, hi := math.Log(minProposalVar), math.Log(1e6)
+	if !ok(math.Exp(lo)) {
+		return 0
+	}
+	if ok(math.Exp(hi)) {
+		return math.Exp(hi)
+	}
+	for range 200 {
+		mid := (lo + hi) / 2
+		if ok(math.Exp(mid)) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return math.Exp(lo)
+}
+
+// valueOracleBias bounds the total-variation error of one call of oracle A:
+// e^α·E[(e^{Δ−α} − 1)₊] with Δ = f(x′) − f(x) for x, x′ independent from the (restricted)
+// proposal, which satisfies a log-Sobolev inequality with constant 1/s². Δ is a √2·G-Lipschitz
+// function of (x, x′), so P(Δ > t) ≤ exp(−t²/(4G²s²)), and the integral is
+// e^α·∫_α^∞ e^{t−α} P(Δ > t) dt ≤ e^{v/4}·√(πv)·Q((α − v/2)·√(2/v)) with v = 4G²s².
+func valueOracleBias(g, s2, alpha float64) float64 {
+	v := 4 * g * g * s2
+	if v == 0 {
+		return 0
+	}
+	logQ := privacy.LogNormalTail((alpha - v/2) * math.Sqrt(2/v))
+	return math.Min(1, detmath.Exp(v/4+0.5*detmath.Log(math.Pi*v)+logQ))
+}
+
+// stochasticOracleBias bounds the total-variation error of one call of oracle B. The Poisson
+// estimator is exact for a pair (x, x′) when every example's difference z_i = f_i(x) − f_i(x′)
+// lies in [−α, α] (then every factor 1 − (z + α)/λ with λ = 2α is in [0, 1]). Each f_i is
+// Gᵢ-Lipschitz and depends on an r-dimensional projection P x, and ‖P(x − x′)‖ is a
+// √2-Lipschitz function with mean at most s√(2r): P(|z_i| > α) ≤ exp(−(α/Gᵢ − s√(2r))²/(4s²))
+// (for r = 1, 2·exp(−α²/(4Gᵢ²s²))). With a union bound over the n examples, P(bad) ≤ n times
+// that. As for oracle A, the error is at most e^α·E[1{bad}·(1 + e^{|Δ|})] ≤
+// e^α·√P(bad)·√(2 + 2·E e^{2G‖x−x′‖}), and E e^{2G‖x−x′‖} ≤ exp(2G·s√(2d) + 4G²s²).
+func stochasticOracleBias(g, gi float64, r, dim, n int, s2, alpha float64) float64 {
+	if gi == 0 {
+		return 0
+	}
+	s := math.Sqrt(s2)
+	var logTail float64
+	if r == 1 {
+		logTail = math.Ln2 - alpha*alpha/(4*gi*gi*s2)
+	} else {
+		margin := alpha/gi - s*math.Sqrt(2*float64(r))
+		if margin <= 0 {
+			return 1
+		}
+		logTail = -margin * margin / (4 * s2)
+	}
+	logBad := math.Min(0, math.Log(float64(n))+logTail)
+	logMoment := math.Log(2 + 2*math.Exp(2*g*s*math.Sqrt(2*float64(dim))+4*g*g*s2))
+	return math.Min(1, math.Exp(alpha+0.5*logBad+0.5*logMoment))
+}
+
+// cost returns the expected work of the run: expected trials per call are at most
+// 1/MinAcceptance; oracle A evaluates f at two points per trial (2N queries), B evaluates 2λ
+// per-example terms on average, and C one value per trial plus a value and a subgradient at
+// the centre (counted as 2N queries) per call.
+func (p *Plan) cost() Cost {
+	trials := 1 / p.MinAcceptance
+	n := float64(max(p.Examples, 1))
+	steps := float64(p.Steps)
+	var perStep float64
+	switch p.Oracle {
+	case ValueOracle:
+		perStep = trials * 2 * n
+	case StochasticOracle:
+		perStep = trials * 2 * p.Lambda
+	case EnvelopeOracle:
+		perStep = 2*n + trials*n
+	}
+	return Cost{Steps: steps, Queries: steps * perStep}
+}

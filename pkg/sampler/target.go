@@ -1,0 +1,153 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// Target is a strongly log-concave distribution π(x) ∝ exp(−f(x) − (m/2)‖x − c‖²) on a convex
+// domain K, with f convex. Value gives f; the constants say what is known about f and K from
+// public quantities alone (never from the data); Domain gives K.
+//
+// A strongly convex part that is not Gaussian (the ℓp regularizers of Gopi, Lee, Liu, Shen and
+// Tian) is expressed by putting its convex remainder r(x) − (m/2)‖x − c‖² into f, where m is its
+// strong-convexity modulus in ℓ2 (a regularizer that is 1-strongly convex in ℓp for p ≤ 2 is
+// 1-strongly convex in ℓ2, since ‖v‖_p ≥ ‖v‖₂).
+type Target interface {
+	// Dim is the dimension d.
+	Dim() int
+	// Value returns f(x) for x in K.
+	Value(x []float64) float64
+	// Constants returns the public constants of f and the Gaussian part.
+	Constants() Constants
+	// Domain returns K.
+	Domain() Domain
+}
+
+// Gradient is implemented by targets that can evaluate a subgradient of f; the envelope
+// oracle (C) and the fast modes need it.
+type Gradient interface {
+	// Grad writes a subgradient of f at x into grad and returns f(x).
+	Grad(grad, x []float64) float64
+}
+
+// Examples is implemented by targets whose f is a mean of per-example terms,
+// f(x) = (1/N)·Σᵢ ExampleValue(i, x); the stochastic oracle (B) needs it, and its cost per
+// step does not grow with N.
+type Examples interface {
+	// NumExamples is N.
+	NumExamples() int
+	// ExampleValue returns the i-th term at x (scaled so that f is their mean).
+	ExampleValue(i int, x []float64) float64
+}
+
+// Constants are the public constants of a target.
+type Constants struct {
+	// Lipschitz is a Lipschitz constant of f in ℓ2 on K (the sampler's cost grows with its square).
+	Lipschitz float64
+	// ExampleLipschitz is a Lipschitz constant in ℓ2 on K of every per-example term (Examples).
+	ExampleLipschitz float64
+	// ExampleRank r says that every per-example term depends on x only through its projection
+	// on some r-dimensional subspace (1 for a linear model ℓ(⟨a, x⟩); 0 means Dim).
+	ExampleRank int
+	// Smoothness is a Lipschitz constant of ∇f in ℓ2 (0 when f is not smooth).
+	Smoothness float64
+	// StrongConvexity is m > 0, the modulus of the Gaussian part.
+	StrongConvexity float64
+	// Center is c, the centre of the Gaussian part (nil means the origin).
+	Center []float64
+}
+
+// Validate checks the constants for a target of dimension dim.
+func (c Constants) Validate(dim int) error {
+	pos := func(name string, v float64) error {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return fmt.Errorf("sampler: %s must be finite and non-negative, got %g", name, v)
+		}
+		return nil
+	}
+	if err := errors.Join(pos("the Lipschitz constant", c.Lipschitz), pos("the per-example Lipschitz constant", c.ExampleLipschitz),
+		pos("the smoothness", c.Smoothness)); err != nil {
+		return err
+	}
+	if !(c.StrongConvexity > 0) || math.IsInf(c.StrongConvexity, 1) {
+		return fmt.Errorf("sampler: the strong convexity must be finite and positive, got %g", c.StrongConvexity)
+	}
+	if c.ExampleRank < 0 || c.ExampleRank > dim {
+		return fmt.Errorf("sampler: the per-example rank must be in [0, %d], got %d", dim, c.ExampleRank)
+	}
+	if c.Center != nil && len(c.Center) != dim {
+		return fmt.Errorf("sampler: the centre has %d coordinates, want %d", len(c.Center), dim)
+	}
+	return nil
+}
+
+// rank returns the per-example rank, Dim when it is not given.
+func (c Constants) rank(dim int) int {
+	if c.ExampleRank == 0 {
+		return dim
+	}
+	return c.ExampleRank
+}
+
+// center returns c, the origin when it is not given.
+func (c Constants) center(dim int) []float64 {
+	if c.Center == nil {
+		return make([]float64, dim)
+	}
+	return c.Center
+}
+
+// Domain is the convex support K of a target. The certified sampler supports the whole space
+// and boxes (Box), where Gaussian proposals restricted to K can be drawn exactly.
+type Domain interface {
+	// Contains reports whether x is in K.
+	Contains(x []float64) bool
+	// Project replaces x by its Euclidean projection onto K.
+	Project(x []float64)
+}
+
+// WholeSpace is Rᵈ.
+type WholeSpace struct{}
+
+// Contains is always true.
+func (WholeSpace) Contains([]float64) bool { return true }
+
+// Project leaves x unchanged.
+func (WholeSpace) Project([]float64) {}
+
+// Box is the axis-aligned box Π [Lo[i], Hi[i]].
+type Box struct {
+	Lo, Hi []float64
+}
+
+// NewBox returns the box with the given corners, checking that Lo[i] < Hi[i] for every i.
+func NewBox(lo, hi []float64) (Box, error) {
+	if len(lo) != len(hi) {
+		return Box{}, fmt.Errorf("sampler: box corners of lengths %d and %d", len(lo), len(hi))
+	}
+	for i := range lo {
+		if !(lo[i] < hi[i]) {
+			return Box{}, fmt.Errorf("sampler: box coordinate %d has an empty range [%g, %g]", i, lo[i], hi[i])
+		}
+	}
+	return Box{Lo: lo, Hi: hi}, nil
+}
+
+// Contains reports whether x is in the box.
+func (b Box) Contains(x []float64) bool {
+	for i, v := range x {
+		if v < b.Lo[i] || v > b.Hi[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// Project clamps every coordinate into its range.
+func (b Box) Project(x []float64) {
+	for i, v := range x {
+		x[i] = math.Min(math.Max(v, b.Lo[i]), b.Hi[i])
+	}
+}
