@@ -117,7 +117,7 @@ func absTarget() *oneDim {
 // mean and variance (z-tests), for the absolute-value target and a logistic loss on an interval.
 func TestOneDimensionalTargets(t *testing.T) {
 	targets := map[string]func() *oneDim{
-		"abs":              absTarget,
+		"abs": absTarget,
 		"logistic on box": func() *oneDim {
 			return &oneDim{k: 2, m: 3, a: []float64{1, -0.5, 0.7, 1, -1}, logit: true, lo: -0.3, hi: 1.1, bounded: true}
 		},
@@ -178,7 +178,9 @@ func (g *geoMedian) Domain() Domain { return WholeSpace{} }
 // TestGeometricMedianTarget compares the mean and covariance of a two-dimensional target with
 // values from a quadrature on a grid.
 func TestGeometricMedianTarget(t *testing.T) {
-	mk := func() *geoMedian { return &geoMedian{k: 2, m: 3, a: [][2]float64{{0, 0}, {1, 0.5}, {-0.5, 1}, {0.7, -0.8}}} }
+	mk := func() *geoMedian {
+		return &geoMedian{k: 2, m: 3, a: [][2]float64{{0, 0}, {1, 0.5}, {-0.5, 1}, {0.7, -0.8}}}
+	}
 	g := mk()
 	// Quadrature on [−4, 4]² with 801² points (the density is negligible outside).
 	var z, mx, my, sxx, syy, sxy float64

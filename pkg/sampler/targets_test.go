@@ -45,7 +45,7 @@ func (t *linearTarget) Value(x []float64) float64 {
 	return s
 }
 func (t *linearTarget) Grad(g, x []float64) float64 { copy(g, t.mean); return t.Value(x) }
-func (t *linearTarget) NumExamples() int           { return len(t.b) }
+func (t *linearTarget) NumExamples() int            { return len(t.b) }
 func (t *linearTarget) ExampleValue(i int, x []float64) float64 {
 	s := 0.0
 	for j, v := range x {
