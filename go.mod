@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/vugu/vjson v0.0.0-20200505061711-f9cbed27d3d9
 	github.com/vugu/vugu v0.4.0
+	gonum.org/v1/gonum v0.17.0
 )
 
 require (
