@@ -150,40 +150,43 @@ func predictionRange(xb, xNorm float64, dom geom.Domain) float64 {
 	return xb * r
 }
 
-// dot returns Σ a_i·b_i over the first len(a) entries, unrolled by four with independent
-// accumulators (so the additions pipeline) and one bounds check per block. It panics if
-// len(b) < len(a).
+// dot returns Σ a_i·b_i over the first len(a) entries. The loop takes eight entries per
+// iteration into four accumulators (so the additions pipeline) and, by reslicing, lets the
+// compiler drop every bounds check in the loop body; this is about twice as fast under
+// WebAssembly as a plain loop. It panics if len(b) < len(a).
 func dot(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64
-	i := 0
-	for ; i+4 <= len(a); i += 4 {
-		aa, bb := a[i:i+4:i+4], b[i:i+4:i+4]
-		s0 += aa[0] * bb[0]
-		s1 += aa[1] * bb[1]
-		s2 += aa[2] * bb[2]
-		s3 += aa[3] * bb[3]
+	for len(a) >= 8 && len(b) >= 8 {
+		s0 += a[0]*b[0] + a[4]*b[4]
+		s1 += a[1]*b[1] + a[5]*b[5]
+		s2 += a[2]*b[2] + a[6]*b[6]
+		s3 += a[3]*b[3] + a[7]*b[7]
+		a, b = a[8:], b[8:]
 	}
-	for ; i < len(a); i++ {
-		s0 += a[i] * b[i]
+	for i, v := range a {
+		s0 += v * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
 }
 
-// axpy adds c·x to y over the first len(x) entries, unrolled by four. It panics if
-// len(y) < len(x).
+// axpy adds c·x to y over the first len(x) entries, eight per iteration without bounds
+// checks in the loop body. It panics if len(y) < len(x).
 func axpy(y []float64, c float64, x []float64) {
 	y = y[:len(x)]
-	i := 0
-	for ; i+4 <= len(x); i += 4 {
-		xx, yy := x[i:i+4:i+4], y[i:i+4:i+4]
-		yy[0] += c * xx[0]
-		yy[1] += c * xx[1]
-		yy[2] += c * xx[2]
-		yy[3] += c * xx[3]
+	for len(x) >= 8 && len(y) >= 8 {
+		y[0] += c * x[0]
+		y[1] += c * x[1]
+		y[2] += c * x[2]
+		y[3] += c * x[3]
+		y[4] += c * x[4]
+		y[5] += c * x[5]
+		y[6] += c * x[6]
+		y[7] += c * x[7]
+		x, y = x[8:], y[8:]
 	}
-	for ; i < len(x); i++ {
-		y[i] += c * x[i]
+	for i, v := range x {
+		y[i] += c * v
 	}
 }
 

@@ -11,6 +11,13 @@ import (
 // lbfgsMemory is the number of correction pairs L-BFGS keeps.
 const lbfgsMemory = 10
 
+// armijoC is the sufficient-decrease constant of the line search.
+const armijoC = 1e-4
+
+// fNoise is the relative increase of F the approximate Wolfe test tolerates: well above the
+// rounding of a mean over many rows (about √n·2⁻⁵³ relative), far below any real progress.
+const fNoise = 1e-10
+
 // LBFGS minimizes a differentiable λ-strongly convex F over the whole space by limited-memory
 // BFGS (Nocedal and Wright 2006, Algorithm 7.4/7.5: two-loop recursion, 10 correction pairs,
 // initial scaling sᵀy/yᵀy) with a backtracking line search, stopping when the certificate
@@ -23,12 +30,15 @@ const lbfgsMemory = 10
 // StrongConvexity, MaxIter and, if positive, Smoothness (β sets the first step to 1/β; the
 // first step has length 1 otherwise).
 //
-// The line search halves the step until the Armijo condition F(x + td) ≤ F(x) + 10⁻⁴·t∇F(x)ᵀd
-// holds. Near the minimizer, where F(x + td) − F(x) ≈ ‖∇F‖² falls below the rounding of F, it
-// also accepts a step that does not increase F beyond that rounding (8 ulps) and decreases
-// ‖∇F‖, so the gradient (hence the certificate) keeps improving after function values stop
-// resolving progress. Strong convexity gives sᵀy ≥ λ‖s‖² > 0 for every step, so every
-// correction pair is kept and the quasi-Newton matrix stays positive definite.
+// The line search halves the step, starting from 1, until either the Armijo condition
+// F(x + td) ≤ F(x) + 10⁻⁴·t·∇F(x)ᵀd or the approximate Wolfe condition of Hager and Zhang
+// (2005) holds: F increases by at most 10⁻¹⁰·|F| (a bound on its rounding) and the slope
+// along d at the new point is at most (1 − 2·10⁻⁴)·|∇F(x)ᵀd| (the Armijo condition for a
+// quadratic, stated with derivatives only). The second matters near the minimizer, where
+// F(x + td) − F(x) ≈ ‖∇F‖²/λ falls below the rounding of F: the gradient, hence the
+// certificate, keeps improving after function values stop resolving progress. Strong
+// convexity gives sᵀy ≥ λ‖s‖² > 0 for every step, so every correction pair is kept and the
+// quasi-Newton matrix stays positive definite.
 //
 // It returns an error wrapping ErrNotCertified when MaxIter iterations pass, or the line
 // search fails (60 halvings), before the certificate reaches the target.
@@ -106,8 +116,10 @@ func LBFGS(p Problem, x0 []float64, s Settings) (*Result, error) {
 			}
 			fnew = ev.funcGrad(gn, xn)
 			if !math.IsNaN(fnew) && !math.IsInf(fnew, 0) && finite(gn) {
-				gnew = geom.Norm(gn, 2)
-				if fnew <= f+1e-4*t*slope || (fnew <= f+8*0x1p-52*math.Abs(f) && gnew < gnorm) {
+				armijo := fnew <= f+armijoC*t*slope
+				approx := fnew <= f+fNoise*math.Abs(f) && dotv(gn, dir) <= -(1-2*armijoC)*slope
+				if armijo || approx {
+					gnew = geom.Norm(gn, 2)
 					accepted = true
 					break
 				}
