@@ -60,13 +60,8 @@ func (w Whole) Project(dst, x []float64) {
 	copy(dst, x)
 }
 
-// Radius returns +Inf (exact), or 0 when D = 0.
-func (w Whole) Radius(p float64) float64 {
-	if w.D == 0 {
-		return 0
-	}
-	return math.Inf(1)
-}
+// Radius returns +Inf (exact).
+func (w Whole) Radius(p float64) float64 { return math.Inf(1) }
 
 // Ball is the ℓp ball {x ∈ R^d : ‖x − c‖_p ≤ R} for p ∈ [1, ∞]. Build it with NewBall.
 // A Ball is immutable after construction and safe for concurrent use.

@@ -297,7 +297,8 @@ func TestConstantsTight(t *testing.T) {
 
 // TestRobustClosedForm checks the closed form of the robust loss against the explicit worst
 // perturbation v* = −ρ·y·g (g = NormGrad(w) in ℓ_{q*}, so ‖g‖_q ≤ 1) and random
-// perturbations in the ℓq ball, which never do worse than the closed form.
+// perturbations in the ℓq ball, which never do worse than the closed form, and checks
+// midpoint convexity on random pairs.
 func TestRobustClosedForm(t *testing.T) {
 	rng := rand.New(rand.NewPCG(27, 28))
 	const n, d, rho = 10, 4, 0.3
@@ -323,6 +324,14 @@ func TestRobustClosedForm(t *testing.T) {
 				want := Logistic{}.Value(dot(xv, w), y)
 				if got := r.Value(w, i); !closeTo(got, want, 1e-13) {
 					t.Fatalf("q=%v: closed form %v, worst perturbation gives %v", q, got, want)
+				}
+				w2 := randVec(rng, d, 1)
+				mid := make([]float64, d)
+				for j := range mid {
+					mid[j] = (w[j] + w2[j]) / 2
+				}
+				if r.Value(mid, i) > (r.Value(w, i)+r.Value(w2, i))/2+1e-13 {
+					t.Fatalf("q=%v: not convex: ℓ(midpoint) > mean of the ends", q)
 				}
 				for s := 0; s < 20; s++ {
 					v := randVec(rng, d, 1)

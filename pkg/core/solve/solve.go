@@ -181,8 +181,8 @@ func errNonFinite(name string, it int) error {
 // w⁺ = Π(T(w)) satisfies ‖w⁺ − w*‖ ≤ (1 − 1/κ)‖w − w*‖, hence ‖w − w*‖ ≤ κ‖w − w⁺‖ (triangle
 // inequality) and ‖w⁺ − w*‖ ≤ (κ − 1)‖w − w⁺‖. Every iteration thus certifies x_{k+1} = y_k⁺
 // with r = (κ − 1)‖y_k − x_{k+1}‖, at no extra cost; the bound is attained by quadratics.
-// The rounding of the step itself is added to r (about κ·2⁻⁵¹·‖x‖), so targets below that
-// floor are reported as not certified.
+// The rounding of the step and of the projection is added to r (about κ·2⁻⁵⁰·‖x‖), so
+// targets below that floor are reported as not certified.
 // Seed 001's note gives ‖w − w*‖ ≤ ‖w − w⁺‖/(1 − √(1 − 1/κ)) ≈ 2κ‖w − w⁺‖, valid but twice
 // as loose. The contraction argument needs λ and β on the whole space (y_k may leave the
 // domain); it holds for every objective of pkg/core/loss with a ridge regularizer.

@@ -85,7 +85,7 @@ func logisticProblem(t *testing.T, rng *rand.Rand, n, d int, lambda float64) (Pr
 }
 
 // objectiveOf returns the ridge-regularized logistic objective on ds and its ℓ2 constants.
-func objectiveOf(t *testing.T, ds *data.Dataset, lambda float64) (Problem, *loss.Objective, loss.Constants) {
+func objectiveOf(t testing.TB, ds *data.Dataset, lambda float64) (Problem, *loss.Objective, loss.Constants) {
 	t.Helper()
 	d := ds.D
 	l, err := loss.NewLinear(loss.Logistic{}, ds, loss.Bounds{X: 1, XNorm: 2})
@@ -481,5 +481,21 @@ func TestFitLogistic(t *testing.T) {
 	ds.Y[0] = 0
 	if _, err := FitLogistic(ds, 1); err == nil {
 		t.Error("FitLogistic accepted label 0")
+	}
+}
+
+// BenchmarkLBFGSAdultShape measures a certified fit (r₀ = 10⁻⁶, λ = 10⁻³) of ridge logistic
+// regression at the adult-lr size, n = 32561 rows of dimension 92 with ‖x‖₂ = 1.
+func BenchmarkLBFGSAdultShape(b *testing.B) {
+	ds := logisticData(rand.New(rand.NewPCG(61, 62)), 32561, 92)
+	p, _, k := objectiveOf(b, ds, 1e-3)
+	s := Settings{Target: 1e-6, StrongConvexity: k.StrongConvexity, Smoothness: k.Smoothness, MaxIter: 10000}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		res, err := LBFGS(p, make([]float64, 92), s)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(res.Stats.GradEvaluations), "gradients")
 	}
 }
