@@ -20,8 +20,8 @@ type Linear struct {
 }
 
 // NewLinear returns the linear-model loss of s over ds with the declared bounds b. It returns
-// an error (naming the row) when s has invalid parameters, ds is malformed, an entry is not
-// finite, a row exceeds the feature bound, or a label is not admissible for s.
+// an error (naming the row, numbered from 0) when s has invalid parameters, ds is malformed,
+// an entry is not finite, a row exceeds the feature bound, or a label is not admissible for s.
 func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
 	if s == nil {
 		return nil, fmt.Errorf("loss: linear: no scalar loss")

@@ -43,17 +43,19 @@ type Loss interface {
 	Constants(dom geom.Domain, p float64) (Constants, error)
 }
 
-// Constants are the constants of a convex function f on a domain C in a norm ‖·‖ (exponent
-// Norm) with dual norm ‖·‖_*:
-//   - Lipschitz G: |f(w) − f(w')| ≤ G‖w − w'‖ for w, w' ∈ C (equivalently every subgradient on
-//     C has ‖g‖_* ≤ G);
-//   - Smoothness β: ‖∇f(w) − ∇f(w')‖_* ≤ β‖w − w'‖, or +Inf when f is not smooth;
-//   - StrongConvexity μ: f(w') ≥ f(w) + ⟨g, w' − w⟩ + (μ/2)‖w' − w‖² (0 for the plain losses,
-//     whose Hessians have rank at most K).
+// Constants are the constants of a convex function f on a domain C in the norm ‖·‖ of
+// exponent Norm, with dual norm ‖·‖_*.
 type Constants struct {
-	Norm            float64
-	Lipschitz       float64
-	Smoothness      float64
+	// Norm is the exponent p of the norm the constants are stated in (ℓp, or Schatten-p for
+	// a matrix model).
+	Norm float64
+	// Lipschitz G: |f(w) − f(w')| ≤ G‖w − w'‖ for w, w' ∈ C (equivalently every subgradient
+	// on C has ‖g‖_* ≤ G).
+	Lipschitz float64
+	// Smoothness β: ‖∇f(w) − ∇f(w')‖_* ≤ β‖w − w'‖, or +Inf when f is not smooth.
+	Smoothness float64
+	// StrongConvexity μ: f(w') ≥ f(w) + ⟨g, w' − w⟩ + (μ/2)‖w' − w‖² (0 for the plain losses,
+	// whose Hessians are rank-deficient).
 	StrongConvexity float64
 }
 
@@ -67,8 +69,8 @@ const Slack = 0x1p-30
 // Bounds are the declared public bounds on the data: every row x satisfies ‖x‖_{XNorm} ≤ X
 // and every label |y| ≤ Y. They, never the data, determine the constants.
 type Bounds struct {
-	// X bounds the feature norm; +Inf declares no bound (then only losses whose constants do
-	// not depend on it, e.g. for a non-private fit, can be used, and Constants fails).
+	// X bounds the feature norm. +Inf declares no bound: the loss can still be evaluated
+	// (e.g. for a non-private reference fit) but Constants returns an error.
 	X float64
 	// XNorm is the exponent p ∈ [1, ∞] of the norm in which X is declared.
 	XNorm float64

@@ -24,9 +24,9 @@ type Multinomial struct {
 }
 
 // NewMultinomial returns the multinomial logistic loss over ds with k ≥ 2 classes and the
-// declared bounds b (b.Y is ignored). It returns an error (naming the row) when ds is
-// malformed, an entry is not finite, a row exceeds the feature bound or a label is not an
-// integer in [0, k).
+// declared bounds b (b.Y is ignored). It returns an error (naming the row, numbered from 0)
+// when ds is malformed, an entry is not finite, a row exceeds the feature bound or a label is
+// not an integer in [0, k).
 func NewMultinomial(ds *data.Dataset, k int, b Bounds) (*Multinomial, error) {
 	if k < 2 {
 		return nil, fmt.Errorf("loss: multinomial: %d classes, need at least 2", k)
