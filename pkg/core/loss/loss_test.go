@@ -486,3 +486,57 @@ func TestNoAllocations(t *testing.T) {
 		}
 	}
 }
+
+// TestScalarValues checks each scalar loss and its derivative at hand-computed points,
+// including extreme margins (no overflow, full relative accuracy of e^{−m}).
+func TestScalarValues(t *testing.T) {
+	tests := []struct {
+		name     string
+		s        Scalar
+		z, y     float64
+		val, der float64
+	}{
+		{"logistic-0", Logistic{}, 0, 1, math.Ln2, -0.5},
+		{"logistic-neg-label", Logistic{}, 2, -1, math.Log1p(math.Exp(2)), 1 / (1 + math.Exp(-2))},
+		{"logistic-large-margin", Logistic{}, 40, 1, math.Exp(-40), -math.Exp(-40)},
+		{"logistic-huge-loss", Logistic{}, -800, 1, 800, -1},
+		{"hinge-active", Hinge{}, 0.25, 1, 0.75, -1},
+		{"hinge-inactive", Hinge{}, 2, 1, 0, 0},
+		{"hinge-neg-label", Hinge{}, 0.5, -1, 1.5, 1},
+		{"smoothhinge-quadratic", SmoothHinge{H: 0.5}, 0.75, 1, 0.0625, -0.5},
+		{"smoothhinge-linear", SmoothHinge{H: 0.5}, -1, 1, 1.75, -1},
+		{"smoothhinge-zero", SmoothHinge{H: 0.5}, 1.5, 1, 0, 0},
+		{"squared", Squared{}, 3, 1, 2, 2},
+		{"huber-quadratic", Huber{Delta: 1}, 0.5, 0, 0.125, 0.5},
+		{"huber-linear", Huber{Delta: 1}, -3, 0, 2.5, -1},
+	}
+	for _, tc := range tests {
+		v, d := tc.s.Deriv(tc.z, tc.y)
+		if !closeTo(v, tc.val, 1e-15) || !closeTo(tc.s.Value(tc.z, tc.y), tc.val, 1e-15) || !closeTo(d, tc.der, 1e-15) {
+			t.Errorf("%s: value %v (Value %v), derivative %v; want %v, %v", tc.name, v, tc.s.Value(tc.z, tc.y), d, tc.val, tc.der)
+		}
+		if tc.val != 0 && tc.val < 1e-10 && math.Abs(v-tc.val) > 4e-16*tc.val {
+			t.Errorf("%s: value %v not accurate relative to %v", tc.name, v, tc.val)
+		}
+	}
+}
+
+// TestMultinomialTwoClasses checks that with K = 2 and W = [0; w] the multinomial loss is
+// the logistic loss of w with label 2y − 1.
+func TestMultinomialTwoClasses(t *testing.T) {
+	rng := rand.New(rand.NewPCG(39, 40))
+	const n, d = 20, 4
+	ds := randData(rng, n, d, 2, 1, func() float64 { return float64(rng.IntN(2)) })
+	m, err := NewMultinomial(ds, 2, Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := randVec(rng, d, 2)
+	wm := append(make([]float64, d), w...)
+	for i := 0; i < n; i++ {
+		want := Logistic{}.Value(dot(ds.Row(i), w), 2*ds.Y[i]-1)
+		if got := m.Value(wm, i); !closeTo(got, want, 1e-14) {
+			t.Fatalf("row %d: multinomial %v, logistic %v", i, got, want)
+		}
+	}
+}

@@ -56,8 +56,8 @@ func checkTarget(y, ymax float64) error {
 }
 
 // Logistic is the logistic loss φ(m) = log(1 + e^{−m}) of the margin m = y·z, y ∈ {−1, +1}.
-// φ'(m) = −1/(1 + e^m) ∈ (−1, 0), φ'' ≤ 1/4 (at m = 0). Computed as
-// max(−m, 0) + log1p(e^{−|m|}), accurate to about an ulp and without overflow for any m.
+// φ'(m) = −1/(1 + e^m) ∈ (−1, 0), φ” ≤ 1/4 (at m = 0). Computed as
+// max(−m, 0) + log1p(e^{−|m|}): a few ulps of error and no overflow for any m.
 type Logistic struct{}
 
 // MarginValue returns log(1 + e^{−m}).
