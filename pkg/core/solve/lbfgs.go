@@ -27,8 +27,8 @@ const fNoise = 1e-10
 // reaches the target. The certificate follows from strong monotonicity of the gradient:
 // λ‖x − x*‖² ≤ ⟨∇F(x) − ∇F(x*), x − x*⟩ ≤ ‖∇F(x)‖‖x − x*‖, with ∇F(x*) = 0; it is evaluated at
 // every iterate, with the gradient the iteration computes anyway. It reads Target,
-// StrongConvexity, MaxIter and, if positive, Smoothness (β sets the first step to 1/β; the
-// first step has length 1 otherwise).
+// StrongConvexity, MaxIter and, if positive and finite, Smoothness (β sets the first step to
+// 1/β; the first step has length 1 otherwise).
 //
 // The line search halves the step, starting from 1, until either the Armijo condition
 // F(x + td) ≤ F(x) + 10⁻⁴·t·∇F(x)ᵀd or the approximate Wolfe condition of Hager and Zhang
@@ -82,7 +82,7 @@ func LBFGS(p Problem, x0 []float64, s Settings) (*Result, error) {
 			axpyv(dir, -h.alpha, h.y)
 		}
 		gamma := 1 / gnorm
-		if s.Smoothness > 0 {
+		if s.Smoothness > 0 && !math.IsInf(s.Smoothness, 1) {
 			gamma = 1 / s.Smoothness
 		}
 		if count > 0 {
