@@ -31,7 +31,8 @@ func Norm(x []float64, p float64) float64 {
 		for _, v := range x {
 			s += v * v
 		}
-		// Above 2⁻⁹⁰⁰ every square that could have underflowed is below 2⁻¹²⁰ of the sum.
+		// Above 2⁻⁹⁰⁰, squares that underflowed (each below 2⁻¹⁰²²) change the sum by at most
+		// len(x)·2⁻¹²² relative.
 		if s > 0x1p-900 && s < math.Inf(1) {
 			return math.Sqrt(s)
 		}
