@@ -53,9 +53,7 @@ func (l *Linear) Grad(grad, w []float64, i int) float64 {
 	checkLen(grad, l.d)
 	row := l.x[i*l.d : (i+1)*l.d]
 	v, dz := l.s.Deriv(dot(row, w), l.y[i])
-	for j, xj := range row {
-		grad[j] = dz * xj
-	}
+	scaleTo(grad, dz, row)
 	return v
 }
 

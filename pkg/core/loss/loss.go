@@ -192,6 +192,14 @@ func axpy(y []float64, c float64, x []float64) {
 	}
 }
 
+// scaleTo writes c·x into dst over the first len(x) entries. It panics if len(dst) < len(x).
+func scaleTo(dst []float64, c float64, x []float64) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = c * v
+	}
+}
+
 // scale multiplies every entry of x by c.
 func scale(x []float64, c float64) {
 	for i := range x {

@@ -88,10 +88,7 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 		if c == y {
 			g--
 		}
-		gc := grad[c*m.d : (c+1)*m.d]
-		for j, xj := range row {
-			gc[j] = g * xj
-		}
+		scaleTo(grad[c*m.d:(c+1)*m.d], g, row)
 	}
 	return v
 }

@@ -73,6 +73,7 @@ func (r *Robust) Grad(grad, w []float64, i int) float64 {
 	y := r.y[i]
 	m := y*dot(row, w) - r.rho*geom.NormGrad(grad, w, r.qd)
 	v, dphi := r.phi.MarginDeriv(m)
+	grad = grad[:len(row)]
 	for j, xj := range row {
 		grad[j] = dphi * (y*xj - r.rho*grad[j])
 	}
