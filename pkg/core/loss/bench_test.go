@@ -1,0 +1,65 @@
+package loss
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// benchLinear returns the logistic loss on n random rows of dimension d = 92 (the adult-lr
+// shape) with ‖x‖₂ ≤ 1.
+func benchLinear(b *testing.B, n int) *Linear {
+	rng := rand.New(rand.NewPCG(41, 42))
+	l, err := NewLinear(Logistic{}, randData(rng, n, 92, 2, 1, signLabel(rng)), Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return l
+}
+
+// BenchmarkLinearValue measures per-example values, the query of the samplers; the metric
+// Mvalues/s is the throughput the performance target (≥ 10 M/s natively, ≥ 5 M/s in wasm)
+// refers to.
+func BenchmarkLinearValue(b *testing.B) {
+	l := benchLinear(b, 4096)
+	w := randVec(rand.New(rand.NewPCG(43, 44)), 92, 0.3)
+	s := 0.0
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		s += l.Value(w, k&4095)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mvalues/s")
+	sink = s
+}
+
+// BenchmarkLinearGrad measures per-example value and gradient.
+func BenchmarkLinearGrad(b *testing.B) {
+	l := benchLinear(b, 4096)
+	w := randVec(rand.New(rand.NewPCG(43, 44)), 92, 0.3)
+	g := make([]float64, 92)
+	s := 0.0
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		s += l.Grad(g, w, k&4095)
+	}
+	b.ReportMetric(float64(b.N)/b.Elapsed().Seconds()/1e6, "Mgrads/s")
+	sink = s
+}
+
+// BenchmarkObjectiveFuncGrad measures one full-batch value and gradient of the ridge-
+// regularized logistic objective at the adult-lr size (n = 32561, d = 92).
+func BenchmarkObjectiveFuncGrad(b *testing.B) {
+	l := benchLinear(b, 32561)
+	o, err := NewObjective(l, 0, nil, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := randVec(rand.New(rand.NewPCG(43, 44)), 92, 0.3)
+	g := make([]float64, 92)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for k := 0; k < b.N; k++ {
+		sink = o.FuncGrad(g, w)
+	}
+}
+
+var sink float64

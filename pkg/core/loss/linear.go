@@ -1,0 +1,120 @@
+package loss
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+)
+
+// Linear is the linear-model loss ℓ_i(w) = s(⟨w, x_i⟩, y_i) over the rows of a dataset,
+// w ∈ R^D. Its gradient is s'(⟨w, x_i⟩, y_i)·x_i. It keeps references to the dataset's X
+// and Y, which must not be modified afterwards. It holds no scratch space and is safe for
+// concurrent use.
+type Linear struct {
+	s    Scalar
+	x, y []float64
+	n, d int
+	b    Bounds
+}
+
+// NewLinear returns the linear-model loss of s over ds with the declared bounds b. It returns
+// an error (naming the row, numbered from 0) when s has invalid parameters, ds is malformed,
+// an entry is not finite, a row exceeds the feature bound, or a label is not admissible for s.
+func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
+	if s == nil {
+		return nil, fmt.Errorf("loss: linear: no scalar loss")
+	}
+	if err := s.Validate(); err != nil {
+		return nil, fmt.Errorf("loss: linear: %w", err)
+	}
+	if err := checkData(ds, b, func(y float64) error { return s.CheckLabel(y, b.Y) }); err != nil {
+		return nil, fmt.Errorf("loss: linear %T: %w", s, err)
+	}
+	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b}, nil
+}
+
+// Dim returns D.
+func (l *Linear) Dim() int { return l.d }
+
+// Len returns N.
+func (l *Linear) Len() int { return l.n }
+
+// Value returns s(⟨w, x_i⟩, y_i): one unrolled dot product and one scalar evaluation.
+func (l *Linear) Value(w []float64, i int) float64 {
+	checkLen(w, l.d)
+	return l.s.Value(dot(l.x[i*l.d:(i+1)*l.d], w), l.y[i])
+}
+
+// Grad writes s'(⟨w, x_i⟩, y_i)·x_i into grad and returns ℓ_i(w).
+func (l *Linear) Grad(grad, w []float64, i int) float64 {
+	checkLen(w, l.d)
+	checkLen(grad, l.d)
+	row := l.x[i*l.d : (i+1)*l.d]
+	v, dz := l.s.Deriv(dot(row, w), l.y[i])
+	scaleTo(grad, dz, row)
+	return v
+}
+
+// Mean returns (1/n)Σ ℓ_i(w) and, if grad is not nil, writes the mean gradient into it:
+// one pass over the rows, a dot product and (for the gradient) an axpy per row.
+func (l *Linear) Mean(grad, w []float64) float64 {
+	checkLen(w, l.d)
+	sum := 0.0
+	if grad == nil {
+		for i := 0; i < l.n; i++ {
+			sum += l.s.Value(dot(l.x[i*l.d:(i+1)*l.d], w), l.y[i])
+		}
+		return sum / float64(l.n)
+	}
+	checkLen(grad, l.d)
+	clear(grad)
+	for i := 0; i < l.n; i++ {
+		row := l.x[i*l.d : (i+1)*l.d]
+		v, dz := l.s.Deriv(dot(row, w), l.y[i])
+		sum += v
+		if dz != 0 {
+			axpy(grad, dz, row)
+		}
+	}
+	scale(grad, 1/float64(l.n))
+	return sum / float64(l.n)
+}
+
+// Constants returns, in ℓp on dom, from the bounds only (with the feature bound inflated by
+// 2·Slack):
+//   - Lipschitz G = s.Slope(Z, Y)·X_{p*}, where X_{p*} = NormBound(X, XNorm, p*, D) bounds
+//     ‖x‖_{p*} (the gradient s'·x has dual norm |s'|·‖x‖_{p*}) and Z = X·sup_{w∈dom}‖w‖_{XNorm*}
+//     bounds the prediction |⟨w, x⟩|. For the logistic loss on an unbounded domain this is
+//     X_{p*}; the squared loss gives (Z + Y)·X_{p*}, the Huber loss min(Delta, Z + Y)·X_{p*};
+//   - Smoothness β = s.Curvature()·X_{p*}² (the Hessian s”·xxᵀ has ⟨xxᵀv, v⟩ ≤ ‖x‖²_{p*}‖v‖²_p);
+//   - StrongConvexity 0.
+//
+// It returns an error when the loss is not Lipschitz on dom (the squared loss on an
+// unbounded domain or with Y = +Inf) or the feature bound is infinite.
+func (l *Linear) Constants(dom geom.Domain, p float64) (Constants, error) {
+	if err := checkDomain(dom, l.d, p); err != nil {
+		return Constants{}, fmt.Errorf("loss: constants: %w", err)
+	}
+	xb := l.b.xBound()
+	slope := l.s.Slope(predictionRange(xb, l.b.XNorm, dom), l.b.Y)
+	xd := geom.NormBound(xb, l.b.XNorm, geom.Dual(p), l.d)
+	return linearConstants(slope, l.s.Curvature(), xd, p, fmt.Sprintf("%T", l.s))
+}
+
+// linearConstants assembles the constants of a loss whose gradient is (scalar slope)·(vector
+// of dual norm at most xd).
+func linearConstants(slope, curv, xd, p float64, name string) (Constants, error) {
+	switch {
+	case math.IsInf(xd, 1):
+		return Constants{}, fmt.Errorf("loss: constants: the feature bound is infinite; declare a finite bound")
+	case !(slope < math.Inf(1)):
+		return Constants{}, fmt.Errorf("loss: constants: %s is not Lipschitz on this domain; declare a bounded domain and label bound", name)
+	}
+	beta := math.Inf(1)
+	if !math.IsInf(curv, 1) {
+		beta = curv * xd * xd
+	}
+	return Constants{Norm: p, Lipschitz: slope * xd, Smoothness: beta}, nil
+}
