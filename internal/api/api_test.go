@@ -280,3 +280,16 @@ func TestRespondRefusesNonFiniteAnswers(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCurve measures the handler's work for /api/curve with a target (202 curve points,
+// two accounting queries and the JSON), without the Worker's start-up.
+func BenchmarkCurve(b *testing.B) {
+	req := httptest.NewRequest("GET", "/api/curve?mu=1&eps=1&delta=1e-5", nil)
+	for b.Loop() {
+		rec := httptest.NewRecorder()
+		Handler{}.ServeHTTP(rec, req)
+		if rec.Code != http.StatusOK {
+			b.Fatal(rec.Code)
+		}
+	}
+}
