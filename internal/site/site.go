@@ -235,11 +235,11 @@ func accepts(header, coding string) bool {
 	return star
 }
 
-// Under serves h under a URL path prefix such as "/tools/privopt/" (a clean absolute path
-// that ends with a slash; "/" returns h itself), as a static host does for a site copied into
-// a subdirectory: a request for a path below the prefix (after removing dot segments) reaches
-// h with the prefix replaced by "/", the prefix without its final slash is redirected to the prefix, and every other path is
-// 404 with the security headers.
+// Under serves h under a URL path prefix such as "/course/privopt/" (a clean absolute path
+// that ends with a slash; "/" returns h itself), as a static host serves a site copied into a
+// subdirectory: a request for a path below the prefix (after removing dot segments) reaches h
+// with the prefix replaced by "/"; the prefix without its final slash is redirected to the
+// prefix; every other path is 404 with the security headers.
 func Under(prefix string, h http.Handler) (http.Handler, error) {
 	if prefix == "/" {
 		return h, nil
