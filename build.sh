@@ -8,6 +8,7 @@ cd "$(dirname "$0")"
 ROOT=$(pwd)
 
 DIST="$ROOT/dist"
+WORKER="$ROOT/wasm/cfworker"
 CHROMIUM="${PRIVOPT_CHROMIUM:-/usr/bin/chromium}"
 
 say() { printf '%s\n' "$*"; }
@@ -22,8 +23,18 @@ Commands:
                    both the page and the engine that runs in a Web Worker)
   serve [ARGS]     build, then serve dist/ on http://127.0.0.1:8080
                    (ARGS go to `privopt serve`, e.g. --addr 127.0.0.1:9000; PORT=9000 works too)
+  site             build, then finish dist/ as a static site for any host: FILE.gz and FILE.br
+                   beside each compressible file, _headers (the security headers) and
+                   .assetsignore (for Cloudflare)
+  worker [ARGS]    site, then run the Cloudflare Worker (wasm/cfworker) locally with wrangler on
+                   http://127.0.0.1:8787 (PORT=9000 for another port; ARGS go to `wrangler dev`);
+                   installs wrangler with npm ci in wasm/cfworker/ and prints the upload size
+  worker-size      the Worker's upload size, from `wrangler deploy --dry-run` (no account needed);
+                   fails above the free plan's 3 MB compressed
+  worker-build     build the Worker into wasm/cfworker/build/ (wrangler runs it before dev and deploy)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
-                   and the browser tests in headless Chromium; installs what is missing
+                   the browser tests in headless Chromium and the Worker's tests in wrangler;
+                   installs what is missing
   help             this text
 EOF
 }
@@ -122,6 +133,70 @@ serve() {
 	exec go run ./cmd/privopt serve --dir "$DIST" "$@"
 }
 
+site() {
+	build
+	go run ./internal/build/staticsite "$DIST"
+	say "build.sh: dist/ is a static site: copy it to any static host (README.md, Deploying)"
+}
+
+# --- Cloudflare Worker --------------------------------------------------------------------
+
+need_worker_tools() {
+	need_node
+	# npm ci installs exactly the locked wrangler (4.86.0: the last release that runs on node 20).
+	if [ ! -f "$WORKER/node_modules/.package-lock.json" ] || [ "$WORKER/package-lock.json" -nt "$WORKER/node_modules/.package-lock.json" ]; then
+		say "build.sh: installing wrangler (npm ci in wasm/cfworker/)"
+		(cd "$WORKER" && npm ci --no-audit --no-fund --loglevel=error) ||
+			die "npm ci in wasm/cfworker/ failed; check that the npm registry is reachable"
+	fi
+}
+
+# wrangler runs the locked wrangler in wasm/cfworker/, without telemetry or prompts.
+wrangler() {
+	(cd "$WORKER" && WRANGLER_SEND_METRICS=false CI=1 ./node_modules/.bin/wrangler "$@")
+}
+
+# worker_build is wrangler's build command (wasm/cfworker/wrangler.jsonc): syumai/workers'
+# JavaScript glue and the Go Worker compiled to WebAssembly, in wasm/cfworker/build/.
+worker_build() {
+	need_go
+	go run github.com/syumai/workers/cmd/workers-assets-gen -mode=go -o "$WORKER/build"
+	GOOS=js GOARCH=wasm go build -trimpath -ldflags='-s -w' -o "$WORKER/build/app.wasm" ./wasm/cfworker
+}
+
+# WORKER_LIMIT_BYTES is the free plan's limit on a Worker's compressed upload: 3 MB.
+WORKER_LIMIT_BYTES=3000000
+
+worker_size() {
+	need_worker_tools
+	[ -f "$DIST/_headers" ] || die "dist/ is not a built site: run ./build.sh site first"
+	local out line kib
+	out=$(wrangler deploy --dry-run --outdir "$WORKER/.wrangler/dry-run" 2>&1) || {
+		say "$out"
+		die "wrangler deploy --dry-run failed"
+	}
+	# wrangler prints "Total Upload: 3986.27 KiB / gzip: 1262.69 KiB".
+	line=$(printf '%s\n' "$out" | grep -o 'Total Upload: .*') || {
+		say "$out"
+		die "wrangler deploy --dry-run did not print the upload size"
+	}
+	kib=$(printf '%s\n' "$line" | sed -n 's/.*gzip: \([0-9.]*\) KiB.*/\1/p')
+	[ -n "$kib" ] || die "cannot read the compressed size in: $line"
+	say "build.sh: Worker upload (wrangler deploy --dry-run): ${line#Total Upload: } (limit of the free plan: 3 MB compressed)"
+	awk -v kib="$kib" -v limit="$WORKER_LIMIT_BYTES" 'BEGIN { exit !(kib * 1024 < limit) }' ||
+		die "the Worker's compressed upload, $kib KiB, exceeds the free plan's 3 MB"
+}
+
+worker() {
+	site
+	need_worker_tools
+	worker_size
+	local port=${PORT:-8787}
+	say "build.sh: running the Worker on http://127.0.0.1:$port/ (Ctrl-C stops it)"
+	cd "$WORKER"
+	WRANGLER_SEND_METRICS=false CI=1 exec ./node_modules/.bin/wrangler dev --ip 127.0.0.1 --port "$port" "$@"
+}
+
 # --- test ---------------------------------------------------------------------------------
 
 STEP=""
@@ -141,7 +216,7 @@ step() {
 
 check_format() {
 	local files bad
-	files=$(find . -name '*.go' -not -name '*_gen.go' -not -path './tests/node_modules/*' -not -path './dist/*' -not -path './build/*')
+	files=$(find . -name '*.go' -not -name '*_gen.go' -not -path './tests/node_modules/*' -not -path './dist/*' -not -path './build/*' -not -path './wasm/cfworker/node_modules/*')
 	bad=$(printf '%s\n' "$files" | xargs gofmt -l)
 	if [ -n "$bad" ]; then
 		say "gofmt would change these files (run gofmt -w):"
@@ -167,15 +242,32 @@ go_test_native() { go test ./...; }
 
 go_test_wasm() {
 	need_node
-	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./pkg/... ./ui/...
+	# internal/accounting and internal/api also run in WebAssembly: in the Cloudflare Worker.
+	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" ./pkg/... ./ui/... ./internal/accounting/... ./internal/api/...
+}
+
+# node_tests runs test files with the environment tests/lib.mjs reads.
+node_tests() {
+	mkdir -p tests/.bin tests/artifacts
+	go build -o tests/.bin/privopt ./cmd/privopt
+	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
+		PRIVOPT_WORKER="$WORKER" PRIVOPT_ARTIFACTS="$ROOT/tests/artifacts" node --test --test-concurrency=1 "$@"
 }
 
 browser_tests() {
 	need_test_tools
-	mkdir -p tests/.bin tests/artifacts
-	go build -o tests/.bin/privopt ./cmd/privopt
-	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
-		PRIVOPT_ARTIFACTS="$ROOT/tests/artifacts" node --test --test-concurrency=1 tests/*.test.mjs
+	local files=() f
+	for f in tests/*.test.mjs; do
+		[ "$f" = tests/worker.test.mjs ] || files+=("$f")
+	done
+	node_tests "${files[@]}"
+}
+
+worker_tests() {
+	need_test_tools
+	need_worker_tools
+	worker_size
+	node_tests tests/worker.test.mjs
 }
 
 run_tests() {
@@ -186,8 +278,9 @@ run_tests() {
 	step "go vet (native and js/wasm)" vet
 	step "go test (native)" go_test_native
 	step "go test (js/wasm in node)" go_test_wasm
-	step "build the page" build
+	step "build the static site" site
 	step "browser tests (headless Chromium)" browser_tests
+	step "Cloudflare Worker (wrangler dev, headless Chromium)" worker_tests
 	trap - EXIT
 	say ""
 	say "build.sh test: PASSED, $STEPS_DONE steps in $((SECONDS - TEST_START))s"
@@ -200,6 +293,10 @@ cmd=${1:-help}
 case "$cmd" in
 build) build ;;
 serve) serve "$@" ;;
+site) site ;;
+worker) worker "$@" ;;
+worker-size) worker_size ;;
+worker-build) worker_build ;;
 test) run_tests ;;
 help | -h | --help) usage ;;
 *)

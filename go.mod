@@ -3,6 +3,8 @@ module github.com/privopt/privopt
 go 1.26
 
 require (
+	github.com/andybalholm/brotli v1.2.0
+	github.com/syumai/workers v0.33.0
 	github.com/vugu/vjson v0.0.0-20200505061711-f9cbed27d3d9
 	github.com/vugu/vugu v0.4.0
 	gonum.org/v1/gonum v0.17.0

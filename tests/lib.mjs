@@ -1,11 +1,15 @@
-// Helpers of privopt's browser tests: start `privopt serve` on a free loopback port, launch
-// Debian's Chromium with Playwright, and record every request a page makes.
-// build.sh test sets PRIVOPT_BIN, PRIVOPT_DIST, PRIVOPT_CHROMIUM and PRIVOPT_ARTIFACTS.
+// Helpers of privopt's browser tests: start `privopt serve` or the Cloudflare Worker (wrangler
+// dev) on free loopback ports, launch Debian's Chromium with Playwright, and record every
+// request a page makes. build.sh test sets PRIVOPT_BIN, PRIVOPT_DIST, PRIVOPT_CHROMIUM,
+// PRIVOPT_WORKER and PRIVOPT_ARTIFACTS.
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
 import { chromium } from 'playwright-core';
 
-function env(name) {
+export function env(name) {
   const v = process.env[name];
   if (!v) throw new Error(`${name} is not set: run the browser tests with ./build.sh test`);
   return v;
@@ -17,9 +21,10 @@ export const artifacts = () => {
   return dir;
 };
 
-// startServer runs `privopt serve --addr 127.0.0.1:0` and resolves with its URL and a stop function.
-export function startServer(dir = env('PRIVOPT_DIST')) {
-  const proc = spawn(env('PRIVOPT_BIN'), ['serve', '--dir', dir, '--addr', '127.0.0.1:0'], {
+// startServer runs `privopt serve --addr 127.0.0.1:0 [--prefix PREFIX]` and resolves with its
+// URL (the prefix included), its origin and a stop function.
+export function startServer(dir = env('PRIVOPT_DIST'), prefix = '/') {
+  const proc = spawn(env('PRIVOPT_BIN'), ['serve', '--dir', dir, '--addr', '127.0.0.1:0', '--prefix', prefix], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -32,7 +37,7 @@ export function startServer(dir = env('PRIVOPT_DIST')) {
       if (m) {
         clearTimeout(timer);
         resolve({
-          url: m[1] + '/',
+          url: m[1] + prefix,
           origin: m[1],
           stop: () => new Promise((done) => { proc.once('exit', done); proc.kill('SIGTERM'); }),
         });
@@ -69,4 +74,91 @@ export function collectErrors(page) {
   page.on('console', (m) => { if (m.type() === 'error') errors.push('console: ' + m.text()); });
   page.on('pageerror', (e) => errors.push('pageerror: ' + e.message));
   return errors;
+}
+
+// freePort returns a loopback TCP port that was free a moment ago.
+export function freePort() {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address();
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+// startWorker runs `wrangler dev` in wasm/cfworker on free loopback ports (wrangler first runs
+// its build command, ./build.sh worker-build; ./build.sh site has built dist/) and resolves,
+// once the Worker answers, with its URL, its origin, its log and a stop function that ends
+// wrangler and its workerd (a process group; also killed if the test process exits).
+export async function startWorker() {
+  const dir = env('PRIVOPT_WORKER');
+  const port = await freePort();
+  const inspector = await freePort();
+  const proc = spawn(path.join(dir, 'node_modules', '.bin', 'wrangler'), [
+    'dev', '--ip', '127.0.0.1', '--port', String(port), '--inspector-port', String(inspector),
+    '--show-interactive-dev-session=false',
+  ], {
+    cwd: dir,
+    detached: true, // its own process group, so that stop() ends workerd too
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, WRANGLER_SEND_METRICS: 'false', CI: '1' },
+  });
+  let exited = false;
+  const exit = new Promise((done) => proc.once('exit', () => { exited = true; done(); }));
+  const kill = (signal) => { try { process.kill(-proc.pid, signal); } catch { /* already gone */ } };
+  const killOnExit = () => kill('SIGKILL');
+  process.once('exit', killOnExit);
+  const log = [];
+  proc.stdout.on('data', (d) => log.push(String(d)));
+  proc.stderr.on('data', (d) => log.push(String(d)));
+  const worker = {
+    url: `http://127.0.0.1:${port}/`,
+    origin: `http://127.0.0.1:${port}`,
+    log: () => log.join(''),
+    stop: async () => {
+      process.removeListener('exit', killOnExit);
+      if (!exited) {
+        proc.kill('SIGTERM'); // wrangler stops workerd and waits for it
+        const timer = setTimeout(() => kill('SIGKILL'), 10000);
+        await exit;
+        clearTimeout(timer);
+      }
+      kill('SIGKILL'); // anything of the group that outlived wrangler
+    },
+  };
+  // Ready when wrangler says so and the Worker answers.
+  for (const deadline = Date.now() + 120000; ; await new Promise((r) => setTimeout(r, 250))) {
+    if (exited) throw new Error('wrangler dev exited:\n' + worker.log());
+    if (Date.now() > deadline) {
+      await worker.stop();
+      throw new Error('wrangler dev did not answer in 120 s:\n' + worker.log());
+    }
+    if (!/Ready on http/.test(worker.log())) continue;
+    try {
+      if ((await fetch(worker.url + 'api/curve?mu=1')).status === 200) return worker;
+    } catch { /* not listening yet */ }
+  }
+}
+
+// securityHeaders returns the headers of dist/_headers (written by ./build.sh site from
+// internal/site, which a Go test keeps equal), lower-cased names to values.
+export function securityHeaders() {
+  const headers = {};
+  for (const line of readFileSync(path.join(env('PRIVOPT_DIST'), '_headers'), 'utf8').split('\n')) {
+    const m = /^\s+([^:]+):\s(.*)$/.exec(line);
+    if (m) headers[m[1].toLowerCase()] = m[2];
+  }
+  if (Object.keys(headers).length < 4) throw new Error('dist/_headers has too few headers: run ./build.sh site');
+  return headers;
+}
+
+// assertHeaders checks that a response's headers (a Headers object or a plain object with
+// lower-case names) include the wanted ones exactly.
+export function assertHeaders(headers, want, what) {
+  const get = (k) => (typeof headers.get === 'function' ? headers.get(k) : headers[k]);
+  for (const [k, v] of Object.entries(want)) {
+    assert.equal(get(k), v, `${what}: ${k}`);
+  }
 }

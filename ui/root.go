@@ -56,6 +56,9 @@ type Root struct {
 	Curve, Tradeoff plot.Drawing
 	// EngineStatus describes the compute engine (the Web Worker), set by wasm/app.
 	EngineStatus string
+	// Embed selects the embed mode: only the privacy-curve widget (the fields, the results
+	// and the two plots), with no header, footer or explanation, for an iframe in a course page.
+	Embed bool
 }
 
 // NewRoot returns the page in its initial state: μ = 1 and the target (ε, δ) = (1, 10⁻⁵).
@@ -66,6 +69,32 @@ func NewRoot() *Root {
 	r.Delta.set("1e-5", checkDelta)
 	r.redraw()
 	return r
+}
+
+// NewRootFromQuery returns the page for the parameters of its URL's query, decoded (a map,
+// not url.Values: net/url would add 130 kB to app.wasm). embed=curve selects the embed mode;
+// mu, eps and delta are entered in their fields as if typed, so that an invalid value keeps
+// the field's default and shows its error. Other parameters are ignored.
+func NewRootFromQuery(q map[string]string) *Root {
+	r := NewRoot()
+	r.Embed = q["embed"] == "curve"
+	for _, f := range []struct {
+		name string
+		set  func(string)
+	}{{"mu", r.SetMu}, {"eps", r.SetEps}, {"delta", r.SetDelta}} {
+		if v, ok := q[f.name]; ok {
+			f.set(v)
+		}
+	}
+	return r
+}
+
+// AppClass is the class of the page's outer element: "app", or "app embed" in the embed mode.
+func (c *Root) AppClass() string {
+	if c.Embed {
+		return "app embed"
+	}
+	return "app"
 }
 
 func checkMu(v float64) string {

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+	"net/url"
 	"strconv"
 	"strings"
 	"testing"
@@ -101,5 +102,56 @@ func TestUseLargestMu(t *testing.T) {
 	}
 	if html := render(t, root); !strings.Contains(html, `id="verdict" class="ok"`) {
 		t.Error("the verdict does not say the target is met")
+	}
+}
+
+// ?embed=curve shows the widget alone; mu, eps and delta fill the fields as if typed.
+func TestRootFromQuery(t *testing.T) {
+	for _, tc := range []struct {
+		query   string
+		embed   bool
+		present []string
+		absent  []string
+	}{
+		{"", false, []string{`class="app"`, "<header", "<footer", `class="explain"`, `<output id="delta-at-eps">0.1269</output>`}, []string{"embed"}},
+		{"embed=curve&mu=1", true,
+			[]string{`class="app embed"`, `id="curve"`, `id="tradeoff"`, `id="mu"`, `id="eps"`, `id="delta"`, `id="largest-mu"`, `<output id="delta-at-eps">0.1269</output>`},
+			[]string{"<header", "<footer", `class="explain"`, `class="error"`}},
+		// δ(0.5) of 2-GDP = Φ(0.75) − e^0.5·Φ(−1.25) = 0.59919; ε at δ = 10⁻⁶ for 2-GDP: 10.997.
+		{"embed=curve&mu=2&eps=0.5&delta=1e-6", true,
+			[]string{`<output id="delta-at-eps">0.5992</output>`, `<output id="eps-at-delta">11</output>`, `id="verdict" class="bad"`}, []string{`class="error"`}},
+		// Invalid values keep the defaults (μ = 1, ε = 1, δ = 10⁻⁵) and show the fields' errors.
+		{"embed=curve&mu=-1&eps=abc&delta=2", true,
+			[]string{`<output id="delta-at-eps">0.1269</output>`, "μ must be positive.", "Enter a number.", "δ must be between 0 and 1", `aria-invalid="true"`},
+			nil},
+		{"embed=plot&mu=0.25", false, []string{"<header", `id="verdict" class="ok"`}, nil}, // not an embed mode privopt has
+	} {
+		values, err := url.ParseQuery(tc.query)
+		if err != nil {
+			t.Fatal(err)
+		}
+		q := map[string]string{}
+		for k := range values {
+			q[k] = values.Get(k)
+		}
+		root := NewRootFromQuery(q)
+		if root.Embed != tc.embed {
+			t.Errorf("%q: Embed = %v", tc.query, root.Embed)
+		}
+		html := render(t, root)
+		for _, want := range tc.present {
+			if !strings.Contains(html, want) {
+				t.Errorf("%q: the page lacks %s", tc.query, want)
+			}
+		}
+		for _, unwanted := range tc.absent {
+			if strings.Contains(html, unwanted) {
+				t.Errorf("%q: the page has %s", tc.query, unwanted)
+			}
+		}
+	}
+	bad := NewRootFromQuery(map[string]string{"mu": "-1"})
+	if bad.Mu.Text != "-1" || bad.Mu.Value != 1 || bad.Curve.Paths[0].D != NewRoot().Curve.Paths[0].D {
+		t.Errorf("an invalid μ: text %q, value %v; want the text kept and the default curve", bad.Mu.Text, bad.Mu.Value)
 	}
 }

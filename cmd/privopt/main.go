@@ -4,7 +4,7 @@
 // Usage:
 //
 //	privopt account [--mu M] [--eps E] [--delta D] [--sensitivity S] [--compose-mu M1,M2] [--tradeoff --alpha A] [--pure-eps E0]
-//	privopt serve [--dir DIR] [--addr HOST:PORT]
+//	privopt serve [--dir DIR] [--addr HOST:PORT] [--prefix /PATH/]
 //	privopt version
 //	privopt help [COMMAND]
 //

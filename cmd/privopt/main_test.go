@@ -37,6 +37,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--help"}, 0, "--addr", ""},
 		{[]string{"serve", "--bogus"}, 2, "", "flag provided but not defined: -bogus"},
 		{[]string{"serve", "--addr", "nonsense"}, 2, "", `--addr "nonsense"`},
+		{[]string{"serve", "--prefix", "course/", "--addr", "127.0.0.1:0"}, 2, "", `--prefix: site: the prefix "course/" is not a clean URL path`},
 		{[]string{"serve", "--dir", "/nonexistent-privopt-dir", "--addr", "127.0.0.1:0"}, 1, "", "build the page first"},
 		{[]string{"account", "--mu", "1", "--eps", "1"}, 0, `"delta": 0.12693673750664`, ""},
 		{[]string{"account", "--eps", "1", "--delta", "1e-5", "--sensitivity", "1"}, 0, `"sigma": 3.73063163481`, ""},

@@ -19,13 +19,18 @@ import (
 const defaultAddr = "127.0.0.1:8080"
 
 func runServe(args []string, stdout, stderr io.Writer) error {
-	fs := newFlags("serve [--dir DIR] [--addr HOST:PORT]",
+	fs := newFlags("serve [--dir DIR] [--addr HOST:PORT] [--prefix /PATH/]",
 		"Serves the built page (./build.sh build writes it to dist/) with privopt's security headers.\n"+
 			"It listens on loopback unless --addr names another host. Stop it with Ctrl-C.", stdout)
 	dir := fs.String("dir", "dist", "directory of the built page")
 	addr := fs.String("addr", "", "listen address HOST:PORT (default 127.0.0.1:$PORT, or "+defaultAddr+" without PORT; port 0 picks a free one)")
+	prefix := fs.String("prefix", "/", "serve the page under this URL path, like a static host that puts it in a subdirectory (e.g. /course/privopt/)")
 	if err := fs.parse(args); err != nil {
 		return err
+	}
+	handler, err := site.Under(*prefix, site.NewHandler(os.DirFS(*dir)))
+	if err != nil {
+		return usageError{"--prefix: " + err.Error()}
 	}
 	listen, err := listenAddr(*addr, os.Getenv("PORT"))
 	if err != nil {
@@ -41,9 +46,9 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if host, _, _ := net.SplitHostPort(listen); !isLoopback(host) {
 		fmt.Fprintf(stderr, "privopt serve: warning: listening on %s, which other machines may reach\n", host)
 	}
-	fmt.Fprintf(stdout, "privopt: serving %s on http://%s/\n", *dir, ln.Addr())
+	fmt.Fprintf(stdout, "privopt: serving %s on http://%s%s\n", *dir, ln.Addr(), *prefix)
 
-	srv := &http.Server{Handler: site.NewHandler(os.DirFS(*dir)), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)

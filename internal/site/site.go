@@ -1,7 +1,9 @@
 // Package site serves privopt's built page (dist/) over HTTP with the security headers the
 // app promises: a Content-Security-Policy that allows nothing but the page's own origin (and
 // WebAssembly compilation), no MIME sniffing, no referrer, and no browser feature the app
-// does not use. Compressible files are sent gzip-encoded to browsers that accept it.
+// does not use. Compressible files are sent brotli- or gzip-encoded to browsers that accept
+// it: from the precompressed FILE.br and FILE.gz that ./build.sh site writes when they are not
+// older than FILE (they are trusted to encode it), else gzip-compressed once in memory.
 package site
 
 import (
@@ -10,6 +12,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -66,8 +69,8 @@ func ContentType(name string) string {
 	return "application/octet-stream"
 }
 
-// compressible reports whether gzip is worth applying to a file of this type.
-func compressible(contentType string) bool {
+// Compressible reports whether compression is worth applying to a file of this Content-Type.
+func Compressible(contentType string) bool {
 	switch {
 	case strings.HasPrefix(contentType, "text/"),
 		strings.HasPrefix(contentType, "application/wasm"),
@@ -78,13 +81,13 @@ func compressible(contentType string) bool {
 	return false
 }
 
-// file is a cached file of the site: its bytes, its gzip encoding and their entity tags.
+// file is a cached file of the site: its bytes, its gzip encoding, its brotli encoding (nil
+// without a precompressed FILE.br), their entity tags, and the state on disk they were read in.
 type file struct {
-	modTime  time.Time
-	size     int64
-	raw, gz  []byte
-	etag     string
-	etagGzip string
+	stamp                  string
+	modTime                time.Time
+	raw, gz, br            []byte
+	etag, etagGzip, etagBr string
 }
 
 // Handler serves the files of root. "/" and directories serve their index.html. Only GET and
@@ -127,9 +130,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", ctype)
 	w.Header().Set("Cache-Control", "no-cache")
 	body, etag := f.raw, f.etag
-	if compressible(ctype) {
+	if Compressible(ctype) {
 		w.Header().Add("Vary", "Accept-Encoding")
-		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+		switch accepted := r.Header.Get("Accept-Encoding"); {
+		case f.br != nil && accepts(accepted, "br"):
+			body, etag = f.br, f.etagBr
+			w.Header().Set("Content-Encoding", "br")
+		case accepts(accepted, "gzip"):
 			body, etag = f.gz, f.etagGzip
 			w.Header().Set("Content-Encoding", "gzip")
 		}
@@ -140,7 +147,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 var errIsDir = errors.New("is a directory")
 
-// load returns the cached file, reading it again when its size or time changed on disk.
+// load returns the cached file, reading it again when it or its precompressed variants
+// changed on disk.
 func (h *Handler) load(name string) (*file, error) {
 	info, err := fs.Stat(h.root, name)
 	if err != nil {
@@ -149,26 +157,54 @@ func (h *Handler) load(name string) (*file, error) {
 	if info.IsDir() {
 		return nil, errIsDir
 	}
+	gzInfo, brInfo := h.precompressed(name+".gz", info), h.precompressed(name+".br", info)
+	stamp := fmt.Sprint(stampOf(info), stampOf(gzInfo), stampOf(brInfo))
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if f, ok := h.cache[name]; ok && f.size == info.Size() && f.modTime.Equal(info.ModTime()) {
+	if f, ok := h.cache[name]; ok && f.stamp == stamp {
 		return f, nil
 	}
-	raw, err := fs.ReadFile(h.root, name)
-	if err != nil {
+	f := &file{stamp: stamp, modTime: info.ModTime()}
+	if f.raw, err = fs.ReadFile(h.root, name); err != nil {
 		return nil, err
 	}
-	var gz bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // the level is valid
-	zw.Write(raw)
-	zw.Close()
-	f := &file{
-		modTime: info.ModTime(), size: info.Size(),
-		raw: raw, gz: gz.Bytes(),
-		etag: entityTag(raw, ""), etagGzip: entityTag(raw, "-gzip"),
+	if gzInfo != nil {
+		if f.gz, err = fs.ReadFile(h.root, name+".gz"); err != nil {
+			return nil, err
+		}
+	} else {
+		var gz bytes.Buffer
+		zw, _ := gzip.NewWriterLevel(&gz, gzip.BestCompression) // the level is valid
+		zw.Write(f.raw)
+		zw.Close()
+		f.gz = gz.Bytes()
 	}
+	if brInfo != nil {
+		if f.br, err = fs.ReadFile(h.root, name+".br"); err != nil {
+			return nil, err
+		}
+	}
+	f.etag, f.etagGzip, f.etagBr = entityTag(f.raw, ""), entityTag(f.raw, "-gzip"), entityTag(f.raw, "-br")
 	h.cache[name] = f
 	return f, nil
+}
+
+// precompressed returns the FileInfo of a precompressed variant of a file, or nil when there
+// is none or it is older than the file (stale).
+func (h *Handler) precompressed(name string, of fs.FileInfo) fs.FileInfo {
+	info, err := fs.Stat(h.root, name)
+	if err != nil || !info.Mode().IsRegular() || info.ModTime().Before(of.ModTime()) {
+		return nil
+	}
+	return info
+}
+
+// stampOf identifies the state of a file on disk by its size and time ("-" for none).
+func stampOf(info fs.FileInfo) string {
+	if info == nil {
+		return "-"
+	}
+	return fmt.Sprintf("%d@%d", info.Size(), info.ModTime().UnixNano())
 }
 
 func entityTag(content []byte, suffix string) string {
@@ -176,21 +212,64 @@ func entityTag(content []byte, suffix string) string {
 	return `"` + hex.EncodeToString(sum[:12]) + suffix + `"`
 }
 
-// acceptsGzip reports whether an Accept-Encoding header allows gzip: it names gzip or *
-// with a quality above zero.
-func acceptsGzip(header string) bool {
+// accepts reports whether an Accept-Encoding header allows a content coding: it names the
+// coding, or else *, with a quality above zero.
+func accepts(header, coding string) bool {
+	star := false
 	for _, part := range strings.Split(header, ",") {
-		coding, params, _ := strings.Cut(strings.TrimSpace(part), ";")
-		coding = strings.ToLower(strings.TrimSpace(coding))
-		if coding != "gzip" && coding != "*" {
+		name, params, _ := strings.Cut(strings.TrimSpace(part), ";")
+		name = strings.ToLower(strings.TrimSpace(name))
+		if name != coding && name != "*" {
 			continue
 		}
-		name, value, found := strings.Cut(strings.TrimSpace(params), "=")
-		if !found || strings.TrimSpace(strings.ToLower(name)) != "q" {
-			return true
+		ok := true
+		if key, value, found := strings.Cut(strings.TrimSpace(params), "="); found && strings.TrimSpace(strings.ToLower(key)) == "q" {
+			q, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
+			ok = err == nil && q > 0
 		}
-		q, err := strconv.ParseFloat(strings.TrimSpace(value), 64)
-		return err == nil && q > 0
+		if name == coding {
+			return ok
+		}
+		star = ok
 	}
-	return false
+	return star
+}
+
+// Under serves h under a URL path prefix such as "/course/privopt/" (a clean absolute path
+// that ends with a slash; "/" returns h itself), as a static host serves a site copied into a
+// subdirectory: a request for a path below the prefix (after removing dot segments) reaches h
+// with the prefix replaced by "/"; the prefix without its final slash is redirected to the
+// prefix; every other path is 404 with the security headers.
+func Under(prefix string, h http.Handler) (http.Handler, error) {
+	if prefix == "/" {
+		return h, nil
+	}
+	if clean := path.Clean(prefix); clean == "/" || !strings.HasPrefix(prefix, "/") || clean+"/" != prefix || strings.ContainsAny(prefix, "?#%") {
+		return nil, fmt.Errorf("site: the prefix %q is not a clean URL path that begins and ends with /", prefix)
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		clean := path.Clean("/" + r.URL.Path)
+		if strings.HasSuffix(r.URL.Path, "/") && clean != "/" {
+			clean += "/"
+		}
+		rest, below := strings.CutPrefix(clean, prefix)
+		if !below {
+			for k, v := range SecurityHeaders {
+				w.Header().Set(k, v)
+			}
+			if clean+"/" == prefix {
+				target := prefix
+				if r.URL.RawQuery != "" {
+					target += "?" + r.URL.RawQuery
+				}
+				http.Redirect(w, r, target, http.StatusMovedPermanently)
+				return
+			}
+			http.Error(w, "not found", http.StatusNotFound)
+			return
+		}
+		r2 := r.Clone(r.Context())
+		r2.URL.Path, r2.URL.RawPath = "/"+rest, ""
+		h.ServeHTTP(w, r2)
+	}), nil
 }

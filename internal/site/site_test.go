@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"time"
@@ -103,13 +104,123 @@ func TestHandlerRevalidates(t *testing.T) {
 	}
 }
 
-func TestAcceptsGzip(t *testing.T) {
-	for header, want := range map[string]bool{
-		"": false, "gzip": true, "GZIP": true, "br, gzip": true, "gzip;q=0": false, "gzip; q=0.000": false,
-		"gzip;q=0.5": true, "*": true, "*;q=0": false, "deflate": false, "x-gzip2": false,
+func TestAccepts(t *testing.T) {
+	for _, tc := range []struct {
+		header, coding string
+		want           bool
+	}{
+		{"", "gzip", false}, {"gzip", "gzip", true}, {"GZIP", "gzip", true}, {"br, gzip", "gzip", true},
+		{"gzip;q=0", "gzip", false}, {"gzip; q=0.000", "gzip", false}, {"gzip;q=0.5", "gzip", true},
+		{"*", "gzip", true}, {"*;q=0", "gzip", false}, {"deflate", "gzip", false}, {"x-gzip2", "gzip", false},
+		{"gzip, deflate, br", "br", true}, {"br;q=0, gzip", "br", false}, {"gzip", "br", false},
+		{"*, br;q=0", "br", false}, {"br;q=0.1, *;q=0", "br", true}, {"*;q=0, gzip", "gzip", true},
 	} {
-		if got := acceptsGzip(header); got != want {
-			t.Errorf("acceptsGzip(%q) = %v, want %v", header, got, want)
+		if got := accepts(tc.header, tc.coding); got != tc.want {
+			t.Errorf("accepts(%q, %q) = %v, want %v", tc.header, tc.coding, got, tc.want)
+		}
+	}
+}
+
+// Precompressed FILE.gz and FILE.br are sent as they are when they are not older than FILE.
+func TestPrecompressed(t *testing.T) {
+	script := []byte(strings.Repeat("console.log('privopt');\n", 100))
+	var fromBuild bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&fromBuild, gzip.BestSpeed)
+	zw.Name = "written by the build" // makes these bytes differ from the handler's own gzip
+	zw.Write(script)
+	zw.Close()
+	brotli := []byte("brotli bytes of app.js") // the handler sends them without decoding
+	old, now := time.Unix(1, 0), time.Unix(2, 0)
+	root := fstest.MapFS{
+		"app.js":       {Data: script, ModTime: now},
+		"app.js.gz":    {Data: fromBuild.Bytes(), ModTime: now},
+		"app.js.br":    {Data: brotli, ModTime: now},
+		"stale.js":     {Data: script, ModTime: now},
+		"stale.js.gz":  {Data: fromBuild.Bytes(), ModTime: old},
+		"stale.js.br":  {Data: brotli, ModTime: old},
+		"image.png":    {Data: []byte("\x89PNG"), ModTime: now},
+		"image.png.br": {Data: brotli, ModTime: now},
+	}
+	h := NewHandler(root)
+	for _, tc := range []struct {
+		path, accept, encoding string
+		body                   []byte // nil: the handler's own gzip of the file
+	}{
+		{"/app.js", "gzip, deflate, br", "br", brotli},
+		{"/app.js", "gzip", "gzip", fromBuild.Bytes()},
+		{"/app.js", "br;q=0, gzip", "gzip", fromBuild.Bytes()},
+		{"/app.js", "", "", script},
+		{"/stale.js", "gzip, br", "gzip", nil},
+		{"/image.png", "br", "", []byte("\x89PNG")},
+	} {
+		res := get(t, h, "GET", tc.path, map[string]string{"Accept-Encoding": tc.accept})
+		body, _ := io.ReadAll(res.Body)
+		if got := res.Header.Get("Content-Encoding"); res.StatusCode != 200 || got != tc.encoding {
+			t.Errorf("%s (Accept-Encoding %q): status %d, Content-Encoding %q, want %q", tc.path, tc.accept, res.StatusCode, got, tc.encoding)
+			continue
+		}
+		if tc.body == nil {
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatalf("%s: %v", tc.path, err)
+			}
+			if zr.Name != "" {
+				t.Errorf("%s: the stale precompressed file was sent", tc.path)
+			}
+			if plain, _ := io.ReadAll(zr); !bytes.Equal(plain, script) {
+				t.Errorf("%s: the gzip body does not decode to the file", tc.path)
+			}
+		} else if !bytes.Equal(body, tc.body) {
+			t.Errorf("%s (Accept-Encoding %q): body %.40q, want %.40q", tc.path, tc.accept, body, tc.body)
+		}
+	}
+	// A rebuilt FILE.br is picked up without restarting the server.
+	root["app.js.br"] = &fstest.MapFile{Data: []byte("rebuilt"), ModTime: time.Unix(3, 0)}
+	res := get(t, h, "GET", "/app.js", map[string]string{"Accept-Encoding": "br"})
+	if body, _ := io.ReadAll(res.Body); string(body) != "rebuilt" {
+		t.Errorf("after rebuilding app.js.br: body %q", body)
+	}
+}
+
+func TestUnder(t *testing.T) {
+	h, err := Under("/course/privopt/", NewHandler(testFS))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path     string
+		status   int
+		body     string
+		location string
+	}{
+		{"/course/privopt/", 200, "<!doctype html><title>t</title>", ""},
+		{"/course/privopt/?embed=curve", 200, "<!doctype html><title>t</title>", ""},
+		{"/course/privopt/data/demo.csv", 200, "a,b\n1,2\n", ""},
+		{"/course/privopt", 301, "", "/course/privopt/"},
+		{"/course/privopt?mu=2", 301, "", "/course/privopt/?mu=2"},
+		{"/", 404, "", ""},
+		{"/index.html", 404, "", ""},
+		{"/course/privopt/../../index.html", 404, "", ""},
+		{"/course/privopt/sub/../index.html", 200, "<!doctype html><title>t</title>", ""},
+		{"/course/../course/privopt/", 200, "<!doctype html><title>t</title>", ""},
+		{"/course/privopt2/index.html", 404, "", ""},
+	} {
+		res := get(t, h, "GET", tc.path, nil)
+		body, _ := io.ReadAll(res.Body)
+		if res.StatusCode != tc.status || tc.status == 200 && string(body) != tc.body || res.Header.Get("Location") != tc.location {
+			t.Errorf("%s: status %d, body %.30q, Location %q; want %d, %q, %q", tc.path, res.StatusCode, body, res.Header.Get("Location"), tc.status, tc.body, tc.location)
+		}
+		if got := res.Header.Get("Content-Security-Policy"); got != ContentSecurityPolicy {
+			t.Errorf("%s: no security headers", tc.path)
+		}
+	}
+	plain := NewHandler(testFS)
+	if root, err := Under("/", plain); err != nil || root != plain {
+		t.Errorf(`Under("/") = %v, %v; want the handler itself`, root, err)
+	}
+	for _, bad := range []string{"", "course", "/course", "course/", "//", "/a//b/", "/a/../b/", "/a/./", "/a?b/", "/a%2f/"} {
+		if _, err := Under(bad, plain); err == nil {
+			t.Errorf("Under(%q) accepted", bad)
 		}
 	}
 }

@@ -35,13 +35,26 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	root := ui.NewRoot()
+	root := ui.NewRootFromQuery(pageQuery())
 	startEngine(renderer.EventEnv(), root)
 	for ok := true; ok; ok = renderer.EventWait() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)
 		}
 	}
+}
+
+// pageQuery returns the parameters of the page's URL (?embed=curve&mu=1 shows the
+// privacy-curve widget alone), decoded by the browser's URLSearchParams; of a repeated name
+// the first value counts, as with URLSearchParams.get.
+func pageQuery() map[string]string {
+	params := js.Global().Get("URLSearchParams").New(js.Global().Get("location").Get("search"))
+	entries := js.Global().Get("Array").Call("from", params)
+	q := make(map[string]string, entries.Length())
+	for i := entries.Length() - 1; i >= 0; i-- {
+		q[entries.Index(i).Index(0).String()] = entries.Index(i).Index(1).String()
+	}
+	return q
 }
 
 // startEngine starts the engine's Web Worker, hands it the compiled module and pings it; the
