@@ -91,11 +91,16 @@ func Log(x float64) float64 {
 }
 
 // expSquare returns e^{s·x²} for s = ±1 or ±1/2, with the rounding of x² removed
-// (x² = hi + lo exactly, by a fused multiply-add).
+// (x² = hi + lo exactly, by a fused multiply-add). Where x² or the result overflows or
+// underflows, the result is the limit (0 or +Inf), never NaN.
 func expSquare(s, x float64) float64 {
 	hi := x * x
+	e := Exp(s * hi)
+	if math.IsInf(hi, 0) || e == 0 || math.IsInf(e, 0) {
+		return e
+	}
 	lo := math.FMA(x, x, -hi)
-	return Exp(s*hi) * (1 + s*lo)
+	return e * (1 + s*lo)
 }
 
 // ExpNegHalfSquare returns e^{−x²/2} with the rounding of x² removed.

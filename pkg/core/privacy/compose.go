@@ -10,19 +10,25 @@ import (
 
 // ComposeGDP returns the guarantee of running μᵢ-GDP mechanisms on the same data (adaptively
 // or not): exactly μ-GDP with μ = √Σμᵢ² (Dong, Roth and Su 2019, Corollary 3.3). The sum is
-// formed with exact squares and compensated summation and rounded up, so μ is never below the
-// exact value (by two ulps at most).
+// formed on the ratios μᵢ/max μ (so nothing underflows or overflows), with exact squares and
+// compensated summation, and the result is rounded up by three ulps, which exceeds its
+// rounding error: μ is never below the exact value.
 func ComposeGDP(mus ...float64) (GDP, error) {
 	if len(mus) == 0 {
 		return GDP{}, errors.New("privacy: nothing to compose")
 	}
-	var sum, comp float64
+	top := 0.0
 	for _, m := range mus {
 		if !(m > 0) || math.IsInf(m, 1) {
 			return GDP{}, fmt.Errorf("privacy: μ must be finite and positive, got %g", m)
 		}
-		sq := m * m
-		sqErr := math.FMA(m, m, -sq) // m² = sq + sqErr exactly
+		top = math.Max(top, m)
+	}
+	var sum, comp float64
+	for _, m := range mus {
+		r := m / top
+		sq := r * r
+		sqErr := math.FMA(r, r, -sq) // r² = sq + sqErr exactly
 		t := sum + sq
 		if math.Abs(sum) >= sq {
 			comp += (sum - t) + sq
@@ -32,8 +38,13 @@ func ComposeGDP(mus ...float64) (GDP, error) {
 		comp += sqErr
 		sum = t
 	}
-	// The compensated sum and the square root are each within one ulp; two ulps up cover both.
-	mu := math.Nextafter(math.Nextafter(math.Sqrt(sum+comp), math.Inf(1)), math.Inf(1))
+	mu := top * math.Sqrt(sum+comp)
+	for range 3 {
+		mu = math.Nextafter(mu, math.Inf(1))
+	}
+	if math.IsInf(mu, 1) {
+		return GDP{}, fmt.Errorf("privacy: the composed μ overflows")
+	}
 	return GDP{Mu: mu}, nil
 }
 

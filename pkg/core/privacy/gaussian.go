@@ -213,6 +213,9 @@ func GaussianSigma(sensitivity, eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	sigma := sensitivity / mu
+	if !(sigma > 0) || math.IsInf(sigma, 1) {
+		return 0, fmt.Errorf("privacy: σ = %g/%g is out of the range of a double", sensitivity, mu)
+	}
 	for (GDP{Mu: sensitivity / sigma}).Delta(eps) > delta {
 		sigma = math.Nextafter(sigma, math.Inf(1))
 	}

@@ -252,7 +252,7 @@ func TestPureRDPIsRandomizedResponse(t *testing.T) {
 
 func TestComposeGDP(t *testing.T) {
 	c, err := ComposeGDP(0.3, 0.4)
-	if err != nil || relErr(c.Mu, 0.5) > 5e-16 || c.Mu < 0.5 {
+	if err != nil || relErr(c.Mu, 0.5) > 1e-15 || c.Mu < 0.5 {
 		t.Errorf("ComposeGDP(0.3, 0.4) = %v, %v; want 0.5 (not below)", c, err)
 	}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -371,5 +371,54 @@ func TestSamplerError(t *testing.T) {
 	}
 	if _, err := FoldSamplerError(g, -1); err == nil {
 		t.Error("negative TV accepted")
+	}
+}
+
+// TestExtremeInputsNeverNaN: outside the range where accuracy is promised, results stay
+// defined (no NaN, δ in [0, 1]) and errors are reported, never a NaN or a zero σ.
+func TestExtremeInputsNeverNaN(t *testing.T) {
+	mus := []float64{1e-300, 1e-100, 1e-6, 1, 1e6, 1e100, 1e300}
+	epss := []float64{-1e300, -50, 0, 1, 50, 1e10, 1e300}
+	for _, mu := range mus {
+		g := GDP{Mu: mu}
+		for _, e := range epss {
+			if d := g.Delta(e); math.IsNaN(d) || d < 0 || d > 1 {
+				t.Errorf("δ(μ=%g, ε=%g) = %g", mu, e, d)
+			}
+			if ld := g.LogDelta(e); math.IsNaN(ld) || ld > 0 {
+				t.Errorf("log δ(μ=%g, ε=%g) = %g", mu, e, ld)
+			}
+		}
+		for _, a := range []float64{0, 1e-300, 0.3, 1 - 1e-16, 1} {
+			if v := g.Tradeoff(a); math.IsNaN(v) || v < 0 || v > 1 {
+				t.Errorf("T(μ=%g, α=%g) = %g", mu, a, v)
+			}
+		}
+		for _, d := range []float64{1e-300, 0.5, 1 - 1e-9} {
+			if e, err := g.Epsilon(d); err == nil && (math.IsNaN(e) || e < 0) {
+				t.Errorf("ε(μ=%g, δ=%g) = %g", mu, d, e)
+			}
+		}
+	}
+	for _, mus := range [][]float64{{1e-200}, {1e-200, 1e-200}, {1e200, 1e200}, {1e-300, 1e300}} {
+		c, err := ComposeGDP(mus...)
+		exact := 0.0
+		top := 0.0
+		for _, m := range mus {
+			top = math.Max(top, m)
+		}
+		for _, m := range mus {
+			exact += (m / top) * (m / top)
+		}
+		exact = top * math.Sqrt(exact)
+		if err != nil || !(c.Mu >= exact) || relErr(c.Mu, exact) > 1e-15 {
+			t.Errorf("ComposeGDP(%v) = %v, %v; want %g, rounded up", mus, c, err, exact)
+		}
+	}
+	if _, err := ComposeGDP(1.5e308, 1.5e308); err == nil {
+		t.Error("an overflowing composition was accepted")
+	}
+	if s, err := GaussianSigma(1e-300, 1e300, 0.9999999); err == nil {
+		t.Errorf("GaussianSigma underflowed to %g without an error", s)
 	}
 }
