@@ -101,7 +101,7 @@ func MALA(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress
 		for i := range f.xp {
 			f.xp[i] = f.x[i] - f.h*f.pre[i]*f.gradU[i] + f.sqrt2h*f.sqrtPre[i]*f.r.Normal()
 		}
-		if f.box == nil || f.box.Contains(f.xp) {
+		if f.inDomain(f.xp) {
 			up := f.potential(f.gradUp, f.xp)
 			// log q(x | x′) − log q(x′ | x) for the Gaussian proposal with covariance 2hP.
 			var back, forth float64
@@ -141,9 +141,7 @@ func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.R
 		for i := range f.x {
 			f.x[i] += -f.h*f.pre[i]*f.gradU[i] + f.sqrt2h*f.sqrtPre[i]*f.r.Normal()
 		}
-		if f.box != nil {
-			f.box.Project(f.x)
-		}
+		f.project(f.x, f.x)
 		f.stats.Trials++
 		f.stats.Accepted++
 		if err := f.report(ctx, step, set.Steps, every, progress); err != nil {

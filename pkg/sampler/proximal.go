@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -68,7 +69,7 @@ type chain struct {
 	grad     Gradient
 	examples Examples
 	n        int
-	box      *Box
+	lo, hi   []float64 // the box's corners; nil on the whole space
 	c        Constants
 	center   []float64
 	r        *rng.Rand
@@ -84,15 +85,16 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 		return nil, err
 	}
 	ch := &chain{target: t, c: c, center: c.center(d), r: r, n: 1}
-	switch dom := t.Domain().(type) {
-	case nil, WholeSpace:
-	case Box:
-		if len(dom.Lo) != d || len(dom.Hi) != d {
-			return nil, fmt.Errorf("sampler: the box has %d and %d coordinates, want %d", len(dom.Lo), len(dom.Hi), d)
-		}
-		ch.box = &dom
+	dom := t.Domain()
+	if dom.Dim() != d {
+		return nil, fmt.Errorf("sampler: the domain has dimension %d, the target %d", dom.Dim(), d)
+	}
+	switch b := dom.(type) {
+	case geom.Whole:
+	case *geom.Box:
+		ch.lo, ch.hi = b.Lo(), b.Hi()
 	default:
-		return nil, fmt.Errorf("sampler: the domain %T is not supported (the whole space or a Box)", dom)
+		return nil, fmt.Errorf("sampler: the domain %T is not supported (geom.Whole or a *geom.Box)", dom)
 	}
 	ch.grad, _ = t.(Gradient)
 	if ex, ok := t.(Examples); ok {
@@ -106,19 +108,42 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 
 // gaussian fills dst with a draw from N(mean, s²I) restricted to the domain.
 func (ch *chain) gaussian(dst, mean []float64, s float64) {
-	if ch.box == nil {
+	if ch.lo == nil {
 		for i := range dst {
 			dst[i] = mean[i] + s*ch.r.Normal()
 		}
 		return
 	}
 	for i := range dst {
-		v, capped := truncNormal(ch.r, mean[i], s, ch.box.Lo[i], ch.box.Hi[i])
+		v, capped := truncNormal(ch.r, mean[i], s, ch.lo[i], ch.hi[i])
 		if capped {
 			ch.stats.CapHits++
 		}
 		dst[i] = v
 	}
+}
+
+// project writes the projection of x onto the domain into dst.
+func (ch *chain) project(dst, x []float64) {
+	for i, v := range x {
+		if ch.lo != nil {
+			v = math.Min(math.Max(v, ch.lo[i]), ch.hi[i])
+		}
+		dst[i] = v
+	}
+}
+
+// inDomain reports whether x is in the domain.
+func (ch *chain) inDomain(x []float64) bool {
+	if ch.lo == nil {
+		return true
+	}
+	for i, v := range x {
+		if v < ch.lo[i] || v > ch.hi[i] {
+			return false
+		}
+	}
+	return true
 }
 
 // value evaluates f and counts the queries.
@@ -192,10 +217,7 @@ func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(Progre
 		}
 		if !ok {
 			ch.stats.CapHits++
-			copy(ch.x, ch.cp)
-			if ch.box != nil {
-				ch.box.Project(ch.x)
-			}
+			ch.project(ch.x, ch.cp)
 		}
 		if err := ch.report(ctx, step, p.Steps, every, progress); err != nil {
 			return err
@@ -273,10 +295,7 @@ func (ch *chain) stochasticOracle(s, alpha, lambda float64, trialCap int) bool {
 // N(c′ − s²g, s²I) on K, and accepts with probability exp(−[f(x) − f(w) − g·(x − w)]), which
 // is at most 1 by convexity; the accepted x follows the oracle's law exactly.
 func (ch *chain) envelopeOracle(s float64, trialCap int) bool {
-	copy(ch.w, ch.cp)
-	if ch.box != nil {
-		ch.box.Project(ch.w)
-	}
+	ch.project(ch.w, ch.cp)
 	ch.stats.Queries += int64(ch.n)
 	fw := ch.grad.Grad(ch.g, ch.w)
 	s2 := s * s

@@ -2,7 +2,9 @@ package sampler
 
 import (
 	"context"
+
 	"errors"
+	"github.com/privopt/privopt/pkg/core/geom"
 	"math"
 	"testing"
 
@@ -173,7 +175,7 @@ func (g *geoMedian) ExampleValue(i int, x []float64) float64 {
 func (g *geoMedian) Constants() Constants {
 	return Constants{Lipschitz: g.k, ExampleLipschitz: g.k, ExampleRank: 2, StrongConvexity: g.m}
 }
-func (g *geoMedian) Domain() Domain { return WholeSpace{} }
+func (g *geoMedian) Domain() geom.Domain { return geom.Whole{D: 2} }
 
 // TestGeometricMedianTarget compares the mean and covariance of a two-dimensional target with
 // values from a quadrature on a grid.

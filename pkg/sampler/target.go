@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/privopt/privopt/pkg/core/geom"
 )
 
 // Target is a strongly log-concave distribution π(x) ∝ exp(−f(x) − (m/2)‖x − c‖²) on a convex
@@ -21,8 +23,9 @@ type Target interface {
 	Value(x []float64) float64
 	// Constants returns the public constants of f and the Gaussian part.
 	Constants() Constants
-	// Domain returns K.
-	Domain() Domain
+	// Domain returns K. The certified sampler supports the whole space (geom.Whole) and
+	// boxes (*geom.Box), where Gaussian proposals restricted to K can be drawn exactly.
+	Domain() geom.Domain
 }
 
 // Gradient is implemented by targets that can evaluate a subgradient of f; the envelope
@@ -97,57 +100,4 @@ func (c Constants) center(dim int) []float64 {
 		return make([]float64, dim)
 	}
 	return c.Center
-}
-
-// Domain is the convex support K of a target. The certified sampler supports the whole space
-// and boxes (Box), where Gaussian proposals restricted to K can be drawn exactly.
-type Domain interface {
-	// Contains reports whether x is in K.
-	Contains(x []float64) bool
-	// Project replaces x by its Euclidean projection onto K.
-	Project(x []float64)
-}
-
-// WholeSpace is Rᵈ.
-type WholeSpace struct{}
-
-// Contains is always true.
-func (WholeSpace) Contains([]float64) bool { return true }
-
-// Project leaves x unchanged.
-func (WholeSpace) Project([]float64) {}
-
-// Box is the axis-aligned box Π [Lo[i], Hi[i]].
-type Box struct {
-	Lo, Hi []float64
-}
-
-// NewBox returns the box with the given corners, checking that Lo[i] < Hi[i] for every i.
-func NewBox(lo, hi []float64) (Box, error) {
-	if len(lo) != len(hi) {
-		return Box{}, fmt.Errorf("sampler: box corners of lengths %d and %d", len(lo), len(hi))
-	}
-	for i := range lo {
-		if !(lo[i] < hi[i]) {
-			return Box{}, fmt.Errorf("sampler: box coordinate %d has an empty range [%g, %g]", i, lo[i], hi[i])
-		}
-	}
-	return Box{Lo: lo, Hi: hi}, nil
-}
-
-// Contains reports whether x is in the box.
-func (b Box) Contains(x []float64) bool {
-	for i, v := range x {
-		if v < b.Lo[i] || v > b.Hi[i] {
-			return false
-		}
-	}
-	return true
-}
-
-// Project clamps every coordinate into its range.
-func (b Box) Project(x []float64) {
-	for i, v := range x {
-		x[i] = math.Min(math.Max(v, b.Lo[i]), b.Hi[i])
-	}
 }

@@ -4,6 +4,8 @@ import (
 	"math"
 	"sort"
 
+	"github.com/privopt/privopt/pkg/core/geom"
+
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
@@ -14,13 +16,13 @@ type linearTarget struct {
 	m       float64
 	center  []float64
 	gi      float64 // max ‖bᵢ‖
-	dom     Domain
+	dom     geom.Domain
 	lipschi float64
 }
 
 func newLinearTarget(b [][]float64, m float64, center []float64) *linearTarget {
 	d := len(b[0])
-	t := &linearTarget{b: b, mean: make([]float64, d), m: m, center: center, dom: WholeSpace{}}
+	t := &linearTarget{b: b, mean: make([]float64, d), m: m, center: center, dom: geom.Whole{D: d}}
 	for _, bi := range b {
 		norm := 0.0
 		for j, v := range bi {
@@ -56,7 +58,7 @@ func (t *linearTarget) ExampleValue(i int, x []float64) float64 {
 func (t *linearTarget) Constants() Constants {
 	return Constants{Lipschitz: t.lipschi, ExampleLipschitz: t.gi, ExampleRank: 1, StrongConvexity: t.m, Center: t.center}
 }
-func (t *linearTarget) Domain() Domain { return t.dom }
+func (t *linearTarget) Domain() geom.Domain { return t.dom }
 
 // exactMean is the mean of the Gaussian target.
 func (t *linearTarget) exactMean() []float64 {
@@ -121,11 +123,15 @@ func (t *oneDim) ExampleValue(i int, x []float64) float64 {
 func (t *oneDim) Constants() Constants {
 	return Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m}
 }
-func (t *oneDim) Domain() Domain {
+func (t *oneDim) Domain() geom.Domain {
 	if t.bounded {
-		return Box{Lo: []float64{t.lo}, Hi: []float64{t.hi}}
+		b, err := geom.NewBox([]float64{t.lo}, []float64{t.hi})
+		if err != nil {
+			panic(err) // the test targets' intervals are valid
+		}
+		return b
 	}
-	return WholeSpace{}
+	return geom.Whole{D: 1}
 }
 
 // quadrature is a density known up to a constant on a fine grid, with its CDF and moments.
