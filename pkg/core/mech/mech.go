@@ -1,0 +1,355 @@
+// Package mech holds privopt's private mechanisms, behind one interface: a Mechanism plans
+// every parameter from a Budget and a Problem (public quantities only: never the data), and
+// the Plan then runs on a dataset with a random source, a context and a progress callback,
+// returning a Release: the model, its privacy report, local diagnostics and the theory's
+// utility bound.
+//
+// The mechanisms follow the seed papers, with the corrections of the project's notes: the
+// replace-one sensitivity of a mean of G-Lipschitz losses is 2G/n (not G/n); calibration uses
+// the exact privacy curve (never a closed form that is not (ε, δ)-DP for large ε); and the
+// Langevin mechanism is accounted by Gaussian composition (seed 004's Lemma 3.1 constant is
+// off by a factor of about 2).
+package mech
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Budget is the privacy target of a release and the neighbouring relation it protects.
+type Budget struct {
+	Epsilon float64 `json:"epsilon"`
+	Delta   float64 `json:"delta"`
+	// Neighbouring defaults to replace-one when empty.
+	Neighbouring privacy.Neighbouring `json:"neighbouring"`
+}
+
+// Validate checks the budget; δ = 0 asks for pure ε-DP.
+func (b Budget) Validate() error {
+	if err := (privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Validate(); err != nil {
+		return err
+	}
+	return b.relation().Validate()
+}
+
+func (b Budget) relation() privacy.Neighbouring {
+	if b.Neighbouring == "" {
+		return privacy.ReplaceOne
+	}
+	return b.Neighbouring
+}
+
+// Sensitivity returns the sensitivity of a mean of n per-example terms that are each
+// G-Lipschitz (or have gradients of norm at most G): replacing one example moves the mean by
+// at most 2G/n; adding or removing one, with n the public size of the larger dataset and the
+// mean taken as a sum divided by that fixed n, moves it by at most G/n.
+func (b Budget) Sensitivity(g float64, n int) float64 {
+	if b.relation() == privacy.AddRemove {
+		return g / float64(n)
+	}
+	return 2 * g / float64(n)
+}
+
+// sensitivityDerivation states how Sensitivity was computed, for the report.
+func (b Budget) sensitivityDerivation(g float64, n int) string {
+	if b.relation() == privacy.AddRemove {
+		return fmt.Sprintf("G/n with G = %.6g and n = %d (add/remove one example, sum divided by the public n)", g, n)
+	}
+	return fmt.Sprintf("2G/n with G = %.6g and n = %d (replace one example)", g, n)
+}
+
+// LossSpec names a loss and its parameters.
+type LossSpec struct {
+	// Name is "logistic", "hinge", "smooth-hinge", "squared", "huber" or "multinomial".
+	Name string `json:"name"`
+	// Param is the smoothing width of "smooth-hinge" and the threshold of "huber".
+	Param float64 `json:"param,omitempty"`
+	// Classes is K for "multinomial".
+	Classes int `json:"classes,omitempty"`
+	// Tilt t > 0 fits tilted ERM (1/t)·log mean exp(t·ℓᵢ); 0 fits the plain mean.
+	Tilt float64 `json:"tilt,omitempty"`
+	// RobustRadius ρ > 0 trains against perturbations of the features in the ℓ_RobustNorm ball
+	// of radius ρ (adversarial training, closed form for margin losses).
+	RobustRadius float64 `json:"robust_radius,omitempty"`
+	RobustNorm   float64 `json:"robust_norm,omitempty"`
+}
+
+// scalar returns the margin or prediction loss of a linear model.
+func (s LossSpec) scalar() (loss.Scalar, error) {
+	switch s.Name {
+	case "logistic":
+		return loss.Logistic{}, nil
+	case "hinge":
+		return loss.Hinge{}, nil
+	case "smooth-hinge":
+		return loss.SmoothHinge{H: s.Param}, nil
+	case "squared":
+		return loss.Squared{}, nil
+	case "huber":
+		return loss.Huber{Delta: s.Param}, nil
+	}
+	return nil, fmt.Errorf("mech: unknown loss %q (logistic, hinge, smooth-hinge, squared, huber, multinomial)", s.Name)
+}
+
+// Problem is everything public about a fit: the loss, the dimension, the number of examples,
+// the declared bounds on the data, the parameter domain and a declared radius. It never holds
+// data; two neighbouring datasets have the same Problem.
+type Problem struct {
+	Loss LossSpec `json:"loss"`
+	// Dim is the number of features d (the model has d weights, or K·d for multinomial).
+	Dim int `json:"dim"`
+	// N is the number of examples, public under replace-one.
+	N int `json:"n"`
+	// Bounds are the declared bounds on the rows and labels.
+	Bounds loss.Bounds `json:"bounds"`
+	// Domain is the parameter domain (geom.Whole for none).
+	Domain geom.Domain `json:"-"`
+	// Radius is a declared bound D on the distance from the centre (the origin) of the
+	// parameters the utility bound compares with: the bound holds against the best model
+	// with ‖w‖₂ ≤ D. A bounded domain gives it; on the whole space it must be declared.
+	Radius float64 `json:"radius"`
+}
+
+// params returns the number of parameters (d, or K·d for the multinomial loss).
+func (p Problem) params() int {
+	if p.Loss.Name == "multinomial" {
+		return p.Loss.Classes * p.Dim
+	}
+	return p.Dim
+}
+
+// Validate checks the problem.
+func (p Problem) Validate() error {
+	switch {
+	case p.Dim < 1:
+		return fmt.Errorf("mech: the dimension must be at least 1, got %d", p.Dim)
+	case p.N < 1:
+		return fmt.Errorf("mech: the number of examples must be at least 1, got %d", p.N)
+	case p.Domain == nil:
+		return fmt.Errorf("mech: no parameter domain")
+	case p.Domain.Dim() != p.params():
+		return fmt.Errorf("mech: the domain has dimension %d, the model %d", p.Domain.Dim(), p.params())
+	case !(p.Radius > 0) || math.IsInf(p.Radius, 1):
+		return fmt.Errorf("mech: the declared parameter radius must be finite and positive, got %g", p.Radius)
+	case !(p.Bounds.X > 0) || math.IsInf(p.Bounds.X, 1):
+		return fmt.Errorf("mech: the declared bound on the rows must be finite and positive, got %g", p.Bounds.X)
+	}
+	if p.Loss.Name == "multinomial" && p.Loss.Classes < 2 {
+		return fmt.Errorf("mech: the multinomial loss needs at least 2 classes, got %d", p.Loss.Classes)
+	}
+	if !(p.Loss.Tilt >= 0) || math.IsInf(p.Loss.Tilt, 1) {
+		return fmt.Errorf("mech: the tilt must be finite and at least 0, got %g", p.Loss.Tilt)
+	}
+	return nil
+}
+
+// NewLoss builds the problem's loss over a dataset, checking that the dataset matches the
+// problem and respects the declared bounds (the loss constructors reject any row that does not).
+func (p Problem) NewLoss(ds *data.Dataset) (loss.Loss, error) {
+	if ds.D != p.Dim {
+		return nil, fmt.Errorf("mech: the data has %d features, the problem %d", ds.D, p.Dim)
+	}
+	if ds.N != p.N {
+		return nil, fmt.Errorf("mech: the data has %d rows, the problem %d", ds.N, p.N)
+	}
+	return p.buildLoss(ds)
+}
+
+// buildLoss builds the problem's loss over ds without checking its size.
+func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
+	if p.Loss.Name == "multinomial" {
+		return loss.NewMultinomial(ds, p.Loss.Classes, p.Bounds)
+	}
+	s, err := p.Loss.scalar()
+	if err != nil {
+		return nil, err
+	}
+	if p.Loss.RobustRadius > 0 {
+		m, ok := s.(loss.Margin)
+		if !ok {
+			return nil, fmt.Errorf("mech: adversarial training needs a margin loss, not %q", p.Loss.Name)
+		}
+		return loss.NewRobust(m, p.Loss.RobustRadius, p.Loss.RobustNorm, ds, p.Bounds)
+	}
+	return loss.NewLinear(s, ds, p.Bounds)
+}
+
+// Constants returns the constants of the per-example losses on the domain in the norm of
+// exponent norm, from the declared bounds only: the losses compute them from the bounds and
+// the domain, so they are taken here from a loss over a single placeholder row at the origin
+// (with a valid label), never from the data.
+func (p Problem) Constants(norm float64) (loss.Constants, error) {
+	label := 0.0 // a class index, or a regression target
+	switch p.Loss.Name {
+	case "logistic", "hinge", "smooth-hinge":
+		label = 1
+	}
+	l, err := p.buildLoss(&data.Dataset{N: 1, D: p.Dim, X: make([]float64, p.Dim), Y: []float64{label}})
+	if err != nil {
+		return loss.Constants{}, err
+	}
+	return l.Constants(p.Domain, norm)
+}
+
+// Progress is reported during a run.
+type Progress struct {
+	// Fraction of the run done, in [0, 1].
+	Fraction float64 `json:"fraction"`
+	// Stage names what is running, for example "sampling" or "solving".
+	Stage string `json:"stage"`
+}
+
+// Cost is a plan's predicted work: per-example queries (one query evaluates one example's loss
+// or gradient at one point) and steps.
+type Cost struct {
+	Queries float64 `json:"queries"`
+	Steps   float64 `json:"steps"`
+}
+
+// Seconds predicts the run time from a measured rate of per-example queries per second.
+func (c Cost) Seconds(queriesPerSecond float64) float64 { return c.Queries / queriesPerSecond }
+
+// Utility is a mechanism's theoretical guarantee on the excess empirical risk:
+// E[F_D(ŵ)] − min_{w ∈ C, ‖w‖ ≤ D} F_D(w) ≤ Bound, where F_D is the mean loss (the tilted or
+// robust loss when the problem asks for one), the expectation is over the mechanism's
+// randomness, and Statement says which theorem gives it and under which assumptions.
+type Utility struct {
+	Bound     float64 `json:"bound"`
+	Statement string  `json:"statement"`
+}
+
+// Mechanism is a private mechanism: it plans a run from public quantities alone.
+type Mechanism interface {
+	// Name is the mechanism's short name, as on the command line ("rem", "outpert", ...).
+	Name() string
+	// Paper names the paper (and result) the mechanism follows.
+	Paper() string
+	// Plan fixes every parameter from the budget and the problem, before any data is touched.
+	Plan(b Budget, p Problem) (Plan, error)
+}
+
+// Plan is a run fixed in advance: its guarantee, its predicted cost and utility are known
+// before the data is touched.
+type Plan interface {
+	// Guarantee is the certified privacy curve of the release, including a sampler's error.
+	Guarantee() privacy.Curve
+	// Utility is the theory's bound on the excess empirical risk.
+	Utility() Utility
+	// Cost is the predicted work.
+	Cost() Cost
+	// Parameters lists the planned parameters by name, for reports and the page.
+	Parameters() map[string]float64
+	// Run runs the plan on a dataset that matches the problem.
+	Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error)
+}
+
+// Model is a released model: the weights of a linear model (or K rows of weights for the
+// multinomial loss) with the names of the features.
+type Model struct {
+	Loss     string    `json:"loss"`
+	Features []string  `json:"features"`
+	Classes  []string  `json:"classes,omitempty"`
+	Weights  []float64 `json:"weights"`
+}
+
+// Diagnostics are local facts about a run, computed from the data: they are shown to the
+// data's owner and never part of a release.
+type Diagnostics struct {
+	NotPrivate string `json:"not_private"`
+	// TrainLoss is F_D at the released model (the plain mean loss).
+	TrainLoss float64 `json:"train_loss"`
+	// TrainAccuracy is the training accuracy of a classifier (NaN for regression is omitted).
+	TrainAccuracy *float64 `json:"train_accuracy,omitempty"`
+	// Seconds is the wall time of the run.
+	Seconds float64 `json:"seconds"`
+	// Details holds mechanism-specific counts (sampler steps, acceptance, clips, solver
+	// iterations, the solver's achieved certificate, ...).
+	Details map[string]float64 `json:"details,omitempty"`
+}
+
+// notPrivate is the label every Diagnostics carries.
+const notPrivate = "local diagnostics computed from the data: not private, never part of a release"
+
+// Release is the result of a run: the model and its privacy report (both private to publish),
+// the theory's utility bound, and local diagnostics (not private).
+type Release struct {
+	Model       Model              `json:"model"`
+	Report      privacy.Report     `json:"report"`
+	Utility     Utility            `json:"utility"`
+	Parameters  map[string]float64 `json:"parameters"`
+	Diagnostics Diagnostics        `json:"diagnostics"`
+}
+
+// randomness says what the report must state about r.
+func randomness(r *rng.Rand) privacy.Randomness {
+	if r.Seeded() {
+		return privacy.SeededNotPrivate
+	}
+	return privacy.OSSeeded
+}
+
+// newModel returns the model of a dataset's features with the given weights.
+func newModel(p Problem, ds *data.Dataset, w []float64) Model {
+	m := Model{Loss: p.Loss.Name, Features: append([]string(nil), ds.Features...), Weights: append([]float64(nil), w...)}
+	if p.Loss.Name == "multinomial" {
+		m.Classes = append([]string(nil), ds.Label.Classes...)
+	}
+	return m
+}
+
+// diagnose computes the local diagnostics of a model on the training data.
+func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.Time, details map[string]float64) Diagnostics {
+	d := Diagnostics{NotPrivate: notPrivate, TrainLoss: l.Mean(nil, w), Seconds: time.Since(start).Seconds(), Details: details}
+	if acc, ok := Accuracy(p, ds, w); ok {
+		d.TrainAccuracy = &acc
+	}
+	return d
+}
+
+// Accuracy returns the accuracy of a classifier on a dataset (the fraction of rows whose sign,
+// or arg-max class, matches the label) and false for a regression loss.
+func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
+	switch p.Loss.Name {
+	case "squared", "huber":
+		return 0, false
+	case "multinomial":
+		k := p.Loss.Classes
+		right := 0
+		for i := range ds.N {
+			row := ds.Row(i)
+			best, bestScore := 0, math.Inf(-1)
+			for c := range k {
+				s := 0.0
+				for j, v := range row {
+					s += w[c*ds.D+j] * v
+				}
+				if s > bestScore {
+					best, bestScore = c, s
+				}
+			}
+			if float64(best) == ds.Y[i] {
+				right++
+			}
+		}
+		return float64(right) / float64(ds.N), true
+	}
+	right := 0
+	for i := range ds.N {
+		s := 0.0
+		for j, v := range ds.Row(i) {
+			s += w[j] * v
+		}
+		if (s >= 0) == (ds.Y[i] > 0) {
+			right++
+		}
+	}
+	return float64(right) / float64(ds.N), true
+}

@@ -1,0 +1,305 @@
+package mech
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/sampler"
+)
+
+// SamplerMode selects how the regularized exponential mechanism samples.
+type SamplerMode string
+
+const (
+	// Certified modes: the proximal sampler with oracle A, B or C; the certified TV is folded
+	// into δ.
+	SampleValue      SamplerMode = "proximal-value"
+	SampleStochastic SamplerMode = "proximal-stochastic"
+	SampleEnvelope   SamplerMode = "proximal-envelope"
+	// Fast modes, whose mixing is not certified: the report then claims no privacy.
+	SampleMALA     SamplerMode = "mala"
+	SampleLangevin SamplerMode = "langevin"
+)
+
+// oracle returns the proximal sampler's oracle of a certified mode.
+func (s SamplerMode) oracle() (sampler.Oracle, bool) {
+	switch s {
+	case SampleValue:
+		return sampler.ValueOracle, true
+	case SampleStochastic:
+		return sampler.StochasticOracle, true
+	case SampleEnvelope:
+		return sampler.EnvelopeOracle, true
+	}
+	return 0, false
+}
+
+// REM is the regularized exponential mechanism in ℓ2 (Gopi, Lee and Liu 2022; the lecture note
+// of seed 003, Theorem 3): it releases one sample of
+//
+//	π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain,
+//
+// where F_D is the mean of convex losses that are G-Lipschitz in ℓ2 on the domain.
+//
+// Guarantee: π_D is μ_GDP-GDP with μ_GDP = Δ·√(k/μ), Δ = 2G/n under replace-one (G/n under
+// add/remove): the potentials of neighbouring datasets differ by a kΔ-Lipschitz function and
+// are kμ-strongly convex (GLL22, Theorem 4.1). The plan calibrates μ_GDP with the exact
+// Gaussian curve (never the paper's closed form, which is not (ε, δ)-DP for large ε). A
+// certified sampler's total-variation error τ is folded into δ: (ε, δ_GDP(ε) + (1 + e^ε)τ).
+// A fast sampler's error is not certified, and the report then claims no privacy.
+//
+// Parameters: with Θ = D²/2 the range of ½‖w‖² over the comparison ball ‖w‖ ≤ D, the ERM bound
+// d/k + μΘ is minimised subject to Δ√(k/μ) = μ_GDP: k = (μ_GDP/Δ)·√(d/Θ), μ = (Δ/μ_GDP)·√(d/Θ),
+// giving E F_D(ŵ) − min_{‖w‖≤D} F_D(w) ≤ 2(Δ/μ_GDP)·√(dΘ). With Objective "sco", the bound
+// d/k + μΘ + 2G²/(nμ) on the population excess risk is minimised instead (the last term is the
+// generalisation gap, from the W∞ coupling of π_D and π_D′).
+type REM struct {
+	// Sampler is the sampling mode (default: the stochastic proximal oracle).
+	Sampler SamplerMode
+	// Objective is "erm" (default) or "sco".
+	Objective string
+	// SamplerShare is the share of δ given to a certified sampler's error (default 0.1).
+	SamplerShare float64
+	// FastSteps is the number of steps of a fast mode (default: 20·κ·√d, κ = 1 + β/μ, not certified).
+	FastSteps int
+}
+
+// Name returns "rem".
+func (REM) Name() string { return "rem" }
+
+// Paper names the source.
+func (REM) Paper() string {
+	return "Gopi, Lee and Liu 2022, Private Convex Optimization via Exponential Mechanism (Theorem 4.1); lecture note (seed 003), Theorem 3"
+}
+
+// remPlan is a planned run of the regularized exponential mechanism.
+type remPlan struct {
+	mech                REM
+	budget              Budget
+	problem             Problem
+	g, beta, delta      float64 // G and β of the losses in ℓ2; Δ
+	k, mu, muGDP, theta float64
+	dim                 int // number of parameters
+	guarantee           privacy.Curve
+	base                privacy.GDP
+	plan                sampler.Plan // certified modes
+	certified           bool
+	fastSteps           int
+	utility             Utility
+	deltaMech, tvBudget float64
+}
+
+// Plan fixes k, μ, the sampler's parameters and its certified error from public quantities.
+func (m REM) Plan(b Budget, p Problem) (Plan, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if b.Delta == 0 {
+		return nil, errors.New("mech: the regularized exponential mechanism is Gaussian-DP, which needs δ > 0 (for pure ε-DP use outpert or expmech)")
+	}
+	if p.Loss.Tilt != 0 {
+		return nil, errors.New("mech: the regularized exponential mechanism needs a mean of per-example losses; tilted ERM is supported by output perturbation")
+	}
+	switch p.Domain.(type) {
+	case geom.Whole, *geom.Box:
+	default:
+		return nil, fmt.Errorf("mech: the regularized exponential mechanism samples on the whole space or a box, not a %T", p.Domain)
+	}
+	if m.Sampler == "" {
+		m.Sampler = SampleStochastic
+	}
+	if m.Objective == "" {
+		m.Objective = "erm"
+	}
+	if m.SamplerShare == 0 {
+		m.SamplerShare = 0.1
+	}
+	c, err := p.Constants(2)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsInf(c.Lipschitz, 1) {
+		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
+	}
+	pl := &remPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, beta: c.Smoothness, dim: p.params()}
+	pl.delta = b.Sensitivity(pl.g, p.N)
+	oracle, certified := m.Sampler.oracle()
+	pl.certified = certified
+	pl.deltaMech = b.Delta
+	if certified {
+		if pl.deltaMech, pl.tvBudget, err = privacy.SplitDelta(b.Epsilon, b.Delta, m.SamplerShare); err != nil {
+			return nil, err
+		}
+	}
+	if pl.muGDP, err = privacy.CalibrateGDP(b.Epsilon, pl.deltaMech); err != nil {
+		return nil, err
+	}
+	pl.base = privacy.GDP{Mu: pl.muGDP}
+	d := float64(pl.dim)
+	pl.theta = p.Radius * p.Radius / 2
+	switch m.Objective {
+	case "erm":
+		pl.mu = pl.delta / pl.muGDP * math.Sqrt(d/pl.theta)
+		pl.utility = Utility{Bound: 2 * pl.delta / pl.muGDP * math.Sqrt(d*pl.theta),
+			Statement: "E F_D(w) − min_{‖w‖≤D} F_D(w) ≤ d/k + μD²/2 for the exact distribution (the Gibbs bound of Proposition 4 of Gopi, Lee, Liu, Shen and Tian, after De Klerk and Laurent), minimised over k and μ at the calibrated μ_GDP"}
+	case "sco":
+		a := d*pl.delta*pl.delta/(pl.muGDP*pl.muGDP) + 2*pl.g*pl.g/float64(p.N)
+		pl.mu = math.Sqrt(a / pl.theta)
+		pl.utility = Utility{Bound: 2 * math.Sqrt(pl.theta*a),
+			Statement: "population excess risk ≤ d/k + μD²/2 + 2G²/(nμ) for the exact distribution (the last term is the generalisation gap of the W∞ coupling of neighbouring Gibbs measures), minimised over k and μ at the calibrated μ_GDP"}
+	default:
+		return nil, fmt.Errorf("mech: unknown objective %q (erm or sco)", m.Objective)
+	}
+	pl.k = pl.mu * pl.muGDP * pl.muGDP / (pl.delta * pl.delta)
+	pl.guarantee = pl.base
+	if certified {
+		pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
+		if err != nil {
+			return nil, err
+		}
+		folded, err := privacy.FoldSamplerError(pl.base, pl.plan.TV)
+		if err != nil {
+			return nil, err
+		}
+		pl.guarantee = folded
+		if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(folded) {
+			return nil, fmt.Errorf("mech: internal error: the folded guarantee does not meet the budget")
+		}
+	} else {
+		pl.fastSteps = m.FastSteps
+		if pl.fastSteps == 0 {
+			kappa := 1 + pl.beta/pl.mu
+			if math.IsInf(kappa, 1) {
+				kappa = 1 + pl.g*pl.g/pl.mu // a non-smooth loss: a rough scale only
+			}
+			pl.fastSteps = int(math.Ceil(20 * kappa * math.Sqrt(d)))
+		}
+	}
+	return pl, nil
+}
+
+// samplerConstants are the constants of the sampler's target f = k·F_D with Gaussian part kμ.
+func (pl *remPlan) samplerConstants() sampler.Constants {
+	rank := 1
+	if pl.problem.Loss.Name == "multinomial" {
+		rank = pl.problem.Loss.Classes
+	}
+	smooth := pl.k * pl.beta
+	if math.IsInf(smooth, 1) {
+		smooth = 0
+	}
+	return sampler.Constants{
+		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu,
+	}
+}
+
+func (pl *remPlan) Guarantee() privacy.Curve { return pl.guarantee }
+func (pl *remPlan) Utility() Utility         { return pl.utility }
+
+func (pl *remPlan) Cost() Cost {
+	if pl.certified {
+		return Cost{Queries: pl.plan.Cost.Queries, Steps: pl.plan.Cost.Steps}
+	}
+	steps := float64(pl.fastSteps)
+	return Cost{Queries: 2 * steps * float64(pl.problem.N), Steps: steps}
+}
+
+func (pl *remPlan) Parameters() map[string]float64 {
+	ps := map[string]float64{"k": pl.k, "mu": pl.mu, "mu_gdp": pl.muGDP, "sensitivity": pl.delta,
+		"lipschitz": pl.g, "radius": pl.problem.Radius, "delta_mechanism": pl.deltaMech}
+	if pl.certified {
+		ps["sampler_steps"] = float64(pl.plan.Steps)
+		ps["sampler_step_size"] = pl.plan.Step
+		ps["sampler_tv"] = pl.plan.TV
+		ps["sampler_trial_cap"] = float64(pl.plan.TrialCap)
+	} else {
+		ps["sampler_steps"] = float64(pl.fastSteps)
+	}
+	return ps
+}
+
+// Run samples from π_D.
+func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
+	start := time.Now()
+	l, err := pl.problem.NewLoss(ds)
+	if err != nil {
+		return nil, err
+	}
+	t := &remTarget{loss: l, k: pl.k, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	report := func(p sampler.Progress) {
+		if progress != nil {
+			progress(Progress{Fraction: p.Fraction, Stage: "sampling"})
+		}
+	}
+	var res sampler.Result
+	status := privacy.SamplerStatus{}
+	switch pl.mech.Sampler {
+	case SampleMALA:
+		res, err = sampler.MALA(ctx, t, sampler.FastSettings{Steps: pl.fastSteps}, r, report)
+	case SampleLangevin:
+		res, err = sampler.ProjectedLangevin(ctx, t, sampler.FastSettings{Steps: pl.fastSteps}, r, report)
+	default:
+		res, err = sampler.Run(ctx, t, pl.plan, r, report)
+	}
+	if err != nil {
+		return nil, err
+	}
+	status.Statement = res.Statement
+	if res.Certified {
+		status.Certified, status.TV = true, res.TV
+	}
+	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
+		Mechanism: pl.mech.Name() + " (" + string(pl.mech.Sampler) + ")", Paper: pl.mech.Paper(),
+		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
+		Neighbouring: pl.budget.relation(),
+		Sensitivity: privacy.Sensitivity{Value: pl.delta, Of: "the Lipschitz constant of F_D − F_D′ in ℓ2 (k times it for the potentials)",
+			Derivation: pl.budget.sensitivityDerivation(pl.g, pl.problem.N)},
+		Sampler: status, Randomness: randomness(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
+		"sampler_queries": float64(res.Stats.Queries), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
+	return &Release{
+		Model: newModel(pl.problem, ds, res.X), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
+		Diagnostics: diagnose(l, pl.problem, ds, res.X, start, details),
+	}, nil
+}
+
+// remTarget is the sampler's view of π_D: f = k·F_D (the mean loss) on the domain, with the
+// Gaussian part kμ‖w‖²/2.
+type remTarget struct {
+	loss      loss.Loss
+	k         float64
+	constants sampler.Constants
+	domain    geom.Domain
+}
+
+func (t *remTarget) Dim() int                     { return t.loss.Dim() }
+func (t *remTarget) Value(x []float64) float64    { return t.k * t.loss.Mean(nil, x) }
+func (t *remTarget) Constants() sampler.Constants { return t.constants }
+func (t *remTarget) Domain() geom.Domain          { return t.domain }
+func (t *remTarget) NumExamples() int             { return t.loss.Len() }
+func (t *remTarget) ExampleValue(i int, x []float64) float64 {
+	return t.k * t.loss.Value(x, i)
+}
+func (t *remTarget) Grad(grad, x []float64) float64 {
+	v := t.loss.Mean(grad, x)
+	for i := range grad {
+		grad[i] *= t.k
+	}
+	return t.k * v
+}

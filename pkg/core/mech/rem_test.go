@@ -1,0 +1,125 @@
+package mech
+
+import (
+	"context"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// toyData is a small separable-ish classification dataset with ‖x‖₂ ≤ 1.
+func toyData(n, d int, seed uint64) *data.Dataset {
+	r := rng.Seeded(seed)
+	ds := &data.Dataset{N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), P: 2, Radius: 1}
+	for i := range n {
+		row := ds.X[i*d : (i+1)*d]
+		if err := r.UnitBall(row); err != nil {
+			panic(err)
+		}
+		ds.Y[i] = 1
+		if row[0]+0.3*row[1]+0.1*r.Normal() < 0 {
+			ds.Y[i] = -1
+		}
+	}
+	for j := range d {
+		ds.Features = append(ds.Features, "x"+string(rune('a'+j)))
+	}
+	return ds
+}
+
+func toyProblem(ds *data.Dataset) Problem {
+	return Problem{Loss: LossSpec{Name: "logistic"}, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+		Domain: geom.Whole{D: ds.D}, Radius: 5}
+}
+
+// TestREMCalibration: the planned k and μ give exactly the calibrated μ_GDP = Δ√(k/μ) with
+// Δ = 2G/n, the guarantee meets the budget with the sampler's error folded in, and the ERM
+// bound is d/k + μΘ.
+func TestREMCalibration(t *testing.T) {
+	ds := toyData(200, 3, 1)
+	p := toyProblem(ds)
+	for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue, SampleMALA} {
+		pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := pl.(*remPlan)
+		wantDelta := 2 * rp.g / 200
+		if rp.delta != wantDelta {
+			t.Errorf("%s: Δ = %g, want 2G/n = %g", mode, rp.delta, wantDelta)
+		}
+		if got := rp.delta * math.Sqrt(rp.k/rp.mu); math.Abs(got-rp.muGDP) > 1e-12*rp.muGDP {
+			t.Errorf("%s: Δ√(k/μ) = %g, calibrated μ_GDP = %g", mode, got, rp.muGDP)
+		}
+		if d := pl.Guarantee().Delta(1); d > 1e-6 {
+			t.Errorf("%s: the guarantee gives δ(1) = %g", mode, d)
+		}
+		if b := 3/rp.k + rp.mu*rp.theta; math.Abs(b-pl.Utility().Bound) > 1e-12*b {
+			t.Errorf("%s: utility bound %g, want d/k + μΘ = %g", mode, pl.Utility().Bound, b)
+		}
+	}
+	// Add/remove halves the sensitivity.
+	pl, _ := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
+	if rp := pl.(*remPlan); rp.delta != rp.g/200 {
+		t.Errorf("add/remove: Δ = %g, want G/n", rp.delta)
+	}
+}
+
+func TestREMRuns(t *testing.T) {
+	ds := toyData(100, 3, 2)
+	p := toyProblem(ds)
+	for _, mode := range []SamplerMode{SampleEnvelope, SampleMALA} {
+		pl, err := REM{Sampler: mode, FastSteps: 500}.Plan(Budget{Epsilon: 2, Delta: 1e-5}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var last float64
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(3), func(pr Progress) { last = pr.Fraction })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if last != 1 || len(rel.Model.Weights) != 3 || rel.Diagnostics.TrainAccuracy == nil {
+			t.Errorf("%s: %+v", mode, rel)
+		}
+		if rel.Report.Private {
+			t.Errorf("%s: a seeded run claims privacy", mode)
+		}
+		certified := mode == SampleEnvelope
+		if rel.Report.Sampler.Certified != certified || (certified && rel.Report.Sampler.TV <= 0) {
+			t.Errorf("%s: sampler status %+v", mode, rel.Report.Sampler)
+		}
+		if !certified && !strings.Contains(rel.Report.Statement, "not certified") {
+			t.Errorf("%s: statement %q", mode, rel.Report.Statement)
+		}
+	}
+}
+
+func TestREMRejects(t *testing.T) {
+	ds := toyData(50, 2, 4)
+	p := toyProblem(ds)
+	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 0}, p); err == nil {
+		t.Error("pure DP accepted")
+	}
+	tilted := p
+	tilted.Loss.Tilt = 1
+	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, tilted); err == nil {
+		t.Error("a tilted loss accepted")
+	}
+	ball, _ := geom.NewBall(2, 2, 1, nil)
+	onBall := p
+	onBall.Domain = ball
+	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err == nil {
+		t.Error("a ball domain accepted")
+	}
+	pl, _ := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	other := toyData(51, 2, 5)
+	if _, err := pl.Run(context.Background(), other, rng.Seeded(1), nil); err == nil {
+		t.Error("a dataset of another size accepted")
+	}
+}
