@@ -223,3 +223,19 @@ func Log1p(y float64) float64 {
 	}
 	return Log(u) * (y / (u - 1))
 }
+
+// Pow returns x^y for x > 0 as e^{y·log x} (its relative error grows like |y·log x|·2⁻⁵³),
+// x^y = 1 for y = 0, and 0 or +Inf for x = 0 (by the sign of y); NaN for x < 0.
+func Pow(x, y float64) float64 {
+	switch {
+	case y == 0:
+		return 1
+	case x == 0 && y > 0:
+		return 0
+	case x == 0:
+		return math.Inf(1)
+	case x < 0 || math.IsNaN(x) || math.IsNaN(y):
+		return math.NaN()
+	}
+	return Exp(y * Log(x))
+}

@@ -129,3 +129,15 @@ func TestLog1p(t *testing.T) {
 		t.Error("Log1p special values")
 	}
 }
+
+func TestPow(t *testing.T) {
+	for _, tc := range [][2]float64{{2, 10}, {0.8, 1e3}, {10, -3}, {0.5, 0.5}, {1e-300, 0.5}, {7, 1.0 / 3}} {
+		want := math.Pow(tc[0], tc[1])
+		if got := Pow(tc[0], tc[1]); math.Abs(got-want) > 1e-13*math.Abs(want) {
+			t.Errorf("Pow(%g, %g) = %.17g, want %.17g", tc[0], tc[1], got, want)
+		}
+	}
+	if Pow(3, 0) != 1 || Pow(0, 2) != 0 || !math.IsInf(Pow(0, -1), 1) || !math.IsNaN(Pow(-1, 0.5)) {
+		t.Error("Pow special values")
+	}
+}

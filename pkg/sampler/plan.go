@@ -120,7 +120,7 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 			return p.stepsNeeded(s2, m, mixBudget)*valueOracleBias(g, s2, p.Alpha) <= oracleBudget
 		})
 		p.TVOracle = valueOracleBias(g, p.ProposalVar, p.Alpha)
-		p.MinAcceptance = math.Exp(-p.Alpha) * (1 - p.TVOracle)
+		p.MinAcceptance = detmath.Exp(-p.Alpha) * (1 - p.TVOracle)
 	case StochasticOracle:
 		if n < 1 {
 			return Plan{}, errors.New("sampler: the stochastic oracle needs a target with per-example terms")
@@ -132,7 +132,7 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 			return p.stepsNeeded(s2, m, mixBudget)*stochasticOracleBias(g, gi, r, dim, n, s2, p.Alpha) <= oracleBudget
 		})
 		p.TVOracle = stochasticOracleBias(g, gi, r, dim, n, p.ProposalVar, p.Alpha)
-		p.MinAcceptance = math.Exp(-p.Alpha) * (1 - p.TVOracle)
+		p.MinAcceptance = detmath.Exp(-p.Alpha) * (1 - p.TVOracle)
 	case EnvelopeOracle:
 		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
 		mixBudget += oracleBudget
@@ -143,7 +143,7 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 			s = (math.Sqrt(float64(dim)+2) - math.Sqrt(float64(dim))) / (2 * g)
 		}
 		p.ProposalVar = math.Min(s*s, 0.5/m) // keep hm finite: s² = h/(1+hm) < 1/m
-		p.MinAcceptance = math.Exp(-2 * g * (math.Sqrt(p.ProposalVar*float64(dim)) + p.ProposalVar*g))
+		p.MinAcceptance = detmath.Exp(-2 * g * (math.Sqrt(p.ProposalVar*float64(dim)) + p.ProposalVar*g))
 	default:
 		return Plan{}, fmt.Errorf("sampler: unknown oracle %v", oracle)
 	}
@@ -156,12 +156,12 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 		return Plan{}, fmt.Errorf("sampler: a total-variation budget of %g needs %.3g steps for these constants, more than can be run", tv, need)
 	}
 	p.Steps = int(need)
-	p.TVMix = math.Sqrt(p.KL0 * math.Pow(1+p.Step*m, -2*float64(p.Steps)) / 2)
+	p.TVMix = math.Sqrt(p.KL0 * detmath.Pow(1+p.Step*m, -2*float64(p.Steps)) / 2)
 	p.TVOracle *= float64(p.Steps)
 	// Cap: every call reaches it with probability ≤ (1 − MinAcceptance)^cap.
 	perCall := capBudget / float64(p.Steps)
-	p.TrialCap = int(math.Ceil(math.Log(perCall) / math.Log1p(-p.MinAcceptance)))
-	p.TVCap = float64(p.Steps) * math.Pow(1-p.MinAcceptance, float64(p.TrialCap))
+	p.TrialCap = int(math.Ceil(detmath.Log(perCall) / detmath.Log1p(-p.MinAcceptance)))
+	p.TVCap = float64(p.Steps) * detmath.Pow(1-p.MinAcceptance, float64(p.TrialCap))
 	// On a box every proposal coordinate is a truncated-normal draw with its own cap (two
 	// proposals per trial for oracles A and B, plus the start).
 	p.TVCap += float64(dim) * (2*float64(p.Steps)*float64(p.TrialCap) + 1) * truncFailure
@@ -181,29 +181,29 @@ func (p *Plan) stepsNeeded(s2, m, budget float64) float64 {
 	if !(h > 0) {
 		return math.Inf(1)
 	}
-	return math.Max(1, math.Ceil(math.Log(p.KL0/(2*budget*budget))/(2*math.Log1p(h*m))))
+	return math.Max(1, math.Ceil(detmath.Log(p.KL0/(2*budget*budget))/(2*detmath.Log1p(h*m))))
 }
 
 // largestVar returns the largest proposal variance s² with ok(s²), by bisection on log s²
 // over [1e-300, 1e6], assuming ok holds below some threshold and fails above it. It returns 0
 // when ok fails everywhere.
 func largestVar(ok func(s2 float64) bool) float64 {
-	lo, hi := math.Log(minProposalVar), math.Log(1e6)
-	if !ok(math.Exp(lo)) {
+	lo, hi := detmath.Log(minProposalVar), detmath.Log(1e6)
+	if !ok(detmath.Exp(lo)) {
 		return 0
 	}
-	if ok(math.Exp(hi)) {
-		return math.Exp(hi)
+	if ok(detmath.Exp(hi)) {
+		return detmath.Exp(hi)
 	}
 	for range 200 {
 		mid := (lo + hi) / 2
-		if ok(math.Exp(mid)) {
+		if ok(detmath.Exp(mid)) {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
-	return math.Exp(lo)
+	return detmath.Exp(lo)
 }
 
 // valueOracleBias bounds the total-variation error of one call of oracle A:
@@ -243,9 +243,9 @@ func stochasticOracleBias(g, gi float64, r, dim, n int, s2, alpha float64) float
 		}
 		logTail = -margin * margin / (4 * s2)
 	}
-	logBad := math.Min(0, math.Log(float64(n))+logTail)
-	logMoment := math.Log(2 + 2*math.Exp(2*g*s*math.Sqrt(2*float64(dim))+4*g*g*s2))
-	return math.Min(1, math.Exp(alpha+0.5*logBad+0.5*logMoment))
+	logBad := math.Min(0, detmath.Log(float64(n))+logTail)
+	logMoment := detmath.Log(2 + 2*detmath.Exp(2*g*s*math.Sqrt(2*float64(dim))+4*g*g*s2))
+	return math.Min(1, detmath.Exp(alpha+0.5*logBad+0.5*logMoment))
 }
 
 // cost returns the expected work of the run: expected trials per call are at most

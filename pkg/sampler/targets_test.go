@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/detmath"
 
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
@@ -88,8 +89,8 @@ func (t *oneDim) term(i int, x float64) (v, g float64) {
 	if t.logit {
 		z := -a * x
 		// log(1 + e^z) and its derivative −a·σ(z), computed without overflow.
-		v = math.Max(z, 0) + math.Log1p(math.Exp(-math.Abs(z)))
-		return t.k * v, -t.k * a / (1 + math.Exp(-z))
+		v = math.Max(z, 0) + detmath.Log1p(detmath.Exp(-math.Abs(z)))
+		return t.k * v, -t.k * a / (1 + detmath.Exp(-z))
 	}
 	if x >= a {
 		return t.k * (x - a), t.k
@@ -205,3 +206,6 @@ func targetQuadrature(t *oneDim) quadrature {
 
 // normalCDF is Φ.
 func normalCDF(x float64) float64 { return privacy.NormalCDF(x) }
+
+// normalTail is Q(x) = 1 − Φ(x), accurate in the upper tail.
+func normalTail(x float64) float64 { return privacy.NormalTail(x) }

@@ -17,7 +17,7 @@ const (
 )
 
 // truncFailure bounds the probability that one truncated-normal draw reaches its cap.
-var truncFailure = math.Pow(1-truncMinAcceptance, truncCap)
+var truncFailure = detmath.Pow(1-truncMinAcceptance, truncCap)
 
 // truncNormal draws from N(mu, s²) restricted to [lo, hi] (lo < hi; either may be infinite)
 // and reports whether it reached its cap (then it returns the nearest end of the interval to mu).

@@ -1,0 +1,174 @@
+package sampler
+
+import (
+	"context"
+
+	"gonum.org/v1/gonum/stat/distuv"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/stattest"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// TestMALAGaussian: MALA has the target as its stationary law; on a Gaussian target, after
+// enough steps from the data-independent start, the samples pass KS on projections (the mixing
+// is not certified, so the step count here is generous).
+func TestMALAGaussian(t *testing.T) {
+	b := [][]float64{{1.2, -0.4, 0.3}, {0.8, -0.6, 0.1}}
+	mean := newLinearTarget(b, 2, nil).exactMean()
+	r := rng.Seeded(90)
+	xs := make([]float64, 2000)
+	sq := make([]float64, len(xs))
+	for i := range xs {
+		res, err := MALA(context.Background(), newLinearTarget(b, 2, nil), FastSettings{Steps: 200}, r.Split(), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Certified || !strings.HasPrefix(res.Statement, NotCertified) {
+			t.Fatalf("MALA claims a certificate: %+v", res)
+		}
+		xs[i] = (res.X[0] - mean[0]) * math.Sqrt(2)
+		for j, v := range res.X {
+			sq[i] += 2 * (v - mean[j]) * (v - mean[j])
+		}
+	}
+	stattest.KS(t, "MALA first coordinate", xs, normalCDF)
+	stattest.KS(t, "MALA m‖x − mean‖²", sq, distuv.ChiSquared{K: 3}.CDF)
+}
+
+// TestProjectedLangevinStaysInTheBox checks that the iterates stay in the domain and that the
+// result is labelled not certified.
+func TestProjectedLangevinStaysInTheBox(t *testing.T) {
+	tg := &oneDim{k: 2, m: 3, a: []float64{1, -0.5, 0.7}, logit: true, lo: -0.2, hi: 0.3, bounded: true}
+	for seed := range uint64(20) {
+		res, err := ProjectedLangevin(context.Background(), tg, FastSettings{Steps: 50, Step: 0.05}, rng.Seeded(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if x := res.X[0]; x < -0.2 || x > 0.3 || res.Certified {
+			t.Fatalf("projected Langevin returned %g (certified %v)", x, res.Certified)
+		}
+	}
+	if _, err := ProjectedLangevin(context.Background(), tg, FastSettings{}, rng.Seeded(1), nil); err == nil {
+		t.Error("zero steps accepted")
+	}
+	if _, err := MALA(context.Background(), tg, FastSettings{Steps: 10, Preconditioner: []float64{-1}}, rng.Seeded(1), nil); err == nil {
+		t.Error("a negative preconditioner accepted")
+	}
+}
+
+// TestTruncatedNormal checks every branch of the truncated-normal sampler against the exact
+// CDF [Φ(x) − Φ(a)]/[Φ(b) − Φ(a)] (KS), on intervals covering each branch and the far tails.
+func TestTruncatedNormal(t *testing.T) {
+	intervals := [][2]float64{
+		{-3, 2}, {-0.3, 0.4}, {-0.2, 8}, {0.5, 0.9}, {2, 2.2}, {3, math.Inf(1)}, {6, 40},
+		{-math.Inf(1), -5}, {-12, -11.9}, {30, 30.5}, {-1e-3, 1e-3}, {0, math.Inf(1)},
+	}
+	r := rng.Seeded(91)
+	for _, iv := range intervals {
+		a, b := iv[0], iv[1]
+		lo, hi := normalCDF(a), normalCDF(b)
+		// In the far upper tail, use the upper tails to keep precision.
+		cdf := func(x float64) float64 { return (normalCDF(x) - lo) / (hi - lo) }
+		if a > 0 {
+			qa, qb := normalTail(a), normalTail(b)
+			cdf = func(x float64) float64 { return (qa - normalTail(x)) / (qa - qb) }
+		}
+		xs := make([]float64, 5000)
+		for i := range xs {
+			z, ok := stdTruncNormal(r, a, b)
+			if !ok || z < a || z > b {
+				t.Fatalf("[%g, %g]: %g, %v", a, b, z, ok)
+			}
+			xs[i] = z
+		}
+		stattest.KS(t, "truncated normal", xs, cdf)
+	}
+}
+
+// TestTruncatedNormalAcceptance checks the exact acceptance probability of each branch of
+// stdTruncNormal against truncMinAcceptance, over a grid of intervals (the cap's failure bound
+// rests on it).
+func TestTruncatedNormalAcceptance(t *testing.T) {
+	worst := 1.0
+	for _, a := range []float64{0, 1e-3, 0.1, 0.5, 1, 2, 3, 5, 10, 30} {
+		for _, w := range []float64{1e-6, 1e-3, 0.05, 0.2, 0.5, 1, 2, 5, 100, math.Inf(1)} {
+			b := a + w
+			acc := acceptance(a, b)
+			worst = math.Min(worst, acc)
+			if acc < truncMinAcceptance {
+				t.Errorf("[%g, %g]: acceptance %g below %g", a, b, acc, truncMinAcceptance)
+			}
+		}
+	}
+	for _, a := range []float64{-0.9, -0.5, -0.1} {
+		for _, b := range []float64{0.05, 0.09, 0.5, 3} {
+			if acc := acceptance(a, b); acc < truncMinAcceptance {
+				t.Errorf("[%g, %g]: acceptance %g below %g", a, b, acc, truncMinAcceptance)
+			}
+		}
+	}
+	t.Logf("worst acceptance on the grid: %.3f", worst)
+}
+
+// acceptance is the exact per-proposal acceptance probability of stdTruncNormal on [a, b].
+func acceptance(a, b float64) float64 {
+	mass := normalCDF(b) - normalCDF(a)
+	if a > 0 {
+		mass = normalTail(a) - normalTail(b)
+	}
+	switch {
+	case a < 0 && b-a > 1:
+		return mass // proposals from N(0, 1)
+	case a < 0:
+		return mass / ((b - a) / math.Sqrt(2*math.Pi)) // uniform with envelope φ(0)
+	case (b-a)*(b+a) <= 2:
+		return mass / ((b - a) * math.Exp(-a*a/2) / math.Sqrt(2*math.Pi)) // uniform with envelope φ(a)
+	}
+	// Robert's exponential proposal: density λe^{−λ(z−a)}; accepted mass over [a, b] is
+	// ∫ λe^{−λ(z−a)}·e^{−(z−λ)²/2} dz = λ·e^{λa − λ²/2}·√(2π)·mass.
+	lambda := (a + math.Sqrt(a*a+4)) / 2
+	return lambda * math.Exp(lambda*a-lambda*lambda/2) * math.Sqrt(2*math.Pi) * mass
+}
+
+// TestTruncatedSecondMoment checks the fact oracle C's acceptance bound uses: for X from
+// N(μ, s²) restricted to [l, u], E[(X − clamp(μ, l, u))²] ≤ s², by quadrature over a grid of
+// positions of μ relative to the interval.
+func TestTruncatedSecondMoment(t *testing.T) {
+	const s = 1.0
+	for _, l := range []float64{-3, -1, -0.2, 0, 0.5, 2} {
+		for _, w := range []float64{0.1, 0.5, 1, 3, 10} {
+			u := l + w
+			c := math.Min(math.Max(0, l), u) // μ = 0
+			q := newQuadrature(func(x float64) float64 { return x * x / (2 * s * s) }, l, u, 20000)
+			m2 := 0.0
+			for i := 1; i < len(q.xs); i++ {
+				x := (q.xs[i] + q.xs[i-1]) / 2
+				m2 += (x - c) * (x - c) * (q.cdf[i] - q.cdf[i-1])
+			}
+			if m2 > s*s*(1+1e-6) {
+				t.Errorf("[%g, %g]: E[(X − clamp(μ))²] = %g > s²", l, u, m2)
+			}
+		}
+	}
+}
+
+// TestStepsDoNotAllocate checks that the oracles' steps allocate nothing.
+func TestStepsDoNotAllocate(t *testing.T) {
+	for _, oracle := range allOracles {
+		p, _ := NewPlan(absTarget().Constants(), 1, 5, oracle, 1e-3)
+		p.Steps = 10
+		ch, _ := newChain(absTarget(), rng.Seeded(92))
+		ch.start()
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := ch.proximalSteps(context.Background(), p, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%v: %g allocations per 10 steps", oracle, allocs)
+		}
+	}
+}
