@@ -18,22 +18,16 @@ const (
 	// exact for |k| < 2^21.
 	ln2Hi    = 0.6931471803691238
 	ln2Lo    = 1.9082149292705877e-10
-	invLn2   = 1.4426950408889634
 	invSqrPi = 0.5641895835477563 // 1/√π
 	// expMax and expMin are where e^x overflows and where it underflows to zero.
 	expMax = 709.782712893384
 	expMin = -745.1332191019412
 )
 
-// expTaylor are 1/k! for k = 2..13: the Taylor coefficients of (e^r − 1 − r)/r².
-var expTaylor = [...]float64{
-	1.0 / 2, 1.0 / 6, 1.0 / 24, 1.0 / 120, 1.0 / 720, 1.0 / 5040, 1.0 / 40320, 1.0 / 362880,
-	1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800,
-}
-
-// Exp returns e^x. Method: x = k·ln 2 + r with |r| ≤ ln 2 / 2 (Cody–Waite reduction with a
-// two-part ln 2), e^r − 1 from its Taylor series to degree 13 (truncation error below 1e-17
-// relative), and e^x = 2^k·(1 + (e^r − 1)).
+// Exp returns e^x. Method (Tang 1989): x = (64m + j)·ln2/64 + r with |r| ≤ ln2/128 (a two-part
+// ln2/64, so the reduction is exact), e^r − 1 from its Taylor series to degree 6 (truncation
+// error below 1e-19 relative), and e^x = 2^m·2^{j/64}·e^r with 2^{j/64} from a table of
+// 64 double-double values (exp_log_tables.go, generated with 50-digit arithmetic).
 func Exp(x float64) float64 {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 1):
@@ -43,25 +37,30 @@ func Exp(x float64) float64 {
 	case x < expMin:
 		return 0
 	}
-	k := math.Floor(x*invLn2 + 0.5)
-	r := (x - k*ln2Hi) - k*ln2Lo
-	p := expTaylor[len(expTaylor)-1]
-	for i := len(expTaylor) - 2; i >= 0; i-- {
-		p = p*r + expTaylor[i]
+	kf := math.Floor(x*invLn2by64 + 0.5)
+	r := (x - kf*ln2by64Hi) - kf*ln2by64Lo
+	p := r * (1 + r*(1.0/2+r*(1.0/6+r*(1.0/24+r*(1.0/120+r*(1.0/720))))))
+	k := int(kf)
+	t := &exp2Table[k&63]
+	v := t[0] + (t[0]*p + t[1])
+	if m := k >> 6; m > -1022 && m < 1023 {
+		return v * math.Float64frombits(uint64(m+1023)<<52) // an exact scaling by 2^m
 	}
-	em1 := r + r*r*p // e^r − 1
-	return math.Ldexp(1+em1, int(k))
+	return math.Ldexp(v, k>>6) // near overflow or in the subnormal range
 }
 
-// logSeries are 1/(2k+1) for k = 1..12: log(1+f) = 2·atanh(s) = 2(s + s³/3 + s⁵/5 + …) with
-// s = f/(2 + f).
-var logSeries = [...]float64{
-	1.0 / 3, 1.0 / 5, 1.0 / 7, 1.0 / 9, 1.0 / 11, 1.0 / 13, 1.0 / 15, 1.0 / 17, 1.0 / 19, 1.0 / 21, 1.0 / 23, 1.0 / 25,
+// log1pSmall returns log(1 + r) for |r| ≤ 1/128 from its Taylor series to degree 9
+// (truncation error below 2e-20 relative).
+func log1pSmall(r float64) float64 {
+	q := -1.0/2 + r*(1.0/3+r*(-1.0/4+r*(1.0/5+r*(-1.0/6+r*(1.0/7+r*(-1.0/8+r*(1.0/9)))))))
+	return r + r*r*q
 }
 
-// Log returns the natural logarithm of x. Method: x = m·2^e with m in [√2/2, √2),
-// log m = 2·atanh(s) with s = (m − 1)/(m + 1), |s| ≤ 0.1716, summed to s^25 (truncation error
-// below 1e-19 relative), and log x = e·ln 2 + log m with the two-part ln 2.
+// Log returns the natural logarithm of x. Method (after Tang 1990): near 1 (|x − 1| < 1/128),
+// log1pSmall(x − 1) with x − 1 exact; otherwise x = m·2^e with m in [√2/2, √2), m in an
+// interval of width 1/128 with centre c, and log x = e·ln2 + log c + log(1 + (m − c)/c) with
+// log c from a table of double-double values (exp_log_tables.go) and the last term from
+// log1pSmall. The error is about one ulp.
 func Log(x float64) float64 {
 	switch {
 	case math.IsNaN(x) || math.IsInf(x, 1):
@@ -70,24 +69,25 @@ func Log(x float64) float64 {
 		return math.NaN()
 	case x == 0:
 		return math.Inf(-1)
+	case x > 1-1.0/128 && x < 1+1.0/128:
+		return log1pSmall(x - 1)
 	}
-	m, e := math.Frexp(x) // x = m·2^e, m in [1/2, 1)
+	var m float64
+	var e int
+	if bits := math.Float64bits(x); bits>>52 != 0 { // normal: read the exponent directly
+		e = int(bits>>52) - 1022
+		m = math.Float64frombits(bits&(1<<52-1) | 1022<<52) // in [1/2, 1)
+	} else {
+		m, e = math.Frexp(x) // subnormal
+	}
 	if m < math.Sqrt2/2 {
 		m *= 2
 		e--
 	}
-	f := m - 1
-	s := f / (2 + f)
-	s2 := s * s
-	p := logSeries[len(logSeries)-1]
-	for i := len(logSeries) - 2; i >= 0; i-- {
-		p = p*s2 + logSeries[i]
-	}
-	// log m = 2s + 2s³·p = f − s·(f − 2s²p·… ) is written as f − (f − 2s − 2s³p) to keep the
-	// leading term exact: f − 2s = s·f exactly in real arithmetic.
-	logm := f - (s*f - 2*s*s2*p)
+	c := &logTable[int((m-0.5)*128)]
+	r := (m - c[0]) * c[1] // m − c is exact
 	fe := float64(e)
-	return fe*ln2Hi + (logm + fe*ln2Lo)
+	return (fe*ln2Hi + c[2]) + (log1pSmall(r) + (fe*ln2Lo + c[3]))
 }
 
 // expSquare returns e^{s·x²} for s = ±1 or ±1/2, with the rounding of x² removed
@@ -210,10 +210,14 @@ func Erf(x float64) float64 {
 	return 2 * invSqrPi * sum
 }
 
-// Log1p returns log(1 + y) for y ≥ −1, accurate for tiny |y|: with u = 1 + y rounded,
+// Log1p returns log(1 + y) for y ≥ −1, accurate for tiny |y|: log1pSmall for |y| < 1/128;
+// otherwise, with u = 1 + y rounded,
 // log(1 + y) = log(u)·y/(u − 1) when u ≠ 1 and y when u = 1 (the quotient corrects the
 // rounding of 1 + y; Goldberg 1991, Theorem 4).
 func Log1p(y float64) float64 {
+	if y > -1.0/128 && y < 1.0/128 {
+		return log1pSmall(y)
+	}
 	u := 1 + y
 	switch {
 	case u == 1:

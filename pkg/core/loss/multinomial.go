@@ -2,6 +2,7 @@ package loss
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -63,9 +64,9 @@ func (m *Multinomial) scores(w []float64, row []float64) float64 {
 	}
 	s := 0.0
 	for _, z := range m.z {
-		s += math.Exp(z - zmax)
+		s += detmath.Exp(z - zmax)
 	}
-	return zmax + math.Log(s)
+	return zmax + detmath.Log(s)
 }
 
 // Value returns log Σ_k exp(⟨W_k, x_i⟩) − ⟨W_{y_i}, x_i⟩.
@@ -84,7 +85,7 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 	y := int(m.y[i])
 	v := lse - m.z[y]
 	for c, z := range m.z {
-		g := math.Exp(z - lse)
+		g := detmath.Exp(z - lse)
 		if c == y {
 			g--
 		}
@@ -110,7 +111,7 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 			continue
 		}
 		for c, z := range m.z {
-			g := math.Exp(z - lse)
+			g := detmath.Exp(z - lse)
 			if c == y {
 				g--
 			}

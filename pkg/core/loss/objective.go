@@ -2,6 +2,7 @@ package loss
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/geom"
@@ -105,12 +106,12 @@ func (o *Objective) tilted(grad, w []float64) float64 {
 	// cancellation, so log(s/n) is accurate both for small t (log1p) and large t (log).
 	s, sm1 := 0.0, 0.0
 	for _, v := range o.vals {
-		s += math.Exp(o.tilt * (v - m))
+		s += detmath.Exp(o.tilt * (v - m))
 		sm1 += math.Expm1(o.tilt * (v - m))
 	}
-	logMean := math.Log(s) - math.Log(float64(n))
+	logMean := detmath.Log(s) - detmath.Log(float64(n))
 	if s >= float64(n)/2 {
-		logMean = math.Log1p(sm1 / float64(n))
+		logMean = detmath.Log1p(sm1 / float64(n))
 	}
 	f := m + logMean/o.tilt
 	if grad == nil {
@@ -119,7 +120,7 @@ func (o *Objective) tilted(grad, w []float64) float64 {
 	checkLen(grad, o.Dim())
 	clear(grad)
 	for i, v := range o.vals {
-		nu := math.Exp(o.tilt*(v-m)) / s
+		nu := detmath.Exp(o.tilt*(v-m)) / s
 		if nu == 0 {
 			continue
 		}

@@ -2,6 +2,7 @@ package loss
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 )
 
@@ -62,18 +63,18 @@ type Logistic struct{}
 
 // MarginValue returns log(1 + e^{−m}).
 func (Logistic) MarginValue(m float64) float64 {
-	return math.Max(-m, 0) + math.Log1p(math.Exp(-math.Abs(m)))
+	return math.Max(-m, 0) + detmath.Log1p(detmath.Exp(-math.Abs(m)))
 }
 
 // MarginDeriv returns log(1 + e^{−m}) and −1/(1 + e^m).
 func (Logistic) MarginDeriv(m float64) (float64, float64) {
-	e := math.Exp(-math.Abs(m))
+	e := detmath.Exp(-math.Abs(m))
 	r := 1 / (1 + e) // 1/(1 + e^{−|m|})
 	s := r
 	if m > 0 {
 		s = r * e // e^{−m}/(1 + e^{−m}) = 1/(1 + e^m)
 	}
-	return math.Max(-m, 0) + math.Log1p(e), -s
+	return math.Max(-m, 0) + detmath.Log1p(e), -s
 }
 
 // Value returns φ(y·z).
@@ -86,7 +87,7 @@ func (l Logistic) Deriv(z, y float64) (float64, float64) {
 }
 
 // Slope returns |φ'(−zmax)| = 1/(1 + e^{−zmax}) (1 for zmax = +Inf).
-func (Logistic) Slope(zmax, _ float64) float64 { return 1 / (1 + math.Exp(-zmax)) }
+func (Logistic) Slope(zmax, _ float64) float64 { return 1 / (1 + detmath.Exp(-zmax)) }
 
 // Curvature returns 1/4.
 func (Logistic) Curvature() float64 { return 0.25 }
