@@ -51,6 +51,9 @@ type Plan struct {
 	Step, ProposalVar float64
 	// Alpha is the acceptance shift α (oracles A and B); Lambda the Poisson rate λ (B).
 	Alpha, Lambda float64
+	// ProxSteps is the number of gradient steps oracle C takes towards the proximal point of
+	// f at c′ before it builds its envelope there (0: the envelope at c′ itself).
+	ProxSteps int
 	// Steps is the number T of outer steps; TrialCap bounds the proposals of one oracle call.
 	Steps, TrialCap int
 	// MinAcceptance is a lower bound on one proposal's acceptance probability, for every
@@ -67,15 +70,20 @@ type Plan struct {
 	Cost Cost
 }
 
-// Cost is the expected work of a run: per-example queries (one query evaluates one example's
-// term at one point) and outer steps.
+// Cost is the expected work of a run: outer steps, per-example queries (one query evaluates
+// one example's term at one point) and Gaussian coordinates drawn (the proposals cost d draws
+// each, which dominates oracle B, whose queries per step are few).
 type Cost struct {
 	Steps   float64 `json:"steps"`
 	Queries float64 `json:"queries"`
+	Draws   float64 `json:"draws"`
 }
 
-// Seconds predicts the run time from a measured rate of per-example queries per second.
-func (c Cost) Seconds(queriesPerSecond float64) float64 { return c.Queries / queriesPerSecond }
+// Seconds predicts the run time from measured rates of per-example queries and of Gaussian
+// draws per second.
+func (c Cost) Seconds(queriesPerSecond, drawsPerSecond float64) float64 {
+	return c.Queries/queriesPerSecond + c.Draws/drawsPerSecond
+}
 
 // Defaults of the acceptance shift and the Poisson rate (λ = 2α keeps every factor of the
 // Poisson estimator in [0, 1] while |per-example difference| ≤ α).
@@ -136,14 +144,16 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	case EnvelopeOracle:
 		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
 		mixBudget += oracleBudget
-		// Acceptance ≥ exp(−2G(s√d + s²G)) (the gap is at most 2G‖x − c′‖, Jensen); take s with
-		// 2G(s√d + s²G) = 1, so that it is at least 1/e.
-		s := 1.0 / (2 * math.Sqrt(float64(dim)))
-		if g > 0 {
-			s = (math.Sqrt(float64(dim)+2) - math.Sqrt(float64(dim))) / (2 * g)
+		r := c.rank(dim)
+		if c.Box {
+			r = dim // truncation can shift the proposal's mean in every coordinate
 		}
-		p.ProposalVar = math.Min(s*s, 0.5/m) // keep hm finite: s² = h/(1+hm) < 1/m
-		p.MinAcceptance = detmath.Exp(-2 * g * (math.Sqrt(p.ProposalVar*float64(dim)) + p.ProposalVar*g))
+		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, r)
+		if !c.Box && c.Smoothness > 0 {
+			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, m, r); s2 > p.ProposalVar {
+				p.ProposalVar, p.ProxSteps, p.MinAcceptance = s2, j, acc
+			}
+		}
 	default:
 		return Plan{}, fmt.Errorf("sampler: unknown oracle %v", oracle)
 	}
@@ -171,6 +181,62 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	}
 	p.Cost = p.cost()
 	return p, nil
+}
+
+// envelopeStep chooses the proposal variance s² of oracle C and bounds its acceptance, for a
+// target that is a mean of terms each depending on x through an r-dimensional projection P
+// (r = d claims nothing). The gap f(x) − f(w) − g·(x − w) is the mean of the terms' gaps,
+// each at most 2G‖P(x − w)‖, and at most (β/2)‖P(x − w)‖² when the terms are β-smooth. With
+// x − w = −s²g + s·z on the whole space, E‖P(x − w)‖ ≤ s√r + s²G and E‖P(x − w)‖² ≤ r·s² + s⁴G²
+// (on a box, r = d: per coordinate the truncated proposal stays within s of the projected
+// mean in mean square), so by Jensen the acceptance is at least exp(−2G(s√r + s²G)) and
+// exp(−(β/2)(r·s² + s⁴G²)). s is the largest value for which either bound is at least 1/e,
+// with s² below 1/(2m) so that h = s²/(1 − s²m) is finite.
+func envelopeStep(g, beta, m float64, r int) (s2, minAcceptance float64) {
+	rf := float64(r)
+	first := func(s float64) float64 { return s*math.Sqrt(rf) + s*s*g }
+	second := func(s float64) float64 { return rf*s*s + s*s*s*s*g*g }
+	// 2G·first(s) = 1.
+	s := 1 / (2 * math.Sqrt(rf))
+	if g > 0 {
+		s = (math.Sqrt(rf+2) - math.Sqrt(rf)) / (2 * g)
+	}
+	if beta > 0 {
+		// (β/2)·second(s) = 1: a quadratic in s², G²·u² + r·u − 2/β = 0.
+		u := 2 / (beta * rf)
+		if g > 0 {
+			u = (math.Sqrt(rf*rf+8*g*g/beta) - rf) / (2 * g * g)
+		}
+		s = math.Max(s, math.Sqrt(u))
+	}
+	s2 = math.Min(s*s, 0.5/m)
+	s = math.Sqrt(s2)
+	minAcceptance = detmath.Exp(-2 * g * first(s))
+	if beta > 0 {
+		minAcceptance = math.Max(minAcceptance, detmath.Exp(-beta/2*second(s)))
+	}
+	return s2, minAcceptance
+}
+
+// proxEnvelopeStep plans oracle C with the envelope built near the proximal point
+// w* = argmin f(w) + ‖w − c′‖²/(2s²) of a β-smooth f on the whole space. J gradient steps of
+// size η = 1/(β + 1/s²) from c′ contract the distance to w* by q = s²β/(2 + s²β) each (the
+// prox objective is (1/s²)-strongly convex and (β + 1/s²)-smooth), and ‖c′ − w*‖ ≤ s²G; the
+// proposal's mean c′ − s²∇f(w_J) is then within e = (1 + s²β)·q^J·s²G of w_J. With
+// x − w_J = s·z + (mean − w_J), E‖P(x − w_J)‖² ≤ r·s² + e², and the acceptance is at least
+// exp(−(β/2)(r·s² + e²)) (Jensen, as in envelopeStep). s² is set so that (β/2)·r·s²·(1 + 1/16)
+// = 1 and J so that e ≤ s√r/4; the acceptance is then at least 1/e.
+func proxEnvelopeStep(g, beta, m float64, r int) (s2 float64, steps int, minAcceptance float64) {
+	rf := float64(r)
+	s2 = math.Min(2/(beta*rf*(1+1.0/16)), 0.5/m)
+	s := math.Sqrt(s2)
+	q := s2 * beta / (2 + s2*beta)
+	e := (1 + s2*beta) * s2 * g
+	for e > s*math.Sqrt(rf)/4 && steps < 200 {
+		e *= q
+		steps++
+	}
+	return s2, steps, detmath.Exp(-beta / 2 * (rf*s2 + e*e))
 }
 
 // stepsNeeded returns the number of steps (a whole number, at least 1, possibly beyond
@@ -250,20 +316,22 @@ func stochasticOracleBias(g, gi float64, r, dim, n int, s2, alpha float64) float
 
 // cost returns the expected work of the run: expected trials per call are at most
 // 1/MinAcceptance; oracle A evaluates f at two points per trial (2N queries), B evaluates 2λ
-// per-example terms on average, and C one value per trial plus a value and a subgradient at
-// the centre (counted as 2N queries) per call.
+// per-example terms on average, and C one value per trial plus, per call, a value and a
+// subgradient at the envelope's point (counted as 2N queries) and one gradient per step towards
+// the proximal point. Every step draws d coordinates for y, and every
+// trial d per proposal (two proposals for A and B, one for C).
 func (p *Plan) cost() Cost {
 	trials := 1 / p.MinAcceptance
-	n := float64(max(p.Examples, 1))
+	n, d := float64(max(p.Examples, 1)), float64(p.Dim)
 	steps := float64(p.Steps)
-	var perStep float64
+	var queries, draws float64
 	switch p.Oracle {
 	case ValueOracle:
-		perStep = trials * 2 * n
+		queries, draws = trials*2*n, d+trials*2*d
 	case StochasticOracle:
-		perStep = trials * 2 * p.Lambda
+		queries, draws = trials*2*p.Lambda, d+trials*2*d
 	case EnvelopeOracle:
-		perStep = 2*n + trials*n
+		queries, draws = float64(p.ProxSteps+2)*n+trials*n, d+trials*d
 	}
-	return Cost{Steps: steps, Queries: steps * perStep}
+	return Cost{Steps: steps, Queries: steps * queries, Draws: steps * draws}
 }

@@ -91,7 +91,13 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 	}
 	switch b := dom.(type) {
 	case geom.Whole:
+		if c.Box {
+			return nil, errors.New("sampler: the constants are for a box, the domain is the whole space")
+		}
 	case *geom.Box:
+		if !c.Box {
+			return nil, errors.New("sampler: the domain is a box, but the constants do not say so (Constants.Box)")
+		}
 		ch.lo, ch.hi = b.Lo(), b.Hi()
 	default:
 		return nil, fmt.Errorf("sampler: the domain %T is not supported (geom.Whole or a *geom.Box)", dom)
@@ -211,7 +217,7 @@ func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(Progre
 		case StochasticOracle:
 			ok = ch.stochasticOracle(s, p.Alpha, p.Lambda, p.TrialCap)
 		case EnvelopeOracle:
-			ok = ch.envelopeOracle(s, p.TrialCap)
+			ok = ch.envelopeOracle(s, p.ProxSteps, p.TrialCap)
 		default:
 			return fmt.Errorf("sampler: unknown oracle %v", p.Oracle)
 		}
@@ -291,14 +297,24 @@ func (ch *chain) stochasticOracle(s, alpha, lambda float64, trialCap int) bool {
 	return false
 }
 
-// envelopeOracle (C) takes w = Π_K(c′) and a subgradient g of f at w, proposes x from
-// N(c′ − s²g, s²I) on K, and accepts with probability exp(−[f(x) − f(w) − g·(x − w)]), which
-// is at most 1 by convexity; the accepted x follows the oracle's law exactly.
-func (ch *chain) envelopeOracle(s float64, trialCap int) bool {
+// envelopeOracle (C) takes a point w — Π_K(c′), or on the whole space the point reached by
+// proxSteps gradient steps from c′ towards the proximal point of f at c′ — and a subgradient g
+// of f at w, proposes x from N(c′ − s²g, s²I) on K, and accepts with probability
+// exp(−[f(x) − f(w) − g·(x − w)]), which is at most 1 by convexity; the accepted x follows the
+// oracle's law exactly, whatever w is (a better w only raises the acceptance).
+func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
 	ch.project(ch.w, ch.cp)
+	s2 := s * s
+	eta := 1 / (ch.c.Smoothness + 1/s2)
+	for range proxSteps {
+		ch.stats.Queries += int64(ch.n)
+		ch.grad.Grad(ch.g, ch.w)
+		for i := range ch.w {
+			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
+		}
+	}
 	ch.stats.Queries += int64(ch.n)
 	fw := ch.grad.Grad(ch.g, ch.w)
-	s2 := s * s
 	for i := range ch.y {
 		ch.y[i] = ch.cp[i] - s2*ch.g[i] // the proposal's mean
 	}

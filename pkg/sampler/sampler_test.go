@@ -296,7 +296,7 @@ func TestOraclesAlone(t *testing.T) {
 				case StochasticOracle:
 					ok = ch.stochasticOracle(tc.s, 1, 2, 1000)
 				case EnvelopeOracle:
-					ok = ch.envelopeOracle(tc.s, 1000)
+					ok = ch.envelopeOracle(tc.s, 0, 1000)
 				}
 				if !ok {
 					t.Fatalf("%v reached its cap", oracle)
@@ -337,7 +337,7 @@ func TestAcceptanceRates(t *testing.T) {
 			case StochasticOracle:
 				ch.stochasticOracle(s, alpha, 2*alpha, 1000)
 			case EnvelopeOracle:
-				ch.envelopeOracle(s, 1000)
+				ch.envelopeOracle(s, 0, 1000)
 			}
 		}
 		p := want[oracle]
@@ -445,5 +445,33 @@ func TestIdenticalEverywhere(t *testing.T) {
 	}
 	if got := h.Sum64(); got != 0x65f945ee7229ff59 {
 		t.Errorf("digest %#x, want the pinned value", got)
+	}
+}
+
+// TestEnvelopeSmoothStep: for a smooth f on the whole space, oracle C builds its envelope near
+// the proximal point and takes its step from the smoothness bound on the gap, much larger than
+// the Lipschitz step; the acceptance stays above the planned bound and the samples still
+// follow the target (KS against quadrature).
+func TestEnvelopeSmoothStep(t *testing.T) {
+	mk := func() *oneDim {
+		return &oneDim{k: 40, m: 10, a: []float64{1, -0.5, 0.7, 1, -1}, logit: true, smooth: true}
+	}
+	rough := mk()
+	rough.smooth = false
+	pSmooth, _ := NewPlan(mk().Constants(), 1, 5, EnvelopeOracle, 1e-2)
+	pRough, _ := NewPlan(rough.Constants(), 1, 5, EnvelopeOracle, 1e-2)
+	if !(pSmooth.Step > 4*pRough.Step) || pSmooth.MinAcceptance < math.Exp(-1)*(1-1e-12) || pSmooth.ProxSteps == 0 {
+		t.Fatalf("smooth step %g (acceptance ≥ %g, %d prox steps), Lipschitz step %g", pSmooth.Step, pSmooth.MinAcceptance, pSmooth.ProxSteps, pRough.Step)
+	}
+	xs, stats, _ := samplesPlan(t, func() Target { return mk() }, EnvelopeOracle, 1e-2, 2000, 95)
+	q := targetQuadrature(mk())
+	flat := make([]float64, len(xs))
+	for i, x := range xs {
+		flat[i] = x[0]
+	}
+	stattest.KS(t, "smooth envelope", flat, q.CDF)
+	acc, n := stats.AcceptanceRate(), float64(stats.Trials)
+	if acc < pSmooth.MinAcceptance-5*math.Sqrt(pSmooth.MinAcceptance/n) {
+		t.Errorf("acceptance %g below the planned bound %g", acc, pSmooth.MinAcceptance)
 	}
 }

@@ -51,15 +51,20 @@ type Constants struct {
 	Lipschitz float64
 	// ExampleLipschitz is a Lipschitz constant in ℓ2 on K of every per-example term (Examples).
 	ExampleLipschitz float64
-	// ExampleRank r says that every per-example term depends on x only through its projection
-	// on some r-dimensional subspace (1 for a linear model ℓ(⟨a, x⟩); 0 means Dim).
+	// ExampleRank r says that f is the mean of per-example terms that each depend on x only
+	// through its orthogonal projection on some r-dimensional subspace (1 for a linear model
+	// ℓ(⟨a, x⟩); 0 means Dim, which claims nothing).
 	ExampleRank int
-	// Smoothness is a Lipschitz constant of ∇f in ℓ2 (0 when f is not smooth).
+	// Smoothness is a Lipschitz constant in ℓ2 of ∇f and of the gradient of every per-example
+	// term (0 when f is not smooth).
 	Smoothness float64
 	// StrongConvexity is m > 0, the modulus of the Gaussian part.
 	StrongConvexity float64
 	// Center is c, the centre of the Gaussian part (nil means the origin).
 	Center []float64
+	// Box is true when the domain is a box (proposals are then truncated, which some of the
+	// plan's bounds must allow for); false for the whole space.
+	Box bool
 }
 
 // Validate checks the constants for a target of dimension dim.

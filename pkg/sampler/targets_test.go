@@ -82,6 +82,7 @@ type oneDim struct {
 	logit   bool
 	lo, hi  float64
 	bounded bool
+	smooth  bool // declare the smoothness k/4 of the logistic terms (|a| ≤ 1)
 }
 
 func (t *oneDim) term(i int, x float64) (v, g float64) {
@@ -122,7 +123,11 @@ func (t *oneDim) ExampleValue(i int, x []float64) float64 {
 	return v
 }
 func (t *oneDim) Constants() Constants {
-	return Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m}
+	c := Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m, Box: t.bounded}
+	if t.smooth {
+		c.Smoothness = t.k / 4
+	}
+	return c
 }
 func (t *oneDim) Domain() geom.Domain {
 	if t.bounded {

@@ -208,14 +208,18 @@ type Progress struct {
 }
 
 // Cost is a plan's predicted work: per-example queries (one query evaluates one example's loss
-// or gradient at one point) and steps.
+// or gradient at one point), Gaussian coordinates drawn, and steps.
 type Cost struct {
 	Queries float64 `json:"queries"`
+	Draws   float64 `json:"draws"`
 	Steps   float64 `json:"steps"`
 }
 
-// Seconds predicts the run time from a measured rate of per-example queries per second.
-func (c Cost) Seconds(queriesPerSecond float64) float64 { return c.Queries / queriesPerSecond }
+// Seconds predicts the run time from measured rates of per-example queries and Gaussian draws
+// per second.
+func (c Cost) Seconds(queriesPerSecond, drawsPerSecond float64) float64 {
+	return c.Queries/queriesPerSecond + c.Draws/drawsPerSecond
+}
 
 // Utility is a mechanism's theoretical guarantee on the excess empirical risk:
 // E[F_D(ŵ)] − min_{w ∈ C, ‖w‖ ≤ D} F_D(w) ≤ Bound, where F_D is the mean loss (the tilted or

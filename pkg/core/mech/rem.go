@@ -199,9 +199,10 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 	if math.IsInf(smooth, 1) {
 		smooth = 0
 	}
+	_, box := pl.problem.Domain.(*geom.Box)
 	return sampler.Constants{
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
-		Smoothness: smooth, StrongConvexity: pl.k * pl.mu,
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Box: box,
 	}
 }
 
@@ -210,10 +211,10 @@ func (pl *remPlan) Utility() Utility         { return pl.utility }
 
 func (pl *remPlan) Cost() Cost {
 	if pl.certified {
-		return Cost{Queries: pl.plan.Cost.Queries, Steps: pl.plan.Cost.Steps}
+		return Cost{Queries: pl.plan.Cost.Queries, Draws: pl.plan.Cost.Draws, Steps: pl.plan.Cost.Steps}
 	}
 	steps := float64(pl.fastSteps)
-	return Cost{Queries: 2 * steps * float64(pl.problem.N), Steps: steps}
+	return Cost{Queries: 2 * steps * float64(pl.problem.N), Draws: steps * float64(pl.dim), Steps: steps}
 }
 
 func (pl *remPlan) Parameters() map[string]float64 {
