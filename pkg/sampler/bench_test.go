@@ -82,7 +82,7 @@ func BenchmarkProximalStep(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			b.ReportMetric(float64(ch.stats.Queries)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(ch.stats.Queries+ch.stats.Gradients)/b.Elapsed().Seconds(), "queries+gradients/s")
 		})
 	}
 }
@@ -111,7 +111,7 @@ func BenchmarkFastStep(b *testing.B) {
 				b.Fatal(err)
 			}
 			b.ReportMetric(float64(b.N)/b.Elapsed().Seconds(), "steps/s")
-			b.ReportMetric(float64(res.Stats.Queries)/b.Elapsed().Seconds(), "queries/s")
+			b.ReportMetric(float64(res.Stats.Gradients)/b.Elapsed().Seconds(), "gradients/s")
 		})
 	}
 }

@@ -71,7 +71,7 @@ func newFastRun(t Target, r *rng.Rand, set FastSettings, defaultStep func(beta, 
 
 // potential returns U(x) = f(x) + (m/2)‖x − c‖² and writes ∇U(x) into grad.
 func (f *fastRun) potential(grad, x []float64) float64 {
-	f.stats.Queries += int64(f.n)
+	f.stats.Gradients += int64(f.n)
 	u := f.grad.Grad(grad, x)
 	m := f.c.StrongConvexity
 	for i, v := range x {

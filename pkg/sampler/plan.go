@@ -70,19 +70,29 @@ type Plan struct {
 	Cost Cost
 }
 
-// Cost is the expected work of a run: outer steps, per-example queries (one query evaluates
-// one example's term at one point) and Gaussian coordinates drawn (the proposals cost d draws
-// each, which dominates oracle B, whose queries per step are few).
+// Cost is the expected work of a run: outer steps, per-example value queries (one query
+// evaluates one example's term at one point), per-example gradient queries, and Gaussian
+// coordinates drawn (the proposals cost d draws each, which dominates oracle B, whose queries
+// per step are few).
 type Cost struct {
-	Steps   float64 `json:"steps"`
-	Queries float64 `json:"queries"`
-	Draws   float64 `json:"draws"`
+	Steps     float64 `json:"steps"`
+	Queries   float64 `json:"queries"`
+	Gradients float64 `json:"gradients"`
+	Draws     float64 `json:"draws"`
 }
 
-// Seconds predicts the run time from measured rates of per-example queries and of Gaussian
-// draws per second.
-func (c Cost) Seconds(queriesPerSecond, drawsPerSecond float64) float64 {
-	return c.Queries/queriesPerSecond + c.Draws/drawsPerSecond
+// Rates are measured throughputs, per second, of the operations a Cost counts.
+type Rates struct {
+	Queries, Gradients, Draws float64
+}
+
+// ReferenceRates are round native figures at d = 92 (see the benchmarks of pkg/core/loss and
+// pkg/sampler), for comparing plans; predictions of run times should use measured rates.
+var ReferenceRates = Rates{Queries: 1e7, Gradients: 7e6, Draws: 1e8}
+
+// Seconds predicts the run time at the given rates.
+func (c Cost) Seconds(r Rates) float64 {
+	return c.Queries/r.Queries + c.Gradients/r.Gradients + c.Draws/r.Draws
 }
 
 // Defaults of the acceptance shift and the Poisson rate (λ = 2α keeps every factor of the
@@ -317,21 +327,21 @@ func stochasticOracleBias(g, gi float64, r, dim, n int, s2, alpha float64) float
 // cost returns the expected work of the run: expected trials per call are at most
 // 1/MinAcceptance; oracle A evaluates f at two points per trial (2N queries), B evaluates 2λ
 // per-example terms on average, and C one value per trial plus, per call, a value and a
-// subgradient at the envelope's point (counted as 2N queries) and one gradient per step towards
+// subgradient at the envelope's point (N gradient queries) and one gradient per step towards
 // the proximal point. Every step draws d coordinates for y, and every
 // trial d per proposal (two proposals for A and B, one for C).
 func (p *Plan) cost() Cost {
 	trials := 1 / p.MinAcceptance
 	n, d := float64(max(p.Examples, 1)), float64(p.Dim)
 	steps := float64(p.Steps)
-	var queries, draws float64
+	var queries, grads, draws float64
 	switch p.Oracle {
 	case ValueOracle:
 		queries, draws = trials*2*n, d+trials*2*d
 	case StochasticOracle:
 		queries, draws = trials*2*p.Lambda, d+trials*2*d
 	case EnvelopeOracle:
-		queries, draws = float64(p.ProxSteps+2)*n+trials*n, d+trials*d
+		queries, grads, draws = trials*n, float64(p.ProxSteps+1)*n, d+trials*d
 	}
-	return Cost{Steps: steps, Queries: steps * queries, Draws: steps * draws}
+	return Cost{Steps: steps, Queries: steps * queries, Gradients: steps * grads, Draws: steps * draws}
 }

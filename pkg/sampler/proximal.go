@@ -19,8 +19,10 @@ type Stats struct {
 	// Trials counts proposals and Accepted the accepted ones.
 	Trials   int64 `json:"trials"`
 	Accepted int64 `json:"accepted"`
-	// Queries counts per-example evaluations (a full value of f over N examples counts N).
-	Queries int64 `json:"queries"`
+	// Queries counts per-example value evaluations and Gradients per-example gradient
+	// evaluations (a full value or gradient of f over N examples counts N).
+	Queries   int64 `json:"queries"`
+	Gradients int64 `json:"gradients"`
 	// Clipped counts the times an oracle's acceptance was clipped: oracle A's min(1, ·) binding
 	// or a factor of oracle B's Poisson estimator outside [0, 1]. Each one is a small bias,
 	// covered by the plan's error bound; a well-planned run has none.
@@ -307,13 +309,13 @@ func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
 	s2 := s * s
 	eta := 1 / (ch.c.Smoothness + 1/s2)
 	for range proxSteps {
-		ch.stats.Queries += int64(ch.n)
+		ch.stats.Gradients += int64(ch.n)
 		ch.grad.Grad(ch.g, ch.w)
 		for i := range ch.w {
 			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
 		}
 	}
-	ch.stats.Queries += int64(ch.n)
+	ch.stats.Gradients += int64(ch.n)
 	fw := ch.grad.Grad(ch.g, ch.w)
 	for i := range ch.y {
 		ch.y[i] = ch.cp[i] - s2*ch.g[i] // the proposal's mean

@@ -57,6 +57,7 @@ func samplesPlan(t *testing.T, newTarget func() Target, oracle Oracle, tv float6
 		total.Clipped += r.Stats.Clipped
 		total.CapHits += r.Stats.CapHits
 		total.Queries += r.Stats.Queries
+		total.Gradients += r.Stats.Gradients
 	}
 	checkCounts(t, oracle, p, total, n)
 	return xs, total, p

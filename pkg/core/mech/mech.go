@@ -22,6 +22,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // Budget is the privacy target of a release and the neighbouring relation it protects.
@@ -207,19 +208,12 @@ type Progress struct {
 	Stage string `json:"stage"`
 }
 
-// Cost is a plan's predicted work: per-example queries (one query evaluates one example's loss
-// or gradient at one point), Gaussian coordinates drawn, and steps.
-type Cost struct {
-	Queries float64 `json:"queries"`
-	Draws   float64 `json:"draws"`
-	Steps   float64 `json:"steps"`
-}
-
-// Seconds predicts the run time from measured rates of per-example queries and Gaussian draws
-// per second.
-func (c Cost) Seconds(queriesPerSecond, drawsPerSecond float64) float64 {
-	return c.Queries/queriesPerSecond + c.Draws/drawsPerSecond
-}
+// Cost is a plan's predicted work (steps, per-example value and gradient queries, Gaussian
+// draws); Rates are measured throughputs, and Cost.Seconds(rates) predicts the run time.
+type (
+	Cost  = sampler.Cost
+	Rates = sampler.Rates
+)
 
 // Utility is a mechanism's theoretical guarantee on the excess empirical risk:
 // E[F_D(ŵ)] − min_{w ∈ C, ‖w‖ ≤ D} F_D(w) ≤ Bound, where F_D is the mean loss (the tilted or

@@ -24,6 +24,9 @@ const (
 	SampleValue      SamplerMode = "proximal-value"
 	SampleStochastic SamplerMode = "proximal-stochastic"
 	SampleEnvelope   SamplerMode = "proximal-envelope"
+	// SampleAuto plans the three certified oracles and uses the one with the smallest
+	// predicted cost (at sampler.ReferenceRates).
+	SampleAuto SamplerMode = "auto"
 	// Fast modes, whose mixing is not certified: the report then claims no privacy.
 	SampleMALA     SamplerMode = "mala"
 	SampleLangevin SamplerMode = "langevin"
@@ -62,7 +65,8 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // d/k + μΘ + 2G²/(nμ) on the population excess risk is minimised instead (the last term is the
 // generalisation gap, from the W∞ coupling of π_D and π_D′).
 type REM struct {
-	// Sampler is the sampling mode (default: the stochastic proximal oracle).
+	// Sampler is the sampling mode; empty chooses the certified oracle with the smallest
+	// predicted cost (SampleAuto).
 	Sampler SamplerMode
 	// Objective is "erm" (default) or "sco".
 	Objective string
@@ -117,7 +121,7 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: the regularized exponential mechanism samples on the whole space or a box, not a %T", p.Domain)
 	}
 	if m.Sampler == "" {
-		m.Sampler = SampleStochastic
+		m.Sampler = SampleAuto
 	}
 	if m.Objective == "" {
 		m.Objective = "erm"
@@ -135,6 +139,7 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	pl := &remPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, beta: c.Smoothness, dim: p.params()}
 	pl.delta = b.Sensitivity(pl.g, p.N)
 	oracle, certified := m.Sampler.oracle()
+	certified = certified || m.Sampler == SampleAuto
 	pl.certified = certified
 	pl.deltaMech = b.Delta
 	if certified {
@@ -164,7 +169,13 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	pl.k = pl.mu * pl.muGDP * pl.muGDP / (pl.delta * pl.delta)
 	pl.guarantee = pl.base
 	if certified {
-		pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
+		if m.Sampler == SampleAuto {
+			pl.plan, err = cheapestPlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget)
+			pl.mech.Sampler = map[sampler.Oracle]SamplerMode{sampler.ValueOracle: SampleValue,
+				sampler.StochasticOracle: SampleStochastic, sampler.EnvelopeOracle: SampleEnvelope}[pl.plan.Oracle]
+		} else {
+			pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -189,6 +200,30 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	return pl, nil
 }
 
+// cheapestPlan plans the three certified oracles and returns the one with the smallest
+// predicted time at sampler.ReferenceRates (only the ratios between oracles matter).
+func cheapestPlan(c sampler.Constants, dim, n int, tv float64) (sampler.Plan, error) {
+	var best sampler.Plan
+	var firstErr error
+	found := false
+	for _, o := range []sampler.Oracle{sampler.EnvelopeOracle, sampler.StochasticOracle, sampler.ValueOracle} {
+		p, err := sampler.NewPlan(c, dim, n, o, tv)
+		if err != nil {
+			if firstErr == nil {
+				firstErr = err
+			}
+			continue
+		}
+		if !found || p.Cost.Seconds(sampler.ReferenceRates) < best.Cost.Seconds(sampler.ReferenceRates) {
+			best, found = p, true
+		}
+	}
+	if !found {
+		return sampler.Plan{}, firstErr
+	}
+	return best, nil
+}
+
 // samplerConstants are the constants of the sampler's target f = k·F_D with Gaussian part kμ.
 func (pl *remPlan) samplerConstants() sampler.Constants {
 	rank := 1
@@ -211,10 +246,10 @@ func (pl *remPlan) Utility() Utility         { return pl.utility }
 
 func (pl *remPlan) Cost() Cost {
 	if pl.certified {
-		return Cost{Queries: pl.plan.Cost.Queries, Draws: pl.plan.Cost.Draws, Steps: pl.plan.Cost.Steps}
+		return pl.plan.Cost
 	}
 	steps := float64(pl.fastSteps)
-	return Cost{Queries: 2 * steps * float64(pl.problem.N), Draws: steps * float64(pl.dim), Steps: steps}
+	return Cost{Steps: steps, Gradients: steps * float64(pl.problem.N), Draws: steps * float64(pl.dim)}
 }
 
 func (pl *remPlan) Parameters() map[string]float64 {
@@ -273,7 +308,7 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 		return nil, err
 	}
 	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
-		"sampler_queries": float64(res.Stats.Queries), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
+		"sampler_queries": float64(res.Stats.Queries), "sampler_gradients": float64(res.Stats.Gradients), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
 	return &Release{
 		Model: newModel(pl.problem, ds, res.X), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
 		Diagnostics: diagnose(l, pl.problem, ds, res.X, start, details),

@@ -11,6 +11,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // toyData is a small separable-ish classification dataset with ‖x‖₂ ≤ 1.
@@ -121,5 +122,29 @@ func TestREMRejects(t *testing.T) {
 	other := toyData(51, 2, 5)
 	if _, err := pl.Run(context.Background(), other, rng.Seeded(1), nil); err == nil {
 		t.Error("a dataset of another size accepted")
+	}
+}
+
+// TestREMAutoChoosesTheCheapestOracle: the default plans every certified oracle and keeps the
+// cheapest; for the smooth logistic loss that is the envelope oracle near the proximal point.
+func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
+	ds := toyData(500, 4, 6)
+	p := toyProblem(ds)
+	pl, err := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := pl.(*remPlan)
+	if rp.mech.Sampler != SampleEnvelope {
+		t.Errorf("auto chose %s for the logistic loss", rp.mech.Sampler)
+	}
+	for _, mode := range []SamplerMode{SampleStochastic, SampleValue} {
+		other, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if other.Cost().Seconds(sampler.ReferenceRates) < pl.Cost().Seconds(sampler.ReferenceRates) {
+			t.Errorf("%s is cheaper than the automatic choice", mode)
+		}
 	}
 }
