@@ -108,6 +108,9 @@ func (g GDP) Epsilon(delta float64) (float64, error) {
 	lo, hi := 0.0, math.Max(g.Mu*(NormalTailInverse(delta)+g.Mu/2), g.Mu)
 	for g.LogDelta(hi) > logTarget {
 		lo, hi = hi, 2*hi
+		if math.IsInf(hi, 1) {
+			return 0, fmt.Errorf("privacy: the ε of %v at δ = %g is out of the range of a double", g, delta)
+		}
 	}
 	eps := hi
 	for range 200 {

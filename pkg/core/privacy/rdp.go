@@ -168,6 +168,9 @@ func (r RDP) Convert(delta float64) (eps, alpha float64, err error) {
 		return 0, 0, errDelta(delta)
 	}
 	eps, alpha = minOverOrders(func(a float64) float64 { return r.EpsilonAt(a, delta) })
+	if math.IsInf(eps, 1) || math.IsNaN(eps) {
+		return 0, 0, fmt.Errorf("privacy: the ε of %v at δ = %g is out of the range of a double", r, delta)
+	}
 	return math.Max(eps, 0), alpha, nil
 }
 
