@@ -229,9 +229,10 @@ func envelopeStep(g, beta, m float64, r int) (s2, minAcceptance float64) {
 }
 
 // proxEnvelopeStep plans oracle C with the envelope built near the proximal point
-// w* = argmin f(w) + ‖w − c′‖²/(2s²) of a β-smooth f on the whole space. J gradient steps of
-// size η = 1/(β + 1/s²) from c′ contract the distance to w* by q = s²β/(2 + s²β) each (the
-// prox objective is (1/s²)-strongly convex and (β + 1/s²)-smooth), and ‖c′ − w*‖ ≤ s²G; the
+// w* = argmin f(w) + ‖w − c′‖²/(2s²) of a β-smooth f on the whole space. The prox objective is
+// m = 1/s² strongly convex and L = β + 1/s² smooth, so J gradient steps of size 2/(L + m) from
+// c′ contract the distance to w* by q = (L − m)/(L + m) = s²β/(2 + s²β) each, and
+// ‖c′ − w*‖ = s²‖∇f(w*)‖ ≤ s²G; the
 // proposal's mean c′ − s²∇f(w_J) is then within e = (1 + s²β)·q^J·s²G of w_J. With
 // x − w_J = s·z + (mean − w_J), E‖P(x − w_J)‖² ≤ r·s² + e², and the acceptance is at least
 // exp(−(β/2)(r·s² + e²)) (Jensen, as in envelopeStep). s² is set so that (β/2)·r·s²·(1 + 1/16)

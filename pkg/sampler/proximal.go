@@ -307,7 +307,10 @@ func (ch *chain) stochasticOracle(s, alpha, lambda float64, trialCap int) bool {
 func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
 	ch.project(ch.w, ch.cp)
 	s2 := s * s
-	eta := 1 / (ch.c.Smoothness + 1/s2)
+	// The prox objective f(w) + ‖w − c′‖²/(2s²) is (1/s²)-strongly convex and (β + 1/s²)-smooth;
+	// gradient steps of size 2/(L + m) = 2/(β + 2/s²) contract the distance to its minimizer by
+	// (κ − 1)/(κ + 1) = s²β/(2 + s²β) each, the rate the plan assumes (proxEnvelopeStep).
+	eta := 2 / (ch.c.Smoothness + 2/s2)
 	for range proxSteps {
 		ch.stats.Gradients += int64(ch.n)
 		ch.grad.Grad(ch.g, ch.w)

@@ -476,3 +476,53 @@ func TestEnvelopeSmoothStep(t *testing.T) {
 		t.Errorf("acceptance %g below the planned bound %g", acc, pSmooth.MinAcceptance)
 	}
 }
+
+// TestProxStepsReachThePlannedDistance checks the bound oracle C's plan rests on: after the
+// planned gradient steps from c′, the proposal's mean c′ − s²∇f(w_J) is within
+// e = (1 + s²β)·q^J·s²G of w_J, for random centres, on a smooth logistic target at d = 92.
+func TestProxStepsReachThePlannedDistance(t *testing.T) {
+	tg := newLogisticTarget(t, 300, 92, 400, 0.5)
+	p, err := NewPlan(tg.Constants(), 92, 300, EnvelopeOracle, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ProxSteps == 0 {
+		t.Fatal("the plan takes no proximal steps")
+	}
+	c := tg.Constants()
+	s2 := p.ProposalVar
+	q := s2 * c.Smoothness / (2 + s2*c.Smoothness)
+	e := (1 + s2*c.Smoothness) * s2 * c.Lipschitz * math.Pow(q, float64(p.ProxSteps))
+	ch, err := newChain(tg, rng.Seeded(96))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := func(a, b []float64) float64 {
+		s := 0.0
+		for i := range a {
+			s += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		return math.Sqrt(s)
+	}
+	worst := 0.0
+	wJ := make([]float64, 92)
+	for range 50 {
+		for i := range ch.cp {
+			ch.cp[i] = 3 * ch.r.Normal()
+		}
+		ch.envelopeOracle(math.Sqrt(s2), p.ProxSteps, 1)
+		// ch.y holds the proposal's mean c′ − s²∇f(w_J) and ch.w holds w_J.
+		worst = math.Max(worst, dist(ch.y, ch.w))
+		copy(wJ, ch.w)
+		// The contraction itself: against the proximal point (500 steps), the distance after J
+		// steps is at most q^J times the distance from c′.
+		ch.envelopeOracle(math.Sqrt(s2), 500, 1)
+		if got, want := dist(wJ, ch.w), math.Pow(q, float64(p.ProxSteps))*dist(ch.cp, ch.w); got > want*(1+1e-6)+1e-12 {
+			t.Errorf("after %d steps the distance to the proximal point is %g, more than q^J times the start's, %g", p.ProxSteps, got, want)
+		}
+	}
+	if worst > e {
+		t.Errorf("distance %g after %d steps, the plan assumes at most %g", worst, p.ProxSteps, e)
+	}
+	t.Logf("%d steps: worst distance %.3g, planned bound %.3g", p.ProxSteps, worst, e)
+}
