@@ -226,9 +226,14 @@ func cheapestPlan(c sampler.Constants, dim, n int, tv float64) (sampler.Plan, er
 
 // samplerConstants are the constants of the sampler's target f = k·F_D with Gaussian part kμ.
 func (pl *remPlan) samplerConstants() sampler.Constants {
+	// Each example's loss depends on the parameters through ⟨w, x⟩ (rank 1), through Wx for the
+	// multinomial loss (rank K), and also through ‖w‖ for the robust loss (no low-rank structure).
 	rank := 1
-	if pl.problem.Loss.Name == "multinomial" {
+	switch {
+	case pl.problem.Loss.Name == "multinomial":
 		rank = pl.problem.Loss.Classes
+	case pl.problem.Loss.RobustRadius > 0:
+		rank = pl.dim
 	}
 	smooth := pl.k * pl.beta
 	if math.IsInf(smooth, 1) {

@@ -148,3 +148,29 @@ func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 		}
 	}
 }
+
+// TestREMExampleRank: the sampler is told the true rank of the per-example losses, which its
+// bounds rely on: 1 for linear models, K for the multinomial loss, d for the robust loss.
+func TestREMExampleRank(t *testing.T) {
+	ds := toyData(100, 3, 7)
+	for _, tc := range []struct {
+		spec LossSpec
+		dim  int
+		want int
+	}{
+		{LossSpec{Name: "logistic"}, 3, 1},
+		{LossSpec{Name: "multinomial", Classes: 4}, 12, 4},
+		{LossSpec{Name: "logistic", RobustRadius: 0.1, RobustNorm: 2}, 3, 3},
+	} {
+		p := toyProblem(ds)
+		p.Loss = tc.spec
+		p.Domain = geom.Whole{D: tc.dim}
+		pl, err := REM{Sampler: SampleStochastic}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := pl.(*remPlan).samplerConstants().ExampleRank; got != tc.want {
+			t.Errorf("%+v: rank %d, want %d", tc.spec, got, tc.want)
+		}
+	}
+}
