@@ -5,6 +5,9 @@
 package stattest
 
 import (
+	"encoding/binary"
+	"hash"
+	"hash/fnv"
 	"math"
 	"slices"
 	"testing"
@@ -135,3 +138,23 @@ func Moments(t testing.TB, name string, xs [][]float64, c float64) {
 		}
 	}
 }
+
+// Digest accumulates the exact bits of floating-point results, for tests that pin a
+// computation's output natively and under js/wasm: the same computation must give the same
+// digest on every platform.
+type Digest struct{ h hash.Hash64 }
+
+// NewDigest returns an empty digest.
+func NewDigest() *Digest { return &Digest{h: fnv.New64a()} }
+
+// Add adds the bits of each value.
+func (d *Digest) Add(vs ...float64) {
+	var b [8]byte
+	for _, v := range vs {
+		binary.LittleEndian.PutUint64(b[:], math.Float64bits(v))
+		d.h.Write(b[:])
+	}
+}
+
+// Sum returns the digest.
+func (d *Digest) Sum() uint64 { return d.h.Sum64() }

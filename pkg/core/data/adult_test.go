@@ -2,6 +2,7 @@ package data
 
 import (
 	"bufio"
+	"github.com/privopt/privopt/pkg/core/geom"
 	"math"
 	"os"
 	"regexp"
@@ -158,7 +159,7 @@ func TestAdult(t *testing.T) {
 						t.Fatalf("row %d, feature %q = %v; ADULT.md gives %v", i, features[k], row[k], want[k])
 					}
 				}
-				if n := pnorm(row, 2); n > 1 {
+				if n := geom.Norm(row, 2); n > 1 {
 					t.Fatalf("row %d has norm %v > 1", i, n)
 				}
 				wantY := -1.0

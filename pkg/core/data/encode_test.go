@@ -2,6 +2,7 @@ package data
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/geom"
 	"math"
 	"reflect"
 	"slices"
@@ -89,7 +90,7 @@ func TestEncodeValues(t *testing.T) {
 						t.Fatalf("row %d = %v, want %v", i, ds.Row(i), want)
 					}
 				}
-				if n := pnorm(ds.Row(i), tc.p); n > tc.r {
+				if n := geom.Norm(ds.Row(i), tc.p); n > tc.r {
 					t.Errorf("row %d has norm %v > %v", i, n, tc.r)
 				}
 			}
@@ -173,7 +174,7 @@ func TestEncodeScaleIsTight(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				n := pnorm(ds.Row(0), s.Norm.P)
+				n := geom.Norm(ds.Row(0), s.Norm.P)
 				if n > 1 || n < 1-1e-12 {
 					t.Errorf("p = %s, bias %s, m = %d: the largest row has norm %v; want 1 within 1e-12, not above", p, bias, m, n)
 				}
@@ -195,24 +196,5 @@ func TestEncodeColumnOrderIrrelevant(t *testing.T) {
 	}
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("the same data in another column order and dialect encodes differently:\n%+v\n%+v", a, b)
-	}
-}
-
-func TestPnorm(t *testing.T) {
-	x := []float64{3, -4, 0}
-	tests := []struct{ p, want float64 }{
-		{1, 7}, {2, 5}, {math.Inf(1), 4}, {3, math.Cbrt(91)}, {1.5, math.Pow(math.Pow(3, 1.5)+math.Pow(4, 1.5), 1/1.5)},
-	}
-	for _, tc := range tests {
-		if got := pnorm(x, tc.p); !closeTo(got, tc.want, 1e-15) {
-			t.Errorf("pnorm(%v, %v) = %v, want %v", x, tc.p, got, tc.want)
-		}
-	}
-	// Large p does not overflow: ‖(1e300, 1e300)‖_50 = 1e300·2^{1/50}.
-	if got, want := pnorm([]float64{1e300, 1e300}, 50), 1e300*math.Pow(2, 0.02); !closeTo(got/1e300, want/1e300, 1e-14) {
-		t.Errorf("pnorm of huge values = %v, want %v", got, want)
-	}
-	if got := pnorm([]float64{0, 0}, 3); got != 0 {
-		t.Errorf("pnorm of zeros = %v", got)
 	}
 }

@@ -1,6 +1,10 @@
 package data
 
-import "math"
+import (
+	"math"
+
+	"github.com/privopt/privopt/pkg/core/geom"
+)
 
 // fitter brings rows within the declared norm bound (see Norm).
 type fitter struct {
@@ -45,51 +49,20 @@ func newFitter(n Norm, m, d int) *fitter {
 // fit makes the computed ‖x‖_P at most the radius by shrinking x's features (not the bias)
 // when it is exceeded, and reports whether it shrank them.
 func (f *fitter) fit(x []float64) bool {
-	if pnorm(x, f.p) <= f.radius {
+	if geom.Norm(x, f.p) <= f.radius {
 		return false
 	}
 	z := x[:f.features]
-	c := f.featureRadius / pnorm(z, f.p)
+	c := f.featureRadius / geom.Norm(z, f.p)
 	// Rounding can leave the computed norm a few ulps above the radius: shrink by 2^-52,
 	// 2^-51, … more until it is not.
 	for shrink := 0x1p-52; ; shrink *= 2 {
 		for k := range z {
 			z[k] *= c
 		}
-		if pnorm(x, f.p) <= f.radius {
+		if geom.Norm(x, f.p) <= f.radius {
 			return true
 		}
 		c = 1 - shrink
 	}
-}
-
-// pnorm returns ‖x‖_p for p ≥ 1 or p = +Inf. For p other than 1, 2 and ∞ it divides by the
-// largest magnitude first, so that no power overflows or underflows to a wrong result.
-func pnorm(x []float64, p float64) float64 {
-	switch {
-	case p == 1:
-		s := 0.0
-		for _, v := range x {
-			s += math.Abs(v)
-		}
-		return s
-	case p == 2:
-		s := 0.0
-		for _, v := range x {
-			s += v * v
-		}
-		return math.Sqrt(s)
-	}
-	m := 0.0
-	for _, v := range x {
-		m = max(m, math.Abs(v))
-	}
-	if math.IsInf(p, 1) || m == 0 {
-		return m
-	}
-	s := 0.0
-	for _, v := range x {
-		s += math.Pow(math.Abs(v)/m, p)
-	}
-	return m * math.Pow(s, 1/p)
 }

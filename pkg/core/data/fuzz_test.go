@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"github.com/privopt/privopt/pkg/core/geom"
 	"math"
 	"reflect"
 	"slices"
@@ -59,7 +60,7 @@ func checkEncoded(t *testing.T, ds *Dataset, diag *Diagnostics, err error) {
 				t.Fatalf("row %d = %v is not finite", i, row)
 			}
 		}
-		if n := pnorm(row, ds.P); !(n <= ds.Radius) {
+		if n := geom.Norm(row, ds.P); !(n <= ds.Radius) {
 			t.Fatalf("row %d = %v has norm %v > %v", i, row, n, ds.Radius)
 		}
 		y := ds.Y[i]

@@ -23,6 +23,30 @@ func NewGDP(mu float64) (GDP, error) {
 	return GDP{Mu: mu}, nil
 }
 
+// newtonBracketed solves h(x) = 0 for a monotone h (increasing or not) with a root in
+// [lo, hi], starting at x: Newton steps (eval returns h(x) and the Newton step −h(x)/h′(x)),
+// replaced by bisection whenever a step would leave the current bracket, until the step or the
+// bracket is below 1e-15 relative.
+func newtonBracketed(lo, hi, x float64, increasing bool, eval func(x float64) (h, step float64)) float64 {
+	for range 200 {
+		h, step := eval(x)
+		if (h > 0) == increasing {
+			hi = x
+		} else {
+			lo = x
+		}
+		next := x + step
+		if !(next > lo && next < hi) || math.IsNaN(step) {
+			next = lo + (hi-lo)/2
+		}
+		if math.Abs(next-x) <= 1e-15*x || hi-lo <= 1e-15*hi {
+			return next
+		}
+		x = next
+	}
+	return x
+}
+
 // String describes the guarantee.
 func (g GDP) String() string { return fmt.Sprintf("μ-GDP with μ = %.6g", g.Mu) }
 
@@ -112,26 +136,11 @@ func (g GDP) Epsilon(delta float64) (float64, error) {
 			return 0, fmt.Errorf("privacy: the ε of %v at δ = %g is out of the range of a double", g, delta)
 		}
 	}
-	eps := hi
-	for range 200 {
+	eps := newtonBracketed(lo, hi, hi, false, func(eps float64) (h, step float64) {
 		ld := g.LogDelta(eps)
-		diff := ld - logTarget
-		if diff > 0 {
-			lo = eps
-		} else {
-			hi = eps
-		}
-		step := diff * detmath.Exp(ld) / g.otherTail(eps) // Newton: diff / (d log δ / dε), negated
-		next := eps + step
-		if !(next > lo && next < hi) || math.IsNaN(step) {
-			next = lo + (hi-lo)/2
-		}
-		if math.Abs(next-eps) <= 1e-15*eps || hi-lo <= 1e-15*hi {
-			eps = next
-			break
-		}
-		eps = next
-	}
+		h = ld - logTarget
+		return h, h * detmath.Exp(ld) / g.otherTail(eps) // −h/h′ with h′ = −otherTail/δ
+	})
 	// Round toward privacy: the smallest representable ε at or above the root with δ(ε) ≤ delta.
 	for g.Delta(eps) > delta {
 		eps = math.Nextafter(eps, math.Inf(1))
@@ -177,26 +186,11 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 	for logDelta(hi) <= logTarget {
 		lo, hi = hi, 2*hi
 	}
-	mu := lo
-	for range 200 {
+	mu := newtonBracketed(lo, hi, lo, true, func(mu float64) (h, step float64) {
 		ld := logDelta(mu)
-		diff := ld - logTarget
-		if diff > 0 {
-			hi = mu
-		} else {
-			lo = mu
-		}
-		step := -diff * detmath.Exp(ld) / NormalPDF(eps/mu-mu/2)
-		next := mu + step
-		if !(next > lo && next < hi) || math.IsNaN(step) {
-			next = lo + (hi-lo)/2
-		}
-		if math.Abs(next-mu) <= 1e-15*mu || hi-lo <= 1e-15*hi {
-			mu = next
-			break
-		}
-		mu = next
-	}
+		h = ld - logTarget
+		return h, -h * detmath.Exp(ld) / NormalPDF(eps/mu-mu/2) // −h/h′ with h′ = φ(ε/μ − μ/2)/δ
+	})
 	for (GDP{Mu: mu}).Delta(eps) > delta {
 		mu = math.Nextafter(mu, 0)
 	}
