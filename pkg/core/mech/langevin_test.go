@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -220,6 +221,36 @@ func TestRegistry(t *testing.T) {
 		m, err := ByName(name)
 		if err != nil || m.Name() != name {
 			t.Errorf("ByName(%q) = %v, %v", name, m, err)
+		}
+	}
+}
+
+// TestMultinomial runs output perturbation and Langevin on a two-class multinomial problem (the
+// K·d weights of softmax regression): the release has K·d weights, meets the budget, and
+// classifies the training data better than chance.
+func TestMultinomial(t *testing.T) {
+	ds := toyData(400, 3, 6)
+	for i, y := range ds.Y {
+		ds.Y[i] = (y + 1) / 2 // classes 0 and 1
+	}
+	ds.Label.Classes = []string{"negative", "positive"}
+	p := toyProblem(ds)
+	p.Loss = LossSpec{Name: "multinomial", Classes: 2}
+	p.Domain = geom.Whole{D: 6}
+	for _, m := range []Mechanism{OutputPerturbation{Gaussian: true}, Langevin{}} {
+		pl, err := m.Plan(Budget{Epsilon: 4, Delta: 1e-6}, p)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(2), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", m.Name(), err)
+		}
+		if len(rel.Model.Weights) != 6 || len(rel.Model.Classes) != 2 || rel.Report.Achieved.Delta > 1e-6 {
+			t.Errorf("%s: model %+v, achieved %+v", m.Name(), rel.Model, rel.Report.Achieved)
+		}
+		if acc := *rel.Diagnostics.TrainAccuracy; acc < 0.6 {
+			t.Errorf("%s: training accuracy %.3f", m.Name(), acc)
 		}
 	}
 }

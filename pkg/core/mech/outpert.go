@@ -196,8 +196,7 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 	pl.g, pl.beta = c.Lipschitz, c.Smoothness
 	smooth := !math.IsInf(pl.beta, 1)
 	pl.betaF = pl.beta + p.Loss.Tilt*pl.g*pl.g
-	_, whole := p.Domain.(geom.Whole)
-	pl.smoothForm = smooth && whole
+	pl.smoothForm = smooth && isWhole(p.Domain)
 	if m.CertificateShare == 0 {
 		m.CertificateShare = nonSmoothCertificate
 		if smooth {
@@ -340,8 +339,12 @@ func (pl *outpertPlan) planSolver() error {
 	smooth := !math.IsInf(pl.betaF, 1)
 	rDom := p.Domain.Radius(2)
 	if smooth {
-		// Iterates within r₀ + e of w*, and ‖w*‖ ≤ G/λ when 0 ∈ C (≤ R_C otherwise).
-		w := math.Min(rDom, pl.g/lambda) + 2*pl.r0
+		// The certified point is within r₀ + e of w*, and ‖w*‖ ≤ G/λ when 0 ∈ C (≤ R_C always).
+		w := rDom
+		if p.Domain.Contains(make([]float64, d)) {
+			w = math.Min(rDom, pl.g/lambda)
+		}
+		w += 2 * pl.r0
 		pl.rounding = roundingAllowance(n, d, pl.g, pl.beta, pl.tiltM, lambda, w) / lambda
 		pl.solver = solverAccelerated
 		if pl.smoothForm {
