@@ -73,3 +73,12 @@ func TestCalibrateZCDP(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkCalibrateZCDP measures the calibration of ρ to (ε, δ) = (1, 1e-6).
+func BenchmarkCalibrateZCDP(b *testing.B) {
+	for b.Loop() {
+		if _, err := CalibrateZCDP(1, 1e-6); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
