@@ -48,12 +48,12 @@ import (
 //
 //	√V_T ≤ √(q^{2T}·D₀² + dσ²·(1 − q^{2T})/(1 − q²)) + 2g√d/(hμ),
 //
-// in exact arithmetic for the computed gradients (their own rounding, a relative n·2⁻⁵³, is not
-// included in this utility bound; it is in the privacy guarantee).
 // with D₀ ≥ ‖θ₀ − θ*‖ (G/μ when 0 ∈ C, since μ‖θ*‖² ≤ ⟨−∇F_D(θ*), θ*⟩; at most the domain's
 // diameter always). For u ∈ C with ‖u‖ ≤ D, F_D(θ*) ≤ F_D(u) + μD²/2, so
 // E F_D(θ_T) − F_D(u) ≤ μD²/2 + G·√V_T (Lipschitz), and on the whole space also
-// ≤ μD²/2 + ((β + μ)/2)·V_T (smooth, ∇F_μ(θ*) = 0); the utility is the smaller.
+// ≤ μD²/2 + ((β + μ)/2)·V_T (smooth, ∇F_μ(θ*) = 0); the utility is the smaller. The bound holds
+// in exact arithmetic for the computed gradients (their own rounding, a relative n·2⁻⁵³, is left
+// out of it; the privacy guarantee includes it).
 //
 // Parameters, from public quantities only (n, d, G, β, D, ε, δ): with τ = T·h the total drift
 // time, the privacy constraint gives σ² = h·Δ²·τ/(2ρ) (ignoring the grid), the contraction
@@ -84,6 +84,7 @@ type langevinPlan struct {
 	dim     int
 
 	g, beta   float64 // G and β of the losses in ℓ2
+	origin    bool    // whether 0 ∈ C
 	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
 	rhoTarget float64
 	d0        float64 // D₀ ≥ ‖θ₀ − θ*‖
@@ -101,10 +102,8 @@ type langevinPlan struct {
 
 // Plan fixes μ, h, T, the grid and σ from the budget and the problem.
 func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
-		return nil, err
-	}
-	if err := p.Validate(); err != nil {
+	c, err := lipschitzConstants(b, p)
+	if err != nil {
 		return nil, err
 	}
 	if b.Delta == 0 {
@@ -116,17 +115,11 @@ func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
 	}
-	c, err := p.Constants(2)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsInf(c.Lipschitz, 1) {
-		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
-	}
 	if math.IsInf(c.Smoothness, 1) {
 		return nil, fmt.Errorf("mech: langevin needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", p.Loss.Name)
 	}
-	pl := &langevinPlan{mech: m, budget: b, problem: p, dim: p.params(), g: c.Lipschitz, beta: c.Smoothness}
+	pl := &langevinPlan{mech: m, budget: b, problem: p, dim: p.params(), g: c.Lipschitz, beta: c.Smoothness,
+		origin: p.Domain.Contains(make([]float64, p.params()))}
 	pl.delta = roundUp(b.Sensitivity(pl.g, p.N) + meanGradientRounding(p.N, pl.g))
 	if pl.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
 		return nil, err
@@ -155,7 +148,7 @@ func (pl *langevinPlan) step(mu float64) float64 { return 2 / (pl.beta + 2*mu) }
 // initialDistance returns D₀ ≥ ‖Π_C(0) − θ*‖: min(G/μ, diam C) when 0 ∈ C, diam C otherwise.
 func (pl *langevinPlan) initialDistance(mu float64) float64 {
 	diam := 2 * pl.problem.Domain.Radius(2)
-	if pl.problem.Domain.Contains(make([]float64, pl.dim)) {
+	if pl.origin {
 		return math.Min(pl.g/mu, diam)
 	}
 	return diam

@@ -136,6 +136,7 @@ type outpertPlan struct {
 	dim     int
 
 	g, beta, betaF float64 // G and β of the losses in ℓ2; β of F_D (+Inf when not smooth)
+	origin         bool    // whether 0 ∈ C
 	smoothForm     bool    // smooth loss on the whole space: no projection, smooth bound
 	tiltM          float64 // M, the bound on the losses for the tilted sensitivity (0 untilted)
 
@@ -164,13 +165,11 @@ type outpertPlan struct {
 
 // Plan fixes λ, the certificate, the noise and the solver from the budget and the problem.
 func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
+	c, err := lipschitzConstants(b, p)
+	if err != nil {
 		return nil, err
 	}
-	if err := p.Validate(); err != nil {
-		return nil, err
-	}
-	pl := &outpertPlan{mech: m, budget: b, problem: p, dim: p.params()}
+	pl := &outpertPlan{mech: m, budget: b, problem: p, dim: p.params(), origin: p.Domain.Contains(make([]float64, p.params()))}
 	switch {
 	case m.Gaussian && m.ContinuousLaplace:
 		return nil, errors.New("mech: ContinuousLaplace is for pure ε-DP output perturbation, not outpert-gauss")
@@ -185,13 +184,6 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
-	}
-	c, err := p.Constants(2)
-	if err != nil {
-		return nil, err
-	}
-	if math.IsInf(c.Lipschitz, 1) {
-		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
 	}
 	pl.g, pl.beta = c.Lipschitz, c.Smoothness
 	smooth := !math.IsInf(pl.beta, 1)
@@ -266,7 +258,7 @@ func (pl *outpertPlan) sensitivityNumerator(lambda float64) (lg, m float64, err 
 		return pl.budget.Sensitivity(pl.g, p.N), 0, nil
 	}
 	radius := math.Inf(1)
-	if p.Domain.Contains(make([]float64, pl.dim)) {
+	if pl.origin {
 		radius = pl.g / lambda
 	}
 	if m, err = lossBound(p, radius); err != nil {
@@ -341,7 +333,7 @@ func (pl *outpertPlan) planSolver() error {
 	if smooth {
 		// The certified point is within r₀ + e of w*, and ‖w*‖ ≤ G/λ when 0 ∈ C (≤ R_C always).
 		w := rDom
-		if p.Domain.Contains(make([]float64, d)) {
+		if pl.origin {
 			w = math.Min(rDom, pl.g/lambda)
 		}
 		w += 2 * pl.r0
