@@ -1,9 +1,10 @@
-// Command privopt is privopt's native command line: it serves the built page and will fit and
-// account for private models with the same core the page runs in WebAssembly.
+// Command privopt is privopt's native command line: it serves the built page, fits private
+// models and accounts for their privacy with the same core the page runs in WebAssembly.
 //
 // Usage:
 //
 //	privopt account [--mu M] [--eps E] [--delta D] [--sensitivity S] [--compose-mu M1,M2] [--tradeoff --alpha A] [--pure-eps E0]
+//	privopt fit --data FILE --schema SCHEMA.json --mech NAME --eps E [--delta D] [--loss NAME] [--test FILE] [--seed N] [--out FILE] [--progress] [--radius D]
 //	privopt serve [--dir DIR] [--addr HOST:PORT] [--prefix /PATH/]
 //	privopt version
 //	privopt help [COMMAND]
@@ -29,6 +30,7 @@ type command struct {
 
 var commands = map[string]command{
 	"account": {summary: "privacy accounting: curves, calibration, composition (JSON)", run: runAccount},
+	"fit":     {summary: "fit a differentially private model to a CSV file (JSON)", run: runFit},
 	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},
 	"version": {summary: "print privopt's version", run: runVersion},
 }

@@ -200,6 +200,25 @@ func (p Problem) Constants(norm float64) (loss.Constants, error) {
 	return l.Constants(p.Domain, norm)
 }
 
+// lipschitzConstants validates the budget and the problem and returns the losses' constants in
+// ℓ2 on the domain, or an error when the losses are not Lipschitz there.
+func lipschitzConstants(b Budget, p Problem) (loss.Constants, error) {
+	if err := b.Validate(); err != nil {
+		return loss.Constants{}, err
+	}
+	if err := p.Validate(); err != nil {
+		return loss.Constants{}, err
+	}
+	c, err := p.Constants(2)
+	if err != nil {
+		return loss.Constants{}, err
+	}
+	if math.IsInf(c.Lipschitz, 1) {
+		return loss.Constants{}, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
+	}
+	return c, nil
+}
+
 // Progress is reported during a run.
 type Progress struct {
 	// Fraction of the run done, in [0, 1].

@@ -8,7 +8,10 @@ import (
 
 // registry lists the mechanisms by Name, each with its default settings.
 var registry = map[string]Mechanism{
-	"rem": REM{},
+	"rem":           REM{},
+	"outpert":       OutputPerturbation{},
+	"outpert-gauss": OutputPerturbation{Gaussian: true},
+	"langevin":      Langevin{},
 }
 
 // ByName returns the mechanism with the given name and default settings.

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/signal"
+	"strings"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+const fitSynopsis = `Fits a differentially private linear model to a CSV file on this machine and prints JSON:
+{model, report, utility, parameters, diagnostics, test}. The schema declares the public bounds
+(the norm bound of the encoded rows becomes the losses' constants); every parameter of the
+mechanism is then fixed from public quantities before the data is read. The report states what
+is certified; diagnostics and test are local facts computed from the data, not private.
+
+--radius D declares the comparison class of the utility bound (models with ‖w‖₂ ≤ D) and is
+what output perturbation's λ and Langevin's regularisation are chosen against; it does not
+constrain the model. --seed makes the run reproducible and the release NOT private. Ctrl-C
+stops langevin early and releases the steps taken, with their (smaller) privacy cost.`
+
+// fitOutput is what privopt fit prints: the release, and the held-out diagnostics.
+type fitOutput struct {
+	*mech.Release
+	Test *testDiagnostics `json:"test,omitempty"`
+}
+
+// testDiagnostics are the model's accuracy and loss on a held-out file: computed from data,
+// so local and not private.
+type testDiagnostics struct {
+	NotPrivate string   `json:"not_private"`
+	Rows       int      `json:"rows"`
+	Accuracy   *float64 `json:"accuracy,omitempty"`
+	Loss       float64  `json:"loss"`
+}
+
+// exportedRelease is what --out writes: the release without the local diagnostics.
+type exportedRelease struct {
+	Model      mech.Model         `json:"model"`
+	Report     privacy.Report     `json:"report"`
+	Utility    mech.Utility       `json:"utility"`
+	Parameters map[string]float64 `json:"parameters"`
+}
+
+// fitOptions are the parsed options of privopt fit.
+type fitOptions struct {
+	data, schema, test, out string
+	mechanism               mech.Mechanism
+	budget                  mech.Budget
+	loss                    mech.LossSpec
+	radius                  float64
+	seed                    *uint64
+	progress                bool
+}
+
+func runFit(args []string, stdout, stderr io.Writer) error {
+	opts, err := parseFit(args, stdout)
+	if err != nil {
+		return err
+	}
+	schema, err := loadSchema(opts.schema)
+	if err != nil {
+		return err
+	}
+	train, err := encodeFile(opts.data, schema)
+	if err != nil {
+		return err
+	}
+	problem, err := fitProblem(train, opts)
+	if err != nil {
+		return err
+	}
+	plan, err := opts.mechanism.Plan(opts.budget, problem)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	r := rng.New()
+	if opts.seed != nil {
+		r = rng.Seeded(*opts.seed)
+	}
+	var progress func(mech.Progress)
+	if opts.progress {
+		progress = func(p mech.Progress) { fmt.Fprintf(stderr, "privopt fit: %s %.0f%%\n", p.Stage, 100*p.Fraction) }
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	rel, err := plan.Run(ctx, train, r, progress)
+	if err != nil {
+		return err
+	}
+	out := fitOutput{Release: rel}
+	if opts.test != "" {
+		if out.Test, err = evaluate(opts.test, schema, problem, rel.Model.Weights); err != nil {
+			return err
+		}
+	}
+	if opts.out != "" {
+		b, err := json.MarshalIndent(exportedRelease{rel.Model, rel.Report, rel.Utility, rel.Parameters}, "", "  ")
+		if err != nil {
+			return fmt.Errorf("encoding the release: %w", err)
+		}
+		if err := os.WriteFile(opts.out, append(b, '\n'), 0o644); err != nil {
+			return err
+		}
+	}
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// parseFit parses and checks the options; every problem is a usage error.
+func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
+	fs := newFlags("fit --data FILE --schema SCHEMA.json --mech NAME --eps E [options]", fitSynopsis, stdout)
+	o := &fitOptions{}
+	fs.StringVar(&o.data, "data", "", "the training CSV file (required)")
+	fs.StringVar(&o.schema, "schema", "", "the schema of the CSV files, JSON (required)")
+	fs.StringVar(&o.test, "test", "", "a held-out CSV file with the same schema: report its accuracy and loss (local, not private)")
+	fs.StringVar(&o.out, "out", "", "also write the release (model, report, utility, parameters; no diagnostics) to this JSON file")
+	mechName := fs.String("mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
+	fs.StringVar(&o.loss.Name, "loss", "logistic", "the loss: logistic, hinge, smooth-hinge, squared, huber or multinomial")
+	fs.Float64Var(&o.loss.Param, "param", 0, "the smoothing width of smooth-hinge or the threshold of huber")
+	fs.Float64Var(&o.loss.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
+	fs.Float64Var(&o.loss.RobustRadius, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
+	fs.Float64Var(&o.loss.RobustNorm, "robust-norm", 2, "the exponent q of the perturbations' norm")
+	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
+	fs.Float64Var(&o.budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
+	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
+	fs.Float64Var(&o.radius, "radius", 10, "the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
+	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
+	fs.BoolVar(&o.progress, "progress", false, "write progress lines to stderr")
+	if err := fs.parse(args); err != nil {
+		return nil, err
+	}
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range []string{"data", "schema", "mech", "eps"} {
+		if !set[name] {
+			return nil, usageError{fmt.Sprintf("--%s is required", name)}
+		}
+	}
+	m, err := mech.ByName(*mechName)
+	if err != nil {
+		return nil, usageError{err.Error()}
+	}
+	o.mechanism = m
+	if set["seed"] {
+		o.seed = seed
+	}
+	o.budget.Epsilon = *eps
+	o.budget.Neighbouring = privacy.Neighbouring(*neighbouring)
+	if err := o.budget.Validate(); err != nil {
+		return nil, usageError{err.Error()}
+	}
+	for name, v := range map[string]float64{"param": o.loss.Param, "tilt": o.loss.Tilt, "robust-radius": o.loss.RobustRadius} {
+		if !(v >= 0) || math.IsInf(v, 1) {
+			return nil, usageError{fmt.Sprintf("--%s must be a finite number ≥ 0, got %g", name, v)}
+		}
+	}
+	if !(o.loss.RobustNorm >= 1) {
+		return nil, usageError{fmt.Sprintf("--robust-norm must be in [1, ∞], got %g", o.loss.RobustNorm)}
+	}
+	if !(o.radius > 0) || math.IsInf(o.radius, 1) {
+		return nil, usageError{fmt.Sprintf("--radius must be finite and positive, got %g", o.radius)}
+	}
+	return o, nil
+}
+
+// fitProblem builds the public problem from the options and the encoded dataset's declared
+// bounds (from the schema, never from the data).
+func fitProblem(ds *data.Dataset, o *fitOptions) (mech.Problem, error) {
+	spec := o.loss
+	params := ds.D
+	if spec.Name == "multinomial" {
+		spec.Classes = len(ds.Label.Classes)
+		if spec.Classes < 2 {
+			return mech.Problem{}, usageError{"the multinomial loss needs a categorical label with at least 2 declared classes"}
+		}
+		params = spec.Classes * ds.D
+	}
+	y := 1.0
+	if ds.Label.Kind == data.LabelNumeric {
+		y = math.Max(math.Abs(ds.Label.Min), math.Abs(ds.Label.Max))
+	}
+	return mech.Problem{Loss: spec, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: ds.Radius, XNorm: ds.P, Y: y},
+		Domain: geom.Whole{D: params}, Radius: o.radius}, nil
+}
+
+// evaluate computes the held-out accuracy and loss of the model on a file.
+func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*testDiagnostics, error) {
+	ds, err := encodeFile(path, schema)
+	if err != nil {
+		return nil, err
+	}
+	p.N = ds.N
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	t := &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", Rows: ds.N, Loss: l.Mean(nil, w)}
+	if acc, ok := mech.Accuracy(p, ds, w); ok {
+		t.Accuracy = &acc
+	}
+	return t, nil
+}
+
+func loadSchema(path string) (*data.Schema, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	s, err := data.LoadSchema(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return s, nil
+}
+
+func encodeFile(path string, s *data.Schema) (*data.Dataset, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	ds, _, err := data.Encode(f, s)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if ds.N == 0 {
+		return nil, errors.New(path + ": no data rows")
+	}
+	return ds, nil
+}
