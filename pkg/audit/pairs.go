@@ -1,0 +1,38 @@
+package audit
+
+import "github.com/privopt/privopt/pkg/core/data"
+
+// Worst-case neighbouring datasets. An audit only sees the privacy a mechanism leaks on the
+// datasets it is given; these pairs make the mechanisms of pkg/core/mech tight, so that a
+// mechanism claiming less noise than it needs is caught.
+
+// onePair returns two datasets of n one-dimensional rows with ‖x‖ ≤ 1: the rows of x and y
+// from row, and the first row's feature flipped to the opposite extreme (+1 and −1).
+func onePair(n int, row func(i int) (x, y float64)) (d0, d1 *data.Dataset) {
+	mk := func(first float64) *data.Dataset {
+		ds := &data.Dataset{N: n, D: 1, X: make([]float64, n), Y: make([]float64, n), Features: []string{"x"}, P: 2, Radius: 1}
+		for i := range n {
+			ds.X[i], ds.Y[i] = row(i)
+		}
+		ds.X[0] = first
+		return ds
+	}
+	return mk(1), mk(-1)
+}
+
+// HingePair returns neighbouring datasets on which the hinge loss max(0, 1 − y·w·x) is linear
+// wherever |w| < 1: features alternating ±1 with label +1, the first feature flipped. The mean
+// loss's gradient then moves by exactly 2G/n (G = 1), and the regularized exponential
+// mechanism's two distributions are Gaussians shifted by exactly its μ_GDP (while its samples
+// stay in |w| < 1).
+func HingePair(n int) (d0, d1 *data.Dataset) {
+	return onePair(n, func(i int) (float64, float64) { return float64(1 - 2*(i%2)), 1 })
+}
+
+// HuberPair returns neighbouring datasets on which the Huber loss with threshold t < 1 is
+// linear wherever |w| < 1 − t: feature 1 with labels alternating ±1, the first feature flipped.
+// The mean gradient then moves by exactly 2G/n (G = t) and the ridge-regularised minimizer by
+// exactly 2G/(λn): output perturbation and noisy gradient descent are tight on it.
+func HuberPair(n int) (d0, d1 *data.Dataset) {
+	return onePair(n, func(i int) (float64, float64) { return 1, float64(1 - 2*(i%2)) })
+}
