@@ -30,6 +30,7 @@ type command struct {
 
 var commands = map[string]command{
 	"account": {summary: "privacy accounting: curves, calibration, composition (JSON)", run: runAccount},
+	"bench":   {summary: "the adult-lr benchmark: every mechanism at every ε (markdown, JSON, SVG)", run: runBench},
 	"fit":     {summary: "fit a differentially private model to a CSV file (JSON)", run: runFit},
 	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},
 	"version": {summary: "print privopt's version", run: runVersion},
@@ -111,7 +112,10 @@ func newFlags(use, synopsis string, stdout io.Writer) *flagSet {
 
 // parse parses args. --help prints the usage to stdout and returns flag.ErrHelp; a bad flag or
 // a positional argument is a usage error.
-func (fs *flagSet) parse(args []string) error {
+func (fs *flagSet) parse(args []string) error { return fs.parseArgs(args, 0) }
+
+// parseArgs is parse allowing up to maxArgs positional arguments (fs.Args()).
+func (fs *flagSet) parseArgs(args []string, maxArgs int) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(fs.stdout, "Usage: privopt %s\n\n%s\n", fs.Name(), fs.synopsis)
@@ -127,8 +131,8 @@ func (fs *flagSet) parse(args []string) error {
 		}
 		return usageError{err.Error()}
 	}
-	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(0))}
+	if fs.NArg() > maxArgs {
+		return usageError{fmt.Sprintf("unexpected argument %q", fs.Arg(maxArgs))}
 	}
 	return nil
 }

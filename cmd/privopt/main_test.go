@@ -52,6 +52,12 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"account", "--eps", "-1", "--delta", "0.1"}, 2, "", "eps must be at least 0"},
 		{[]string{"account", "--frob", "1"}, 2, "", "flag provided but not defined: -frob"},
 		{[]string{"account"}, 2, "", "nothing to compute"},
+		{[]string{"bench", "--help"}, 0, "--merge", ""},
+		{[]string{"bench", "--runs", "0"}, 2, "", "--runs must be at least 1"},
+		{[]string{"bench", "--eps", "1,x"}, 2, "", `--eps: "x" is not a positive number`},
+		{[]string{"bench", "--mech", "magic"}, 2, "", `unknown mechanism "magic"`},
+		{[]string{"bench", "--merge", "a.json"}, 2, "", "--merge needs two arguments"},
+		{[]string{"bench", "stray"}, 2, "", "arguments go with --merge"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOu) {

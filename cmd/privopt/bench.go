@@ -1,0 +1,154 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/privopt/privopt/internal/bench"
+	"github.com/privopt/privopt/pkg/core/mech"
+)
+
+const benchSynopsis = `Runs the adult-lr benchmark (bench/ADULT.md): every mechanism at every ε, several runs each
+with fresh randomness, and prints the table (markdown) with test accuracy, log-loss, the
+certified guarantee and the time per private fit, plus the non-private and majority-class
+baselines. --json writes the results; --merge NATIVE.json WASM.json instead combines a native
+and a WebAssembly run into one table with the time ratio (./build.sh bench does all of it).
+Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.`
+
+func runBench(args []string, stdout, stderr io.Writer) error {
+	fs := newFlags("bench [options]", benchSynopsis, stdout)
+	train := fs.String("data", "../shared/data/adult/adult.data", "training CSV")
+	test := fs.String("test", "../shared/data/adult/adult.test", "test CSV")
+	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
+	mechs := fs.String("mech", strings.Join(benchDefaultMechanisms, ","), "comma-separated mechanisms")
+	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")
+	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
+	runs := fs.Int("runs", 20, "runs per mechanism and ε")
+	radius := fs.Float64("radius", 10, "declared radius D of the comparison class (fixed a priori)")
+	jsonOut := fs.String("json", "", "write the results as JSON to this file")
+	svgOut := fs.String("svg", "", "write the accuracy plot (SVG) to this file")
+	merge := fs.Bool("merge", false, "combine NATIVE.json and WASM.json (two arguments) into one table")
+	if err := fs.parseArgs(args, 2); err != nil {
+		return err
+	}
+	if *merge {
+		if fs.NArg() != 2 {
+			return usageError{"--merge needs two arguments: NATIVE.json WASM.json"}
+		}
+		return mergeBench(fs.Arg(0), fs.Arg(1), *svgOut, stdout)
+	}
+	if fs.NArg() > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q (arguments go with --merge)", fs.Arg(0))}
+	}
+	if *runs < 1 {
+		return usageError{fmt.Sprintf("--runs must be at least 1, got %d", *runs)}
+	}
+	var epss []float64
+	for _, s := range strings.Split(*epsList, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v > 0) {
+			return usageError{fmt.Sprintf("--eps: %q is not a positive number", s)}
+		}
+		epss = append(epss, v)
+	}
+	var entries []bench.Entry
+	for _, name := range strings.Split(*mechs, ",") {
+		m, err := mech.ByName(strings.TrimSpace(name))
+		if err != nil {
+			return usageError{err.Error()}
+		}
+		entries = append(entries, bench.Entry{Name: m.Name(), Mech: m, Pure: pureMechanisms[m.Name()]})
+	}
+	schema, err := loadSchema(*schemaPath)
+	if err != nil {
+		return err
+	}
+	trainDS, err := encodeFile(*train, schema)
+	if err != nil {
+		return err
+	}
+	testDS, err := encodeFile(*test, schema)
+	if err != nil {
+		return err
+	}
+	res, err := bench.Run(context.Background(), bench.Config{
+		Train: trainDS, Test: testDS, Mechanisms: entries, Epsilons: epss, Delta: *delta, Runs: *runs, Radius: *radius,
+		Progress: func(line string) { fmt.Fprintln(stderr, line) },
+	})
+	if err != nil {
+		return err
+	}
+	if *jsonOut != "" {
+		if err := writeFileWith(*jsonOut, func(w io.Writer) error { return bench.WriteJSON(w, res) }); err != nil {
+			return err
+		}
+	}
+	if *svgOut != "" {
+		if err := writePlot(*svgOut, res); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(stdout, bench.Markdown(res, nil))
+	return nil
+}
+
+// benchDefaultMechanisms are benchmarked unless --mech says otherwise.
+var benchDefaultMechanisms = []string{"outpert", "outpert-gauss", "langevin", "rem"}
+
+// pureMechanisms are planned with δ = 0.
+var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}
+
+// mergeBench prints the table of a native and a wasm result side by side.
+func mergeBench(nativePath, wasmPath, svgOut string, stdout io.Writer) error {
+	var native, wasm bench.Result
+	for _, f := range []struct {
+		path string
+		into *bench.Result
+	}{{nativePath, &native}, {wasmPath, &wasm}} {
+		raw, err := os.ReadFile(f.path)
+		if err != nil {
+			return err
+		}
+		if err := json.Unmarshal(raw, f.into); err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+	}
+	if svgOut != "" {
+		if err := writePlot(svgOut, native); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(stdout, bench.Markdown(native, &wasm))
+	return nil
+}
+
+func writePlot(path string, res bench.Result) error {
+	d, err := bench.Plot(res)
+	if err != nil {
+		return err
+	}
+	var buf bytes.Buffer
+	if err := d.WriteSVG(&buf); err != nil {
+		return err
+	}
+	return os.WriteFile(path, buf.Bytes(), 0o644)
+}
+
+// writeFileWith writes a file from a writer function.
+func writeFileWith(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}

@@ -1,0 +1,298 @@
+// Package bench runs the adult-lr benchmark of bench/ADULT.md: every mechanism at every budget,
+// several runs each with fresh randomness, test accuracy and log-loss on the held-out file, the
+// certified privacy, and the wall time of the private fit (not counting CSV parsing), with the
+// non-private and majority-class baselines. The same code runs natively and compiled to
+// WebAssembly (in node), so the two times can be compared.
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/solve"
+	"github.com/privopt/privopt/pkg/plot"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Config describes a benchmark run. Every setting is fixed before any result is seen.
+type Config struct {
+	// Train and Test are the encoded adult-lr files (or any binary task with ‖x‖₂ ≤ 1).
+	Train, Test *data.Dataset
+	// Mechanisms are the mechanisms' names with their settings (see Mechanisms).
+	Mechanisms []Entry
+	// Epsilons are the budgets' ε; Delta the δ of approximate-DP mechanisms (pure ones use 0).
+	Epsilons []float64
+	Delta    float64
+	// Runs is the number of runs per mechanism and ε, each with fresh OS randomness.
+	Runs int
+	// Radius is D, the declared radius the mechanisms plan against.
+	Radius float64
+	// Progress, if not nil, receives a line per finished cell.
+	Progress func(line string)
+}
+
+// Entry is a mechanism as benchmarked: its name in the table and how to build it.
+type Entry struct {
+	Name string
+	Mech mech.Mechanism
+	// Pure marks a pure ε-DP mechanism (planned with δ = 0).
+	Pure bool
+}
+
+// Row is one cell of the table: a mechanism at one budget.
+type Row struct {
+	Mechanism string  `json:"mechanism"`
+	Epsilon   float64 `json:"epsilon"`
+	Delta     float64 `json:"delta"`
+	// Certified states the guarantee of the releases: the achieved (ε, δ) and the kind of the
+	// mechanism's guarantee, or "not certified" (a fast sampler, or seeded randomness).
+	Certified string `json:"certified"`
+	Private   bool   `json:"private"`
+	Runs      int    `json:"runs"`
+	// Accuracy and LogLoss are the mean and standard deviation over runs on the test file.
+	AccuracyMean float64 `json:"accuracy_mean"`
+	AccuracySD   float64 `json:"accuracy_sd"`
+	LogLossMean  float64 `json:"log_loss_mean"`
+	// Seconds is the mean wall time of one private fit.
+	Seconds float64 `json:"seconds"`
+	// Error is set when the mechanism could not run at this budget.
+	Error string `json:"error,omitempty"`
+}
+
+// Result is a whole benchmark on one platform.
+type Result struct {
+	Platform  string  `json:"platform"`
+	Radius    float64 `json:"radius"`
+	Rows      []Row   `json:"rows"`
+	Baselines struct {
+		NonPrivateAccuracy float64 `json:"non_private_accuracy"`
+		NonPrivateLogLoss  float64 `json:"non_private_log_loss"`
+		MajorityAccuracy   float64 `json:"majority_accuracy"`
+	} `json:"baselines"`
+}
+
+// Run runs the benchmark.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	res := Result{Platform: runtime.GOOS + "/" + runtime.GOARCH, Radius: cfg.Radius}
+	if err := baselines(cfg, &res); err != nil {
+		return res, err
+	}
+	p := mech.Problem{Loss: mech.LossSpec{Name: "logistic"}, Dim: cfg.Train.D, N: cfg.Train.N,
+		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius}
+	for _, e := range cfg.Mechanisms {
+		for _, eps := range cfg.Epsilons {
+			row, err := cell(ctx, cfg, p, e, eps)
+			if err != nil {
+				return res, err
+			}
+			res.Rows = append(res.Rows, row)
+			if cfg.Progress != nil {
+				cfg.Progress(fmt.Sprintf("%s ε=%g: %s", e.Name, eps, rowSummary(row)))
+			}
+		}
+	}
+	return res, nil
+}
+
+// cell benchmarks one mechanism at one ε.
+func cell(ctx context.Context, cfg Config, p mech.Problem, e Entry, eps float64) (Row, error) {
+	b := mech.Budget{Epsilon: eps, Delta: cfg.Delta}
+	if e.Pure {
+		b.Delta = 0
+	}
+	row := Row{Mechanism: e.Name, Epsilon: eps, Delta: b.Delta}
+	pl, err := e.Mech.Plan(b, p)
+	if err != nil {
+		row.Error = err.Error()
+		return row, nil
+	}
+	var accs, losses, secs []float64
+	for range cfg.Runs {
+		if err := ctx.Err(); err != nil {
+			return row, err
+		}
+		start := time.Now()
+		rel, err := pl.Run(ctx, cfg.Train, rng.New(), nil)
+		if err != nil {
+			row.Error = err.Error()
+			return row, nil
+		}
+		secs = append(secs, time.Since(start).Seconds())
+		acc, logLoss := evaluate(cfg.Test, rel.Model.Weights)
+		accs, losses = append(accs, acc), append(losses, logLoss)
+		a := rel.Report.Achieved
+		row.Certified = fmt.Sprintf("(%g, %.2g)-DP, %s", a.Epsilon, a.Delta, rel.Report.Guarantee.Kind)
+		row.Private = rel.Report.Private
+		if !row.Private {
+			row.Certified = "not certified (" + rel.Report.Mechanism + ")"
+		}
+	}
+	row.Runs = len(accs)
+	row.AccuracyMean, row.AccuracySD = meanSD(accs)
+	row.LogLossMean, _ = meanSD(losses)
+	row.Seconds, _ = meanSD(secs)
+	return row, nil
+}
+
+// evaluate returns the test accuracy and mean log-loss of a logistic model with labels ±1.
+func evaluate(ds *data.Dataset, w []float64) (acc, logLoss float64) {
+	l, err := loss.NewLinear(loss.Logistic{}, ds, loss.Bounds{X: math.Inf(1), XNorm: 2, Y: 1})
+	if err != nil {
+		return math.NaN(), math.NaN()
+	}
+	acc, _ = mech.Accuracy(mech.Problem{Loss: mech.LossSpec{Name: "logistic"}}, ds, w)
+	return acc, l.Mean(nil, w)
+}
+
+// baselines fits non-private ℓ2-regularised logistic regression (λ = 1e-6, certified) and the
+// majority class.
+func baselines(cfg Config, res *Result) error {
+	fit, err := solve.FitLogistic(cfg.Train, 1e-6)
+	if err != nil {
+		return err
+	}
+	res.Baselines.NonPrivateAccuracy, res.Baselines.NonPrivateLogLoss = evaluate(cfg.Test, fit.X)
+	pos := 0
+	for _, y := range cfg.Train.Y {
+		if y > 0 {
+			pos++
+		}
+	}
+	majority := -1.0
+	if 2*pos > cfg.Train.N {
+		majority = 1
+	}
+	right := 0
+	for _, y := range cfg.Test.Y {
+		if y == majority {
+			right++
+		}
+	}
+	res.Baselines.MajorityAccuracy = float64(right) / float64(cfg.Test.N)
+	return nil
+}
+
+func meanSD(xs []float64) (mean, sd float64) {
+	if len(xs) == 0 {
+		return math.NaN(), math.NaN()
+	}
+	for _, x := range xs {
+		mean += x
+	}
+	mean /= float64(len(xs))
+	for _, x := range xs {
+		sd += (x - mean) * (x - mean)
+	}
+	if len(xs) > 1 {
+		sd = math.Sqrt(sd / float64(len(xs)-1))
+	}
+	return mean, sd
+}
+
+func rowSummary(r Row) string {
+	if r.Error != "" {
+		return "error: " + r.Error
+	}
+	return fmt.Sprintf("accuracy %.2f ± %.2f %%, %.3g s per run", 100*r.AccuracyMean, 100*r.AccuracySD, r.Seconds)
+}
+
+// WriteJSON writes results as indented JSON.
+func WriteJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// Markdown writes the table of a native result with, when wasm is not nil, the times of the
+// same cells in WebAssembly and their ratio.
+func Markdown(native Result, wasm *Result) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Baselines: non-private logistic regression %.2f %% (log-loss %.4f); majority class %.2f %%. Radius D = %g.\n\n",
+		100*native.Baselines.NonPrivateAccuracy, native.Baselines.NonPrivateLogLoss, 100*native.Baselines.MajorityAccuracy, native.Radius)
+	b.WriteString("| mechanism | ε | δ | test accuracy (%) | log-loss | runs | time native (s) |")
+	if wasm != nil {
+		b.WriteString(" time wasm (s) | wasm/native |")
+	}
+	b.WriteString(" certified |\n|---|---|---|---|---|---|---|")
+	if wasm != nil {
+		b.WriteString("---|---|")
+	}
+	b.WriteString("---|\n")
+	for _, r := range native.Rows {
+		if r.Error != "" {
+			fmt.Fprintf(&b, "| %s | %g | %g | – | – | 0 | – |", r.Mechanism, r.Epsilon, r.Delta)
+			if wasm != nil {
+				b.WriteString(" – | – |")
+			}
+			fmt.Fprintf(&b, " not run: %s |\n", strings.ReplaceAll(r.Error, "|", "/"))
+			continue
+		}
+		fmt.Fprintf(&b, "| %s | %g | %g | %.2f ± %.2f | %.4f | %d | %.3g |", r.Mechanism, r.Epsilon, r.Delta,
+			100*r.AccuracyMean, 100*r.AccuracySD, r.LogLossMean, r.Runs, r.Seconds)
+		if wasm != nil {
+			if w, ok := find(*wasm, r.Mechanism, r.Epsilon); ok && w.Error == "" {
+				fmt.Fprintf(&b, " %.3g | %.2f |", w.Seconds, w.Seconds/r.Seconds)
+			} else {
+				b.WriteString(" – | – |")
+			}
+		}
+		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(r.Certified, "|", "/"))
+	}
+	return b.String()
+}
+
+func find(res Result, mechanism string, eps float64) (Row, bool) {
+	for _, r := range res.Rows {
+		if r.Mechanism == mechanism && r.Epsilon == eps {
+			return r, true
+		}
+	}
+	return Row{}, false
+}
+
+// Plot lays out test accuracy against ε (log scale) per mechanism, with the baselines.
+func Plot(res Result) (plot.Drawing, error) {
+	var series []plot.Series
+	minEps, maxEps := math.Inf(1), math.Inf(-1)
+	lo := res.Baselines.MajorityAccuracy
+	seen := map[string]int{}
+	for _, r := range res.Rows {
+		if r.Error != "" {
+			continue
+		}
+		k, ok := seen[r.Mechanism]
+		if !ok {
+			k = len(series)
+			seen[r.Mechanism] = k
+			series = append(series, plot.Series{Name: r.Mechanism, Class: fmt.Sprintf("series-%d", k%7)})
+		}
+		series[k].X = append(series[k].X, r.Epsilon)
+		series[k].Y = append(series[k].Y, 100*r.AccuracyMean)
+		minEps, maxEps = math.Min(minEps, r.Epsilon), math.Max(maxEps, r.Epsilon)
+		lo = math.Min(lo, r.AccuracyMean)
+	}
+	if len(series) == 0 {
+		return plot.Drawing{}, fmt.Errorf("bench: nothing to plot")
+	}
+	base := []float64{minEps, maxEps}
+	series = append(series,
+		plot.Series{Name: "non-private", Class: "reference", X: base, Y: []float64{100 * res.Baselines.NonPrivateAccuracy, 100 * res.Baselines.NonPrivateAccuracy}},
+		plot.Series{Name: "majority class", Class: "reference", X: base, Y: []float64{100 * res.Baselines.MajorityAccuracy, 100 * res.Baselines.MajorityAccuracy}})
+	fig := plot.Figure{
+		Width: 640, Height: 400, Title: "adult-lr: test accuracy against ε (δ = 1e-6 where approximate)",
+		X:      plot.Axis{Label: "ε", Min: minEps, Max: maxEps, Scale: plot.Log10},
+		Y:      plot.Axis{Label: "test accuracy (%)", Min: math.Floor(100*lo) - 1, Max: math.Ceil(100*res.Baselines.NonPrivateAccuracy) + 1},
+		Series: series,
+	}
+	return fig.Draw()
+}
