@@ -1,0 +1,93 @@
+package ui
+
+import (
+	"math"
+
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/plot"
+)
+
+// Plot geometry, in SVG user units.
+const (
+	plotWidth  = 460
+	plotHeight = 340
+)
+
+// curveSeries is one sampled curve of a plot.
+type curveSeries struct {
+	name, class string
+	ys          []float64
+}
+
+// privacyCurvePlot lays out curves δ(ε) sampled at eps on a log scale whose y axis spans whole
+// decades from below the target δ and below the curves' ends to 1, with the target (ε, δ)
+// marked when δ > 0 (a pure-DP target has no point on a log scale).
+func privacyCurvePlot(title string, eps []float64, series []curveSeries, targetEps, targetDelta float64) plot.Drawing {
+	low := 1e-3
+	if targetDelta > 0 {
+		low = targetDelta / 10
+	}
+	for _, s := range series {
+		if end := s.ys[len(s.ys)-1]; end > 0 {
+			low = math.Min(low, end)
+		}
+	}
+	low = math.Max(low, 1e-300)
+	yMin := math.Max(math.Pow(10, math.Floor(math.Log10(low))), 1e-300)
+	fig := plot.Figure{
+		Width: plotWidth, Height: plotHeight, Title: title,
+		X: plot.Axis{Label: "ε", Min: 0, Max: eps[len(eps)-1]},
+		Y: plot.Axis{Label: "δ(ε)", Min: yMin, Max: 1, Scale: plot.Log10},
+	}
+	for _, s := range series {
+		fig.Series = append(fig.Series, plot.Series{Name: s.name, Class: s.class, X: eps, Y: s.ys})
+	}
+	if targetDelta > 0 {
+		fig.Markers = []plot.Marker{{Label: "target (ε, δ)", Class: "marker", X: targetEps, Y: targetDelta}}
+	}
+	return mustDraw(fig)
+}
+
+// tradeoffPlot lays out tradeoff curves T(α) sampled at alpha beside perfect privacy 1 − α
+// and the tradeoff function of the target (ε, δ)-DP.
+func tradeoffPlot(title string, alpha []float64, series []curveSeries, targetEps, targetDelta float64) plot.Drawing {
+	diag, target := make([]float64, len(alpha)), make([]float64, len(alpha))
+	approx := privacy.ApproxDP{Eps: targetEps, Del: targetDelta}
+	for i, a := range alpha {
+		diag[i], target[i] = 1-a, approx.Tradeoff(a)
+	}
+	fig := plot.Figure{
+		Width: plotWidth, Height: plotHeight, Title: title,
+		X: plot.Axis{Label: "type I error α", Min: 0, Max: 1},
+		Y: plot.Axis{Label: "type II error", Min: 0, Max: 1},
+		Series: []plot.Series{
+			{Name: "perfect privacy 1 − α", Class: "reference", X: alpha, Y: diag},
+			{Name: "target (ε, δ)-DP", Class: "series-1", X: alpha, Y: target},
+		},
+	}
+	for _, s := range series {
+		fig.Series = append(fig.Series, plot.Series{Name: s.name, Class: s.class, X: alpha, Y: s.ys})
+	}
+	return mustDraw(fig)
+}
+
+// mustDraw lays out a figure whose axes the page has already validated.
+func mustDraw(f plot.Figure) plot.Drawing {
+	d, err := f.Draw()
+	if err != nil {
+		panic(err) // the ranges above are always valid; an error is a programming error
+	}
+	return d
+}
+
+// grid returns n equally spaced points from lo to hi.
+func grid(lo, hi float64, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	return xs
+}
+
+// epsMax is the largest ε the privacy-curve plots show for a target ε.
+func epsMax(targetEps float64) float64 { return math.Max(10, 2*targetEps) }
