@@ -13,6 +13,9 @@ const (
 	plotHeight = 340
 )
 
+// plotDecades is the most decades the privacy-curve plot shows below the target δ.
+const plotDecades = 8
+
 // curveSeries is one sampled curve of a plot.
 type curveSeries struct {
 	name, class string
@@ -20,19 +23,21 @@ type curveSeries struct {
 }
 
 // privacyCurvePlot lays out curves δ(ε) sampled at eps on a log scale whose y axis spans whole
-// decades from below the target δ and below the curves' ends to 1, with the target (ε, δ)
-// marked when δ > 0 (a pure-DP target has no point on a log scale).
+// decades from below the target δ and the curves' ends (but at most plotDecades decades below
+// the target δ, or below 10⁻³ for a pure-DP target) to 1, with the target (ε, δ) marked when
+// δ > 0 (a pure-DP target has no point on a log scale).
 func privacyCurvePlot(title string, eps []float64, series []curveSeries, targetEps, targetDelta float64) plot.Drawing {
-	low := 1e-3
+	ref := 1e-3
 	if targetDelta > 0 {
-		low = targetDelta / 10
+		ref = targetDelta
 	}
+	low := ref / 10
 	for _, s := range series {
 		if end := s.ys[len(s.ys)-1]; end > 0 {
 			low = math.Min(low, end)
 		}
 	}
-	low = math.Max(low, 1e-300)
+	low = math.Max(low, math.Max(ref*math.Pow(10, -plotDecades), 1e-300))
 	yMin := math.Max(math.Pow(10, math.Floor(math.Log10(low))), 1e-300)
 	fig := plot.Figure{
 		Width: plotWidth, Height: plotHeight, Title: title,
@@ -40,12 +45,25 @@ func privacyCurvePlot(title string, eps []float64, series []curveSeries, targetE
 		Y: plot.Axis{Label: "δ(ε)", Min: yMin, Max: 1, Scale: plot.Log10},
 	}
 	for _, s := range series {
-		fig.Series = append(fig.Series, plot.Series{Name: s.name, Class: s.class, X: eps, Y: s.ys})
+		fig.Series = append(fig.Series, plot.Series{Name: s.name, Class: s.class, X: eps, Y: belowAxis(s.ys, yMin)})
 	}
 	if targetDelta > 0 {
 		fig.Markers = []plot.Marker{{Label: "target (ε, δ)", Class: "marker", X: targetEps, Y: targetDelta}}
 	}
 	return mustDraw(fig)
+}
+
+// belowAxis returns ys with NaN (no line) at every point that follows a point below min, so a
+// curve that leaves the plot ends at its axis instead of running along it.
+func belowAxis(ys []float64, min float64) []float64 {
+	out := make([]float64, len(ys))
+	for i, y := range ys {
+		out[i] = y
+		if i > 0 && ys[i-1] < min && y < min {
+			out[i] = math.NaN()
+		}
+	}
+	return out
 }
 
 // tradeoffPlot lays out tradeoff curves T(α) sampled at alpha beside perfect privacy 1 − α

@@ -7,6 +7,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
@@ -98,8 +99,10 @@ func (a *App) ReportRows() []ReportRow {
 	case !r.Sampler.Exact:
 		sampler = "mixing not certified"
 	}
-	if r.Sampler.Statement != "" {
-		sampler += " — " + r.Sampler.Statement
+	if st := r.Sampler.Statement; st != "" && !strings.HasPrefix(st, sampler) {
+		sampler += " — " + st
+	} else if st != "" {
+		sampler = st
 	}
 	randomness := "the browser's cryptographic generator (private)"
 	if r.Randomness == privacy.SeededNotPrivate {

@@ -118,7 +118,7 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "run-progress"}}}
 				vgparent.AppendChild(vgn)
-				vgn.SetInnerHTML(c.App.RunSummary() + when(c.App.Running, " ("+c.App.WorkersText()+")"))
+				vgn.SetInnerHTML(c.App.RunSummary() + " (" + c.App.WorkersText() + ")")
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "progress", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "run-progress"}, vugu.VGAttribute{Namespace: "", Key: "max", Val: "100"}}}

@@ -40,6 +40,7 @@ func main() {
 	root := ui.NewRoot(pageQuery(), h)
 	if root.App != nil {
 		h.app = root.App
+		h.start()
 		loc := js.Global().Get("location")
 		root.App.BaseURL = loc.Get("origin").String() + loc.Get("pathname").String()
 		root.App.Start()
@@ -78,23 +79,92 @@ func markReady() {
 // terminated (a run checks for cancellation between steps, which can be far apart).
 const cancelGrace = 3 * time.Second
 
+// maxRunWorkers caps the workers that run fits at once: each holds its own copy of the data.
+const maxRunWorkers = 8
+
+// spareWorkers is how many workers beyond the planning worker and the run workers are started
+// with the page, to replace workers terminated by a cancel without a request.
+const spareWorkers = 1
+
 // host is the ui.Host of the page: engine workers, the chosen file and downloads.
+//
+// A Web Worker fetches its scripts when it is created, so every worker the page may need is
+// created while the page loads (the planning worker, one per run slot, and spares); a worker
+// receives the compiled module, and starts the Go engine, only when it is first used. The
+// page is ready once every worker has its scripts and the planning engine has answered.
 type host struct {
 	env     vugu.EventEnv
 	app     *ui.App
-	workers map[int]*worker
-	file    js.Value // the File chosen last (a handle: its bytes stay in the browser)
+	workers map[int]*worker // by slot: 0 plans, 1 … Workers() run fits
+	spares  []*worker       // created, not yet given a slot
+	created int             // workers created
+	scripts int             // workers whose scripts have loaded
+	pong    bool            // the planning engine has answered its ping
 	ready   bool
+	file    js.Value // the File chosen last (a handle: its bytes stay in the browser)
 }
 
 // worker is one engine Web Worker.
 type worker struct {
 	v                  js.Value
+	slot               int // −1 while spare
 	onmessage, onerror js.Func
 	run                int // the ID of the run in progress, 0 for none
 }
 
-// Send posts a request to worker w, starting the worker first if needed.
+// start creates the workers the page will use: the planning worker, one per run slot and the
+// spares.
+func (h *host) start() {
+	for range 1 + h.Workers() + spareWorkers {
+		h.spares = append(h.spares, h.spawn())
+	}
+}
+
+// spawn creates a worker, which loads its scripts and waits for the module.
+func (h *host) spawn() *worker {
+	wk := &worker{slot: -1, v: js.Global().Get("Worker").New("engine-worker.js")}
+	h.created++
+	wk.onmessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		data := args[0].Get("data")
+		if data.Type() == js.TypeObject && data.Get("loaded").Truthy() {
+			h.scripts++
+			h.checkReady()
+			return nil
+		}
+		var resp engine.Response
+		if data.Type() != js.TypeString || json.Unmarshal([]byte(data.String()), &resp) != nil {
+			resp = engine.Response{Kind: "error", Error: "unreadable message from the engine"}
+		}
+		if resp.ID != 0 && resp.ID == wk.run && resp.Kind != "progress" && resp.Kind != "started" && resp.Kind != "cancelling" {
+			wk.run = 0
+		}
+		h.deliver(wk.slot, resp)
+		if wk.slot == 0 && resp.Kind == "pong" {
+			h.pong = true
+			h.checkReady()
+		}
+		return nil
+	})
+	wk.onerror = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		h.env.Lock()
+		h.app.EngineStatus = "a worker failed: " + args[0].Get("message").String()
+		h.env.UnlockRender()
+		return nil
+	})
+	wk.v.Set("onmessage", wk.onmessage)
+	wk.v.Set("onerror", wk.onerror)
+	return wk
+}
+
+// checkReady marks the page ready once every worker has its scripts and the engine answered.
+func (h *host) checkReady() {
+	if !h.ready && h.pong && h.scripts == h.created {
+		h.ready = true
+		markReady()
+	}
+}
+
+// Send posts a request to the worker of slot w, starting its engine first if needed.
 func (h *host) Send(w int, req engine.Request) {
 	wk := h.worker(w)
 	msg, err := json.Marshal(req)
@@ -117,36 +187,19 @@ func (h *host) Send(w int, req engine.Request) {
 	}
 }
 
-// worker returns worker w, started with the page's compiled module when it is not running.
+// worker returns the worker of slot w, giving the slot a spare worker (or, when none is
+// left, a new one) and handing it the page's compiled module when the slot has none.
 func (h *host) worker(w int) *worker {
 	if wk, ok := h.workers[w]; ok {
 		return wk
 	}
-	wk := &worker{v: js.Global().Get("Worker").New("engine-worker.js")}
-	wk.onmessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var resp engine.Response
-		data := args[0].Get("data")
-		if data.Type() != js.TypeString || json.Unmarshal([]byte(data.String()), &resp) != nil {
-			resp = engine.Response{Kind: "error", Error: "unreadable message from the engine"}
-		}
-		if resp.ID != 0 && resp.ID == wk.run && resp.Kind != "progress" && resp.Kind != "started" && resp.Kind != "cancelling" {
-			wk.run = 0
-		}
-		h.deliver(w, resp)
-		if w == 0 && resp.Kind == "pong" && !h.ready {
-			h.ready = true
-			markReady()
-		}
-		return nil
-	})
-	wk.onerror = js.FuncOf(func(_ js.Value, args []js.Value) any {
-		h.env.Lock()
-		h.app.EngineStatus = "a worker failed: " + args[0].Get("message").String()
-		h.env.UnlockRender()
-		return nil
-	})
-	wk.v.Set("onmessage", wk.onmessage)
-	wk.v.Set("onerror", wk.onerror)
+	var wk *worker
+	if len(h.spares) > 0 {
+		wk, h.spares = h.spares[0], h.spares[1:]
+	} else {
+		wk = h.spawn()
+	}
+	wk.slot = w
 	wk.v.Call("postMessage", js.Global().Get("privoptWasmModule"))
 	h.workers[w] = wk
 	return wk
@@ -159,8 +212,8 @@ func (h *host) deliver(w int, resp engine.Response) {
 	h.env.UnlockRender()
 }
 
-// watch terminates worker w if run is still in progress there after cancelGrace, and
-// answers the run "cancelled"; the worker is started afresh by the next request.
+// watch terminates the worker of slot w if run is still in progress there after cancelGrace,
+// and answers the run "cancelled"; the slot gets another worker at its next request.
 func (h *host) watch(w, run int) {
 	var timeout js.Func
 	timeout = js.FuncOf(func(js.Value, []js.Value) any {
@@ -179,13 +232,14 @@ func (h *host) watch(w, run int) {
 	js.Global().Call("setTimeout", timeout, cancelGrace.Milliseconds())
 }
 
-// Workers is the number of the machine's logical cores (navigator.hardwareConcurrency).
+// Workers is the number of the machine's logical cores (navigator.hardwareConcurrency), at
+// most maxRunWorkers.
 func (h *host) Workers() int {
 	n := js.Global().Get("navigator").Get("hardwareConcurrency")
 	if n.Type() != js.TypeNumber || n.Int() < 1 {
 		return 1
 	}
-	return n.Int()
+	return min(n.Int(), maxRunWorkers)
 }
 
 // TakeFile keeps the first file of a file input's change event or of a drop event.
