@@ -59,24 +59,36 @@ async function done({ context, page, requests, errors, loaded }) {
   await context.close();
 }
 
+// planned waits for the plans of the current choices.
+async function planned(page) {
+  await page.waitForSelector('#plans[aria-busy="false"] tbody td:is(.time, .unavailable)', { timeout: 30000 });
+}
+
 // useDemo loads the demo and waits for its plans.
 async function useDemo(page) {
   await page.click('#use-demo');
   await page.waitForSelector('#dataset-summary', { timeout: 30000 });
-  await page.waitForSelector('#plans tbody td.time', { timeout: 30000 });
+  await planned(page);
+}
+
+// replanned runs change, which changes the choices, and waits for the plan of the new choices.
+async function replanned(page, change) {
+  const before = await page.getAttribute('#plans', 'data-plan');
+  await change();
+  await page.waitForFunction((b) => document.querySelector('#plans').getAttribute('data-plan') !== b, before);
+  await planned(page);
 }
 
 // choose picks a mechanism and its fast settings, and waits for its plan.
 async function choose(page, name) {
-  await page.check(`#choose-${name}`);
+  if (!(await page.isChecked(`#choose-${name}`))) await replanned(page, () => page.check(`#choose-${name}`));
   for (const [option, value] of Object.entries(fast[name] || {})) {
-    if ((await page.getAttribute(`#option-${option}`, 'type')) === 'text') await page.fill(`#option-${option}`, value);
-    else await page.selectOption(`#option-${option}`, value);
+    await replanned(page, async () => {
+      if ((await page.getAttribute(`#option-${option}`, 'type')) === 'text') await page.fill(`#option-${option}`, value);
+      else await page.selectOption(`#option-${option}`, value);
+    });
   }
-  await page.waitForFunction((n) => {
-    const row = document.querySelector(`#plan-${n}`);
-    return row && row.classList.contains('chosen') && (row.querySelector('.time') || row.querySelector('.unavailable'));
-  }, name);
+  await page.waitForSelector(`#plan-${name}.chosen`);
 }
 
 test('the demo fits with every mechanism, with its report, diagnostics and plots', async () => {
@@ -126,8 +138,8 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   const { page } = app;
   await useDemo(page);
   await choose(page, 'rem'); // its default, certified sampler takes hours on the demo
-  await page.selectOption('#option-Sampler', '');
-  await page.waitForFunction(() => /h|days|years/.test(document.querySelector('#plan-rem .time').textContent));
+  await replanned(page, () => page.selectOption('#option-Sampler', ''));
+  assert.match(await page.textContent('#plan-rem .time'), /h|days|years/);
   await page.click('#run-button');
   await page.waitForSelector('#cancel-button');
   // A timer on the page keeps ticking and typing updates the page while the fit runs.
@@ -225,7 +237,7 @@ test('several seeded runs spread over workers, compose, download, and the link r
   const { page } = app;
   await useDemo(page);
   await choose(page, 'rem');
-  await page.fill('#runs', '3');
+  await replanned(page, () => page.fill('#runs', '3'));
   await page.fill('#seed', '7');
   await page.waitForSelector('#seed-warning');
   await page.waitForSelector('#composed');
@@ -264,7 +276,7 @@ test('several seeded runs spread over workers, compose, download, and the link r
   await done(app);
 
   const again = await open(link.slice(link.indexOf('?')));
-  await again.page.waitForSelector('#plans tbody td.time', { timeout: 30000 });
+  await planned(again.page);
   assert.equal(await again.page.inputValue('#runs'), '3');
   assert.equal(await again.page.inputValue('#seed'), '7');
   assert.equal(await again.page.inputValue('#option-FastSteps'), '100');

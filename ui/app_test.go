@@ -258,6 +258,13 @@ func TestCancel(t *testing.T) {
 	if a.Fraction() >= 1 || !a.Running || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="cancel-button"`) {
 		t.Fatalf("running: %v, %v", a.Running, a.Fraction())
 	}
+	// No other data can be opened while the runs need the current one.
+	loaded := a.Loaded
+	a.OpenFile(nil)
+	a.UseDemo()
+	if a.Loaded != loaded || a.Loading || !strings.Contains(a.LoadErr, "Wait for the runs") {
+		t.Errorf("new data opened during a run: %q", a.LoadErr)
+	}
 	a.Cancel()
 	h.settle(a)
 	if a.Running || a.RunList[0].State != "cancelled" || a.HasResults() {

@@ -65,6 +65,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "file"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "file-input"}, vugu.VGAttribute{Namespace: "", Key: "accept", Val: ".csv,.tsv,.txt,text/csv,text/tab-separated-values"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "load-error"}}}
 				vgparent.AppendChild(vgn)
+				vgn.AddAttrInterface("disabled", c.App.Running)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.OpenFile(event) },
@@ -82,6 +83,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "use-demo"}}}
 			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
 				Func:		func(event vugu.DOMEvent) { c.App.UseDemo() },

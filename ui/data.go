@@ -70,14 +70,21 @@ func checkHoldout(v float64) string {
 	return ""
 }
 
-// UseDemo loads the built-in demo dataset.
+// UseDemo loads the built-in demo dataset (not while runs are in progress).
 func (a *App) UseDemo() {
-	a.startLoad(engine.Request{Kind: "load", Source: "demo"})
+	if !a.Running {
+		a.startLoad(engine.Request{Kind: "load", Source: "demo"})
+	}
 }
 
 // OpenFile loads the file of a file-input change or a drop event: the host keeps the File
-// and the engine reads it in its worker; the page never holds its bytes.
+// and the engine reads it in its worker; the page never holds its bytes. While runs are in
+// progress the file is not taken (their workers may still need the current one).
 func (a *App) OpenFile(e vugu.DOMEvent) {
+	if a.Running {
+		a.LoadErr = "Wait for the runs to end, or cancel them, before opening another file."
+		return
+	}
 	if _, _, ok := a.Host.TakeFile(e); !ok {
 		return
 	}

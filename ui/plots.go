@@ -23,9 +23,10 @@ type curveSeries struct {
 }
 
 // privacyCurvePlot lays out curves δ(ε) sampled at eps on a log scale whose y axis spans whole
-// decades from below the target δ and the curves' ends (but at most plotDecades decades below
-// the target δ, or below 10⁻³ for a pure-DP target) to 1, with the target (ε, δ) marked when
-// δ > 0 (a pure-DP target has no point on a log scale).
+// decades from below the target δ and the curves' smallest positive values (but at most
+// plotDecades decades below the target δ, or below 10⁻³ for a pure-DP target) to 1, with the
+// target (ε, δ) marked when δ > 0 (a pure-DP target has no point on a log scale). A curve that
+// leaves the plot stops at its axis.
 func privacyCurvePlot(title string, eps []float64, series []curveSeries, targetEps, targetDelta float64) plot.Drawing {
 	ref := 1e-3
 	if targetDelta > 0 {
@@ -33,8 +34,10 @@ func privacyCurvePlot(title string, eps []float64, series []curveSeries, targetE
 	}
 	low := ref / 10
 	for _, s := range series {
-		if end := s.ys[len(s.ys)-1]; end > 0 {
-			low = math.Min(low, end)
+		for _, y := range s.ys {
+			if y > 0 {
+				low = math.Min(low, y)
+			}
 		}
 	}
 	low = math.Max(low, math.Max(ref*math.Pow(10, -plotDecades), 1e-300))

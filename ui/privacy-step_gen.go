@@ -285,6 +285,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "plans"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "plans"}}}
 			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("aria-busy", boolText(c.App.Planning()))
+			vgn.AddAttrInterface("data-plan", c.App.PlanID())
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -355,21 +357,33 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 							vgparent.AppendChild(vgn)
-							if r.Error == "" {
+							if r.Unplanned {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "colspan", Val: "4"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "unplanned"}}}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "planned once the data is checked"}
+									vgparent.AppendChild(vgn)
+								}
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+							vgparent.AppendChild(vgn)
+							if !r.Unplanned && r.Error == "" {
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "data-label", Val: "guarantee"}}}
 								vgparent.AppendChild(vgn)
 								vgn.SetInnerHTML(r.Guarantee)
 							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 							vgparent.AppendChild(vgn)
-							if r.Error == "" {
+							if !r.Unplanned && r.Error == "" {
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "data-label", Val: "excess-loss bound"}}}
 								vgparent.AppendChild(vgn)
 								vgn.SetInnerHTML(r.Utility)
 							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 							vgparent.AppendChild(vgn)
-							if r.Error == "" {
+							if !r.Unplanned && r.Error == "" {
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "data-label", Val: "predicted time per run"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "time"}}}
 								vgparent.AppendChild(vgn)
 								vgn.SetInnerHTML(r.Time)
@@ -383,7 +397,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 							vgparent.AppendChild(vgn)
-							if r.Error == "" && r.Note == "" {
+							if !r.Unplanned && r.Error == "" && r.Note == "" {
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "note-cell"}}}
 								vgparent.AppendChild(vgn)
 							}

@@ -158,6 +158,15 @@ func (a *App) receivePlan(r engine.Response) {
 	a.redraw()
 }
 
+// PlanID is the ID of the latest plan request (0 before the first), for the page's tests.
+func (a *App) PlanID() int { return a.planID }
+
+// Planning reports whether a plan for the current choices is awaited.
+func (a *App) Planning() bool {
+	_, waiting := a.pending[a.planID]
+	return a.planID != 0 && waiting
+}
+
 // HasCurves reports whether the chosen mechanism planned, so its curves can be drawn.
 func (a *App) HasCurves() bool { return a.Plans != nil && a.Plans.Curves != nil }
 
@@ -190,6 +199,8 @@ func shorten(s string) string {
 type PlanRow struct {
 	Name, Title string
 	Chosen      bool
+	// Unplanned is true before the data is checked: there is no plan yet.
+	Unplanned bool
 	// Error says why the mechanism does not plan; the other fields are then empty.
 	Error string
 	// Guarantee, Utility and Time are the planned guarantee, the utility bound and the
@@ -203,7 +214,7 @@ func (a *App) PlanRows() []PlanRow {
 	if a.Plans == nil {
 		var rows []PlanRow
 		for _, name := range mech.Names() {
-			rows = append(rows, PlanRow{Name: name, Title: a.MechanismTitle(name), Chosen: name == a.Mechanism})
+			rows = append(rows, PlanRow{Name: name, Title: a.MechanismTitle(name), Chosen: name == a.Mechanism, Unplanned: true})
 		}
 		return rows
 	}

@@ -25,6 +25,7 @@ type runState struct {
 
 	started, ended time.Time
 	runSpec        fit.Spec
+	runData        engine.Request // the "dataset" request each run worker gets first
 	runFacts       fit.Facts
 	runCurves      *engine.Curves
 	runPredicted   float64 // predicted seconds of one run, 0 when unknown
@@ -83,7 +84,7 @@ func (a *App) Run() {
 	}
 	n := int(a.Runs.Value)
 	a.RunErr, a.Selected = "", 0
-	a.runSpec, a.runFacts, a.runCurves = a.spec(), a.Dataset.Facts, a.Plans.Curves
+	a.runSpec, a.runData, a.runFacts, a.runCurves = a.spec(), a.datasetRequest(), a.Dataset.Facts, a.Plans.Curves
 	a.runPredicted = 0
 	if s, ok := a.predictedSeconds(*a.ChosenPlan()); ok {
 		a.runPredicted = s
@@ -106,7 +107,7 @@ func (a *App) dispatch(w int) {
 		if r.State != "waiting" {
 			continue
 		}
-		a.send(w, a.datasetRequest()) // answered at once when the worker holds this data
+		a.send(w, a.runData) // answered at once when the worker holds this data
 		spec := a.runSpec
 		r.State, r.Worker = "running", w
 		r.ID = a.send(w, engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()})
