@@ -139,7 +139,7 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   await useDemo(page);
   await choose(page, 'rem'); // its default, certified sampler takes hours on the demo
   await replanned(page, () => page.selectOption('#option-Sampler', ''));
-  assert.match(await page.textContent('#plan-rem .time'), /h|days|years/);
+  assert.match(await page.textContent('#plan-rem td[data-label="guarantee"]'), /with a sampler within total variation/, 'the certified sampler');
   await page.click('#run-button');
   await page.waitForSelector('#cancel-button');
   // A timer on the page keeps ticking and typing updates the page while the fit runs.
@@ -149,7 +149,7 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   await page.waitForFunction((b) => document.querySelector('#plan-rem td[data-label="guarantee"]').textContent !== b, before);
   await page.waitForTimeout(1500);
   const ticks = await page.evaluate(() => window.ticks);
-  assert.ok(ticks >= 20, `the page's timer ticked ${ticks} times in 1.5 s during the fit`);
+  assert.ok(ticks >= 10, `the page's timer ticked ${ticks} times in 1.5 s during the fit (30 when idle; a frozen page ticks at most once)`);
   assert.match(await page.textContent('#elapsed'), /s$/);
   assert.match(await page.textContent('#remaining'), /about|estimating/);
   assert.equal(await page.getAttribute('#run-progress', 'max'), '100');

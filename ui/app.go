@@ -44,9 +44,10 @@ type App struct {
 	EngineStatus string
 	Rate         *engine.Rate
 
-	nextID   int
-	pending  map[int]pendingRequest
-	wantDemo bool // the link asked for the demo data
+	nextID      int
+	pending     map[int]pendingRequest
+	wantDemo    bool // the link asked for the demo data
+	calibrating bool // a "calibrate" request is awaited
 
 	dataState
 	modelState
@@ -70,11 +71,9 @@ func NewApp(host Host) *App {
 	return a
 }
 
-// Start pings the engine, measures its query rate, and loads the demo when the link asked
-// for it.
+// Start pings the engine, and loads the demo when the link asked for it.
 func (a *App) Start() {
 	a.send(0, engine.Request{Kind: "ping"})
-	a.send(0, engine.Request{Kind: "calibrate"})
 	if a.wantDemo {
 		a.UseDemo()
 	}
@@ -106,7 +105,7 @@ func (a *App) Receive(w int, r engine.Response) {
 			a.EngineStatus = "failed: " + r.Error
 		}
 	case "calibrate":
-		a.Rate = r.Rate
+		a.Rate, a.calibrating = r.Rate, false
 	case "load":
 		a.receiveLoad(r)
 	case "dataset":

@@ -7,6 +7,7 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/wasm/engine"
 )
 
 // modelState is the app's model step: the loss, its modifier and the parameter domain.
@@ -111,8 +112,14 @@ func (a *App) RadiusLabel() string {
 }
 
 // dataReady follows a successful check of the data: a loss that does not fit the label is
-// replaced by the label's first loss, and the mechanisms are planned.
+// replaced by the label's first loss, and the mechanisms are planned. The first time, the
+// engine also measures this machine's query rate for the predicted times (after the page
+// has loaded and the data is read, so that nothing else slows the measurement).
 func (a *App) dataReady() {
+	if a.Rate == nil && !a.calibrating {
+		a.calibrating = true
+		a.send(0, engine.Request{Kind: "calibrate"})
+	}
 	if choices := a.LossChoices(); !slices.Contains(choices, a.Loss) {
 		a.Loss = choices[0]
 	}

@@ -201,8 +201,11 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "engine-status"}}}
 					vgparent.AppendChild(vgn)
 					vgn.SetInnerHTML(c.App.EngineStatus)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ". Everything runs in this page and its\n      Web Workers: no request leaves it after it has loaded, and nothing is stored in the browser."}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ". Everything runs in this page and its\n      Web Workers: no request leaves it after it has loaded, and nothing is stored in the browser.\n      "}
 					vgparent.AppendChild(vgn)
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "rate"}}}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(c.App.RateText())
 				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 				vgparent.AppendChild(vgn)

@@ -231,7 +231,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	start := time.Now()
 	read := &progressReader{r: r, size: src.size, report: func(fraction float64) {
 		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
-	}, every: throttle{interval: 100 * time.Millisecond}}
+	}, every: throttle{interval: progressInterval}}
 	train, diag, err := data.Encode(read, schema)
 	if err != nil {
 		return Response{}, err

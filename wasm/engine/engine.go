@@ -152,9 +152,9 @@ type Engine struct {
 }
 
 // New returns an engine that posts the asynchronous messages of runs and file reads with
-// post (which must be safe to call from any goroutine) and calls yield (when not nil) about
-// every tenth of a second during a run: in a worker, yield lets the event loop deliver a
-// "cancel" message.
+// post (which must be safe to call from any goroutine) and, during a run, calls yield (when
+// not nil) each time it posts the run's progress: at the mechanism's progress reports, at
+// most every quarter of a second. In a worker, yield lets the event loop deliver a "cancel".
 func New(post func(Response), yield func()) *Engine {
 	return &Engine{post: post, yield: yield}
 }

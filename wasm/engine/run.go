@@ -39,8 +39,10 @@ type activeRun struct {
 	cancel context.CancelFunc
 }
 
-// progressInterval is how often a run posts its progress (and yields to the worker's event loop).
-const progressInterval = 100 * time.Millisecond
+// progressInterval is how often a run, or the reading of a file, posts its progress (a run
+// also yields to the worker's event loop then). Each report redraws the page, so a quarter
+// of a second keeps the page's own thread mostly free.
+const progressInterval = 250 * time.Millisecond
 
 // start plans the request's spec on the data held and starts the run in a goroutine. The
 // plan is fixed here, from the spec and the data's public facts, before the data is touched.

@@ -12,9 +12,10 @@ import (
 // Serve answers the worker's messages until the worker is terminated; it never returns.
 // A message is a JSON Request, or an object {request, file} whose file is the File the
 // request reads. Each response, and each message a run or a file read posts later, is posted
-// back to the page as JSON. During a run the engine sleeps a millisecond about every tenth
-// of a second, which hands the worker's event loop a turn: that is how a "cancel" message
-// reaches a running fit.
+// back to the page as JSON. During a run the engine sleeps a millisecond each time it posts
+// the run's progress (at most every quarter of a second), which hands the worker's event loop
+// a turn: that is how a "cancel" message reaches a running fit. A mechanism that reports
+// progress rarely is stopped by the page instead, which terminates the worker.
 func Serve() {
 	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
 	handler := js.FuncOf(func(_ js.Value, args []js.Value) any {
