@@ -153,6 +153,7 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   assert.match(await page.textContent('#elapsed'), /s$/);
   assert.match(await page.textContent('#remaining'), /about|estimating/);
   assert.equal(await page.getAttribute('#run-progress', 'max'), '100');
+  await page.locator('#run').scrollIntoViewIfNeeded();
   await page.screenshot({ path: path.join(artifacts(), 'app-running.png') });
   await page.click('#cancel-button');
   await page.waitForFunction(() => /1 cancelled/.test(document.querySelector('label[for="run-progress"]').textContent), null, { timeout: 15000 });

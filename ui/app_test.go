@@ -479,3 +479,56 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+// A class label fits the multinomial loss (one weight vector per class); a numeric label a
+// regression loss, which has no accuracy.
+func TestOtherLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv, kind, loss, domain string
+		weights                       int
+		accuracy                      bool
+	}{
+		{"classes", "x,z,y\n1,0,a\n2,1,b\n3,0,c\n4,1,a\n5,0,b\n6,1,c\n", "class-label", "multinomial", fit.Whole, 3 * 3, true},
+		{"numeric", "x,z,y\n1,0,0.5\n2,1,1.5\n3,0,2\n4,1,3\n5,0,1\n6,1,2.5\n", "numeric-label", "squared", fit.Box, 3, false},
+	} {
+		h := newTestHost(t, 1)
+		h.file = &memFile{tc.name + ".csv", []byte(tc.csv)}
+		a := NewApp(h)
+		a.Start()
+		a.OpenFile(nil)
+		h.settle(a)
+		if a.Schema == nil || string(a.Schema.Columns[2].Kind) != tc.kind {
+			t.Fatalf("%s: suggested %+v (%s)", tc.name, a.Schema, a.LoadErr)
+		}
+		a.ConfirmAll()
+		a.SetHoldout("0")
+		a.CheckData()
+		h.settle(a)
+		if a.Dataset == nil || a.Loss != tc.loss {
+			t.Fatalf("%s: dataset %+v, loss %q, %q", tc.name, a.Dataset, a.Loss, a.DataErr)
+		}
+		a.SetDomain(tc.domain)
+		a.SetOption("Sampler", "mala")
+		a.SetOption("FastSteps", "20")
+		h.settle(a)
+		a.Run()
+		h.settle(a)
+		res := a.Result()
+		if res == nil {
+			t.Fatalf("%s: no result: %q %v", tc.name, a.RunErr, a.RunErrors())
+		}
+		if len(a.Weights()) != tc.weights || a.Multiclass() != (tc.loss == "multinomial") {
+			t.Errorf("%s: %d weights, multiclass %v", tc.name, len(a.Weights()), a.Multiclass())
+		}
+		if (res.Release.Diagnostics.TrainAccuracy != nil) != tc.accuracy {
+			t.Errorf("%s: training accuracy %v", tc.name, res.Release.Diagnostics.TrainAccuracy)
+		}
+		html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+		if tc.loss == "multinomial" && !strings.Contains(html, `<th scope="col">class</th>`) {
+			t.Errorf("%s: the weights have no class column", tc.name)
+		}
+		if strings.Contains(html, "Training accuracy") != tc.accuracy {
+			t.Errorf("%s: training accuracy shown: %v", tc.name, !tc.accuracy)
+		}
+	}
+}
