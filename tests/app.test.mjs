@@ -285,3 +285,31 @@ test('several seeded runs spread over workers, compose, download, and the link r
   assert.match(await again.page.textContent('#dataset-summary'), /4000 training rows/);
   await done(again);
 });
+
+test('every control has a label, and the app works from the keyboard with a visible focus', async () => {
+  const app = await open();
+  const { page } = app;
+  // Tab from the top of the page to the demo button and press Enter.
+  let focused = '';
+  for (let i = 0; i < 10 && focused !== 'use-demo'; i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate(() => document.activeElement.id);
+  }
+  assert.equal(focused, 'use-demo', 'the demo button is reached with Tab');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'the focused control shows its focus');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#dataset-summary', { timeout: 30000 });
+  await planned(page);
+  await page.click('#toggle-schema');
+  await choose(page, 'rem');
+  await page.focus('#run-button');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  // Every form control has an accessible name: a <label>, or its own text for a button.
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => !(el.labels && el.labels.length > 0) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+    .map((el) => el.outerHTML.slice(0, 80)));
+  assert.deepEqual(unlabelled, []);
+  await done(app);
+});
