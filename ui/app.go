@@ -35,6 +35,7 @@ type Host interface {
 // the engine's answers through Receive, so a test can drive it with engines in the same
 // process.
 type App struct {
+	// Host connects the app to the browser (or to a test).
 	Host Host
 
 	// BaseURL is the page's address without its query, for the link to the settings.

@@ -85,6 +85,7 @@ type optionDescription struct {
 // OptionChoice is one value of a mechanism's setting; Uncertified marks a choice whose
 // privacy is not certified.
 type OptionChoice struct {
+	// Value is the setting's text and Label describes it.
 	Value, Label string
 	Uncertified  bool
 }

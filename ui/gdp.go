@@ -15,6 +15,7 @@ const gdpPoints = 201
 // tradeoff curve T(α) beside perfect privacy. It is the page in the embed mode
 // (?embed=curve) and the last section of the app.
 type GDPWidget struct {
+	// Mu is μ; Eps and Delta are the target (ε, δ).
 	Mu, Eps, Delta Field
 	// Curve and Tradeoff are the laid-out plots for the current valid values.
 	Curve, Tradeoff plot.Drawing
@@ -62,9 +63,13 @@ func checkDelta(v float64) string {
 	return ""
 }
 
-// SetMu, SetEps and SetDelta take a field's text as typed; a valid value redraws the plots.
-func (w *GDPWidget) SetMu(text string)    { w.Mu.set(text, checkMu); w.redraw() }
-func (w *GDPWidget) SetEps(text string)   { w.Eps.set(text, checkEps); w.redraw() }
+// SetMu takes the μ field's text as typed; a valid value redraws the plots.
+func (w *GDPWidget) SetMu(text string) { w.Mu.set(text, checkMu); w.redraw() }
+
+// SetEps takes the target ε field's text as typed; a valid value redraws the plots.
+func (w *GDPWidget) SetEps(text string) { w.Eps.set(text, checkEps); w.redraw() }
+
+// SetDelta takes the target δ field's text as typed; a valid value redraws the plots.
 func (w *GDPWidget) SetDelta(text string) { w.Delta.set(text, checkDelta); w.redraw() }
 
 // UseLargestMu sets μ to the largest value that meets the target (ε, δ).

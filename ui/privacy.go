@@ -197,6 +197,7 @@ func shorten(s string) string {
 
 // PlanRow is one mechanism in the page's comparison for the current budget.
 type PlanRow struct {
+	// Name and Title name the mechanism; Chosen marks the chosen one.
 	Name, Title string
 	Chosen      bool
 	// Unplanned is true before the data is checked: there is no plan yet.
@@ -331,6 +332,8 @@ func formatDuration(s float64) string {
 
 // OptionView is one of the chosen mechanism's settings, for the page.
 type OptionView struct {
+	// Name and Kind are the setting's field name and kind (fit.Option), Help explains it,
+	// Text is its value as typed ("" for the default) and Choices its values, when known.
 	Name, Kind, Help, Text string
 	Choices                []OptionChoice
 }

@@ -49,6 +49,8 @@ func (a *App) SetSort(byWeight bool) { a.SortByWeight = byWeight }
 
 // WeightRow is one weight of the model.
 type WeightRow struct {
+	// Class is the weight's class (multinomial loss only), Feature its feature, Weight its
+	// value formatted.
 	Class, Feature, Weight string
 	value                  float64
 }
@@ -83,7 +85,10 @@ func (a *App) Multiclass() bool {
 }
 
 // ReportRow is one line of the privacy report's table.
-type ReportRow struct{ Name, Value string }
+type ReportRow struct {
+	// Name names a part of the report and Value states it.
+	Name, Value string
+}
 
 // ReportRows states the selected release's privacy report in numbers.
 func (a *App) ReportRows() []ReportRow {
@@ -130,7 +135,10 @@ func (a *App) Private() bool {
 }
 
 // DiagnosticRow is one local diagnostic: computed from the data, not private.
-type DiagnosticRow struct{ Name, Value string }
+type DiagnosticRow struct {
+	// Name names the diagnostic and Value is its value, formatted.
+	Name, Value string
+}
 
 // Diagnostics lists the selected run's local diagnostics and the data's: shown to the data's
 // owner, never part of a release.
@@ -244,6 +252,7 @@ func (a *App) ReleasedText() string {
 // Export is the downloaded file: the settings, and for each finished run its model, privacy
 // report, utility bound and planned parameters. Local diagnostics are never part of it.
 type Export struct {
+	// Format is ExportFormat; Settings the configuration of the runs; Releases the runs'.
 	Format   string            `json:"format"`
 	Settings fit.Spec          `json:"settings"`
 	Releases []ExportedRelease `json:"releases"`
@@ -256,6 +265,7 @@ const ExportFormat = "privopt-release/1"
 
 // ExportedRelease is one run's release without its diagnostics.
 type ExportedRelease struct {
+	// Model, Report, Utility and Parameters are those of the mech.Release.
 	Model      mech.Model         `json:"model"`
 	Report     privacy.Report     `json:"report"`
 	Utility    mech.Utility       `json:"utility"`

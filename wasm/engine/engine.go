@@ -76,7 +76,10 @@ type Request struct {
 
 // Response is one message from the engine to the page. Kind says which fields are set.
 type Response struct {
-	ID   int    `json:"id"`
+	// ID is the ID of the request answered.
+	ID int `json:"id"`
+	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "started",
+	// "progress", "release", "cancelling", "cancelled" or "error".
 	Kind string `json:"kind"`
 	// Error explains why a request failed (kind "error"); Line and Column locate an error
 	// in the data file when it has a place.

@@ -16,6 +16,7 @@ import (
 // its defaults except the chosen one, which has the spec's options; and the privacy curves
 // of the chosen plan.
 type Plans struct {
+	// Mechanisms holds one summary per registered mechanism, in mech.Names order.
 	Mechanisms []PlanSummary `json:"mechanisms"`
 	// Curves are the chosen mechanism's curves, or nil when it does not plan.
 	Curves *Curves `json:"curves,omitempty"`
@@ -44,6 +45,7 @@ type PlanSummary struct {
 
 // Parameter is one planned parameter.
 type Parameter struct {
+	// Name is the parameter's name in Plan.Parameters, and Value its value.
 	Name  string `json:"name"`
 	Value Number `json:"value"`
 }
@@ -51,6 +53,7 @@ type Parameter struct {
 // Curves samples a plan's certified privacy curve δ(ε) at Eps and its tradeoff function
 // T(α) at Alpha, for one run and, with several runs, for their composition.
 type Curves struct {
+	// Eps and Delta sample δ(ε) of one run; Alpha and Tradeoff its T(α).
 	Eps      []float64 `json:"eps"`
 	Delta    []float64 `json:"delta"`
 	Alpha    []float64 `json:"alpha"`

@@ -12,6 +12,7 @@ import (
 // gradient at one point) on this machine: a query with p parameters takes about
 // PerQuery + PerParam·p seconds. Calibrate measures it on synthetic data.
 type Rate struct {
+	// PerQuery and PerParam are in seconds.
 	PerQuery float64 `json:"per_query"`
 	PerParam float64 `json:"per_param"`
 	// Measured are the measured rates, in queries per second, at the dimensions measured.
@@ -20,6 +21,7 @@ type Rate struct {
 
 // Measured is one measured rate.
 type Measured struct {
+	// Dim is the dimension measured and QueriesPerSecond the rate there.
 	Dim              int     `json:"dim"`
 	QueriesPerSecond float64 `json:"queries_per_second"`
 }

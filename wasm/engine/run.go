@@ -27,10 +27,12 @@ type Result struct {
 // Evaluation is a model's accuracy and mean loss on held-out rows: computed from the data,
 // shown to its owner only.
 type Evaluation struct {
+	// Rows is the number of held-out rows.
 	Rows int `json:"rows"`
-	// Accuracy is nil for a regression loss.
+	// Accuracy is the fraction of rows classified right, nil for a regression loss.
 	Accuracy *float64 `json:"accuracy,omitempty"`
-	Loss     float64  `json:"loss"`
+	// Loss is the mean loss of the held-out rows (the plain per-row loss, or the robust one).
+	Loss float64 `json:"loss"`
 }
 
 // activeRun is the run in progress.
