@@ -131,5 +131,5 @@ var relations = []struct {
 	Label string
 }{
 	{privacy.ReplaceOne, "replace one row (the dataset's size is public)"},
-	{privacy.AddRemove, "add or remove one row"},
+	{privacy.AddRemove, "add or remove one row (the number of rows is still taken as public)"},
 }
