@@ -122,8 +122,9 @@ func (a *App) Receive(w int, r engine.Response) {
 	}
 }
 
-// formatNum formats a number for the page.
-func formatNum(v float64) string { return plot.FormatNumber(v) }
+// shortText writes a number for reading: four significant digits, powers of ten as
+// superscripts (plot.FormatNumber).
+func shortText(v float64) string { return plot.FormatNumber(v) }
 
 // relations lists the neighbouring relations with their explanations.
 var relations = []struct {

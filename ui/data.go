@@ -116,8 +116,8 @@ func (a *App) receiveLoad(r engine.Response) {
 		a.refreshColumn(i)
 	}
 	a.NormP = Field{Text: fit.Exponent(s.Norm.P).String(), Value: s.Norm.P}
-	a.NormRadius.set(formatNumber(s.Norm.Radius), positive)
-	a.NormBias.set(formatNumber(s.Norm.Bias), func(float64) string { return "" })
+	a.NormRadius.set(exactText(s.Norm.Radius), positive)
+	a.NormBias.set(exactText(s.Norm.Bias), func(float64) string { return "" })
 	a.ShowSchema = len(s.Unconfirmed()) > 0
 	a.validateSchema()
 	if len(s.Unconfirmed()) == 0 {
@@ -132,8 +132,8 @@ func (a *App) IsDemo() bool { return a.Loaded != nil && a.Loaded.Source == "demo
 func (a *App) refreshColumn(i int) {
 	c := &a.Schema.Columns[i]
 	e := &a.Cols[i]
-	e.Min = Field{Text: formatNumber(c.Min), Value: c.Min}
-	e.Max = Field{Text: formatNumber(c.Max), Value: c.Max}
+	e.Min = Field{Text: exactText(c.Min), Value: c.Min}
+	e.Max = Field{Text: exactText(c.Max), Value: c.Max}
 	switch c.Kind {
 	case data.Categorical:
 		e.Values = strings.Join(c.Categories, "\n")

@@ -20,7 +20,12 @@ var lossText = map[string]lossDescription{
 func (a *App) LossExplain() string { return lossText[a.Loss].explain }
 
 // LossTitle is a loss's name as the page shows it (for the loss menu).
-func (a *App) LossTitle(name string) string { return lossTitle(name) }
+func (a *App) LossTitle(name string) string {
+	if d, ok := lossText[name]; ok {
+		return d.title
+	}
+	return name
+}
 
 // ModifierExplain explains the chosen modifier.
 func (a *App) ModifierExplain() string {

@@ -45,5 +45,5 @@ func positive(v float64) string {
 	return ""
 }
 
-// formatNumber writes v in the shortest form that reads back exactly, for a field's text.
-func formatNumber(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+// exactText writes v in the shortest form that reads back exactly, for a field's text.
+func exactText(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/plot"
+	"github.com/privopt/privopt/wasm/engine"
 )
 
 // gdpPoints is the number of points of the widget's curves.
@@ -110,8 +111,8 @@ func (w *GDPWidget) EpsAtDelta() string {
 // redraw lays out both plots for the current valid values.
 func (w *GDPWidget) redraw() {
 	g, eps, delta := w.gdp(), w.Eps.Value, w.Delta.Value
-	xs := grid(0, epsMax(eps), gdpPoints)
-	as := grid(0, 1, gdpPoints)
+	xs := engine.Grid(0, epsMax(eps), gdpPoints)
+	as := engine.Grid(0, 1, gdpPoints)
 	ys, ts := make([]float64, gdpPoints), make([]float64, gdpPoints)
 	for i := range xs {
 		ys[i], ts[i] = g.Delta(xs[i]), g.Tradeoff(as[i])

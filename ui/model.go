@@ -3,7 +3,6 @@ package ui
 import (
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
@@ -166,12 +165,4 @@ func (a *App) modelErrors() []string {
 		}
 	}
 	return out
-}
-
-// lossTitle is a loss's name as the page shows it.
-func lossTitle(name string) string {
-	if d, ok := lossText[name]; ok {
-		return d.title
-	}
-	return strings.ReplaceAll(name, "-", " ")
 }

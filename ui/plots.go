@@ -101,14 +101,5 @@ func mustDraw(f plot.Figure) plot.Drawing {
 	return d
 }
 
-// grid returns n equally spaced points from lo to hi.
-func grid(lo, hi float64, n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
-	}
-	return xs
-}
-
 // epsMax is the largest ε the privacy-curve plots show for a target ε.
 func epsMax(targetEps float64) float64 { return math.Max(10, 2*targetEps) }

@@ -224,7 +224,7 @@ func (a *App) PlanRows() []PlanRow {
 		row := PlanRow{Name: p.Name, Title: a.MechanismTitle(p.Name), Chosen: p.Name == a.Mechanism, Error: p.Error}
 		if p.Error == "" {
 			row.Guarantee = p.Guarantee
-			row.Utility = "≤ " + formatNum(float64(p.Utility))
+			row.Utility = "≤ " + shortText(float64(p.Utility))
 			row.Time = a.predictedTime(p)
 			row.Note = a.planNote(p)
 		}
@@ -360,7 +360,7 @@ func (a *App) PlannedParameters() []string {
 	}
 	var out []string
 	for _, q := range p.Parameters {
-		out = append(out, q.Name+" = "+formatNum(float64(q.Value)))
+		out = append(out, q.Name+" = "+shortText(float64(q.Value)))
 	}
 	return out
 }
@@ -373,10 +373,10 @@ func (a *App) ComposedText() string {
 	c := a.Plans.Curves
 	if a.Delta.Value > 0 {
 		return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private (%s).",
-			c.Runs, formatNum(float64(c.ComposedEps)), formatNum(a.Delta.Value), c.Composed)
+			c.Runs, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
 	}
 	return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private at the target ε (%s).",
-		c.Runs, formatNum(a.Eps.Value), formatNum(float64(c.ComposedDeltaAtEps)), c.Composed)
+		c.Runs, shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)), c.Composed)
 }
 
 // budgetErrors lists the privacy step's invalid fields.

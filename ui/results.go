@@ -100,7 +100,7 @@ func (a *App) ReportRows() []ReportRow {
 	sampler := "exact (no sampler error)"
 	switch {
 	case r.Sampler.Certified:
-		sampler = fmt.Sprintf("certified: total variation ≤ %s, included in δ", formatNum(r.Sampler.TV))
+		sampler = fmt.Sprintf("certified: total variation ≤ %s, included in δ", shortText(r.Sampler.TV))
 	case !r.Sampler.Exact:
 		sampler = "mixing not certified"
 	}
@@ -117,13 +117,13 @@ func (a *App) ReportRows() []ReportRow {
 		{"Mechanism", r.Mechanism},
 		{"Paper", r.Paper},
 		{"Guarantee", r.Guarantee.Description},
-		{"Target (ε, δ)", fmt.Sprintf("(%s, %s)", formatNum(r.Target.Epsilon), formatNum(r.Target.Delta))},
-		{"Certified δ at the target ε", formatNum(r.Achieved.Delta)},
+		{"Target (ε, δ)", fmt.Sprintf("(%s, %s)", shortText(r.Target.Epsilon), shortText(r.Target.Delta))},
+		{"Certified δ at the target ε", shortText(r.Achieved.Delta)},
 		{"Neighbouring relation", string(r.Neighbouring)},
-		{"Sensitivity", formatNum(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
+		{"Sensitivity", shortText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
 		{"Sampler", sampler},
 		{"Randomness", randomness},
-		{"Utility bound (excess training loss)", "≤ " + formatNum(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
+		{"Utility bound (excess training loss)", "≤ " + shortText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
 		{"Report format", r.Version},
 	}
 }
@@ -156,9 +156,9 @@ func (a *App) Diagnostics() []DiagnosticRow {
 		if t.Accuracy != nil {
 			rows = append(rows, DiagnosticRow{fmt.Sprintf("Held-out accuracy (%d rows)", t.Rows), percent(*t.Accuracy)})
 		}
-		rows = append(rows, DiagnosticRow{"Held-out mean loss", formatNum(t.Loss)})
+		rows = append(rows, DiagnosticRow{"Held-out mean loss", shortText(t.Loss)})
 	}
-	rows = append(rows, DiagnosticRow{"Training mean loss", formatNum(d.TrainLoss)},
+	rows = append(rows, DiagnosticRow{"Training mean loss", shortText(d.TrainLoss)},
 		DiagnosticRow{"Run time", formatDuration(d.Seconds)})
 	if a.Dataset != nil {
 		rows = append(rows, DiagnosticRow{"Rows clipped to the norm bound", fmt.Sprintf("%d of %d", a.Dataset.ClippedRows, a.Dataset.Rows)})
@@ -169,7 +169,7 @@ func (a *App) Diagnostics() []DiagnosticRow {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		rows = append(rows, DiagnosticRow{k, formatNum(d.Details[k])})
+		rows = append(rows, DiagnosticRow{k, shortText(d.Details[k])})
 	}
 	return rows
 }
@@ -239,14 +239,14 @@ func (a *App) ReleasedText() string {
 	}
 	b := a.runSpec.Budget
 	if k == 1 {
-		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under the %s relation.", formatNum(b.Epsilon), formatNum(b.Delta), b.Neighbouring)
+		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under the %s relation.", shortText(b.Epsilon), shortText(b.Delta), b.Neighbouring)
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, formatNum(e), formatNum(b.Delta), b.Neighbouring, c)
+			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(e), shortText(b.Delta), b.Neighbouring, c)
 		}
 	}
-	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, formatNum(b.Epsilon), formatNum(c.Delta(b.Epsilon)), b.Neighbouring, c)
+	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(b.Epsilon), shortText(c.Delta(b.Epsilon)), b.Neighbouring, c)
 }
 
 // Export is the downloaded file: the settings, and for each finished run its model, privacy

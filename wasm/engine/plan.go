@@ -140,7 +140,7 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 // ε ∈ [0, epsMax] and α ∈ [0, 1].
 func curves(g privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
-	c.Eps, c.Alpha = grid(0, epsMax), grid(0, 1)
+	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
 	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
 	if runs > 1 {
 		parts := make([]privacy.Curve, runs)
@@ -171,11 +171,12 @@ func curves(g privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, 
 	return c, nil
 }
 
-// grid returns CurvePoints equally spaced points from lo to hi.
-func grid(lo, hi float64) []float64 {
-	xs := make([]float64, CurvePoints)
+// Grid returns n ≥ 2 equally spaced points from lo to hi (both included): the points at which
+// the engine samples curves, and the page its own.
+func Grid(lo, hi float64, n int) []float64 {
+	xs := make([]float64, n)
 	for i := range xs {
-		xs[i] = lo + (hi-lo)*float64(i)/(CurvePoints-1)
+		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
 	}
 	return xs
 }
