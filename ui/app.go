@@ -5,7 +5,6 @@ import (
 
 	"github.com/vugu/vugu"
 
-	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/plot"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -46,9 +45,9 @@ type App struct {
 	Rate         *engine.Rate
 
 	nextID      int
-	pending     map[int]pendingRequest
-	wantDemo    bool // the link asked for the demo data
-	calibrating bool // a "calibrate" request is awaited
+	pending     map[int]string // the kind of each request awaiting its answer, by ID
+	wantDemo    bool           // the link asked for the demo data
+	calibrating bool           // a "calibrate" request is awaited
 
 	dataState
 	modelState
@@ -56,16 +55,10 @@ type App struct {
 	runState
 }
 
-// pendingRequest is a request awaiting its answer.
-type pendingRequest struct {
-	kind   string
-	worker int
-}
-
 // NewApp returns the app in its initial state, talking to the engine through host; Start
 // sends its first requests.
 func NewApp(host Host) *App {
-	a := &App{Host: host, EngineStatus: "starting", pending: map[int]pendingRequest{}}
+	a := &App{Host: host, EngineStatus: "starting", pending: map[int]string{}}
 	a.initData()
 	a.initModel()
 	a.initPrivacy()
@@ -84,21 +77,21 @@ func (a *App) Start() {
 func (a *App) send(w int, req engine.Request) int {
 	a.nextID++
 	req.ID = a.nextID
-	a.pending[req.ID] = pendingRequest{kind: req.Kind, worker: w}
+	a.pending[req.ID] = req.Kind
 	a.Host.Send(w, req)
 	return req.ID
 }
 
 // Receive takes one message from engine worker w.
 func (a *App) Receive(w int, r engine.Response) {
-	req, ok := a.pending[r.ID]
+	kind, ok := a.pending[r.ID]
 	if !ok {
 		return // the answer to a request the page has forgotten (a superseded plan)
 	}
 	if r.Kind != "progress" && r.Kind != "started" && r.Kind != "cancelling" {
 		delete(a.pending, r.ID)
 	}
-	switch req.kind {
+	switch kind {
 	case "ping":
 		if r.Kind == "pong" {
 			a.EngineStatus = "ready (version " + r.Version + ")"
@@ -125,12 +118,3 @@ func (a *App) Receive(w int, r engine.Response) {
 // shortText writes a number for reading: four significant digits, powers of ten as
 // superscripts (plot.FormatNumber).
 func shortText(v float64) string { return plot.FormatNumber(v) }
-
-// relations lists the neighbouring relations with their explanations.
-var relations = []struct {
-	Value privacy.Neighbouring
-	Label string
-}{
-	{privacy.ReplaceOne, "replace one row (the dataset's size is public)"},
-	{privacy.AddRemove, "add or remove one row (the number of rows is still taken as public)"},
-}

@@ -45,7 +45,15 @@ func (a *App) initPrivacy() {
 	a.Delta.set("1e-6", checkBudgetDelta)
 	a.Neighbouring = string(privacy.ReplaceOne)
 	a.Runs.set("1", checkRuns)
-	a.Seed.Text = ""
+}
+
+// relations lists the neighbouring relations with their explanations.
+var relations = []struct {
+	Value privacy.Neighbouring
+	Label string
+}{
+	{privacy.ReplaceOne, "replace one row (the dataset's size is public)"},
+	{privacy.AddRemove, "add or remove one row (the number of rows is still taken as public)"},
 }
 
 func checkBudgetDelta(v float64) string {
