@@ -414,6 +414,12 @@ func TestRunBlockers(t *testing.T) {
 	if b := strings.Join(a.RunBlockers(), " "); !strings.Contains(b, "does not plan") || !strings.Contains(b, "δ > 0") {
 		t.Errorf("REM at δ = 0: %q", b)
 	}
+	a.SetDelta("1e-6")
+	a.SetOption("FastSteps", "many")
+	h.settle(a)
+	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="option-error-FastSteps"`) || !strings.Contains(html, `many&#34; is not an integer`) {
+		t.Error("a setting's error is not shown next to it")
+	}
 	a.SetEps("-1")
 	if b := strings.Join(a.RunBlockers(), " "); !strings.Contains(b, "Fix ε") {
 		t.Errorf("ε = −1: %q", b)

@@ -49,6 +49,7 @@ type dataState struct {
 
 // ColumnEdit holds one schema column's inputs as typed, and its error.
 type ColumnEdit struct {
+	// Min and Max are a numeric column's declared range, as typed.
 	Min, Max Field
 	// Values are the categories or classes, Positive and Negative the binary label's values,
 	// one per line.

@@ -556,6 +556,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						if len(o.Choices) == 0 {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "autocomplete", Val: "off"}, vugu.VGAttribute{Namespace: "", Key: "placeholder", Val: "default"}}}
 							vgparent.AppendChild(vgn)
+							vgn.AddAttrInterface("aria-describedby", "option-error-"+o.Name)
+							vgn.AddAttrInterface("aria-invalid", boolText(o.Err != ""))
 							vgn.AddAttrInterface("id", "option-"+o.Name)
 							{
 								b, err := vjson.Marshal(o.Text)
@@ -569,6 +571,14 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
+						}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+						vgparent.AppendChild(vgn)
+						if o.Err != "" {
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "error"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "alert"}}}
+							vgparent.AppendChild(vgn)
+							vgn.AddAttrInterface("id", "option-error-"+o.Name)
+							vgn.SetInnerHTML(o.Err)
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)

@@ -344,6 +344,8 @@ type OptionView struct {
 	// Text is its value as typed ("" for the default) and Choices its values, when known.
 	Name, Kind, Help, Text string
 	Choices                []OptionChoice
+	// Err is the plan's error about this setting, if any.
+	Err string
 }
 
 // Options lists the chosen mechanism's settings.
@@ -352,10 +354,18 @@ func (a *App) Options() []OptionView {
 	if err != nil {
 		return nil
 	}
+	planErr := ""
+	if p := a.ChosenPlan(); p != nil {
+		planErr = p.Error
+	}
 	var out []OptionView
 	for _, o := range opts {
 		d := optionText[a.Mechanism][o.Name]
-		out = append(out, OptionView{Name: o.Name, Kind: o.Kind, Help: d.help, Text: a.OptionText[o.Name], Choices: d.choices})
+		v := OptionView{Name: o.Name, Kind: o.Kind, Help: d.help, Text: a.OptionText[o.Name], Choices: d.choices}
+		if strings.Contains(planErr, "setting "+o.Name+":") { // fit.Mechanism's errors name the setting
+			v.Err = planErr
+		}
+		out = append(out, v)
 	}
 	return out
 }
