@@ -1,5 +1,7 @@
 // Package ui holds privopt's Vugu components: the page a person uses, rendered in the
-// browser by wasm/app. The components hold no JavaScript: interaction with the browser
-// (the engine Web Worker, files) goes through interfaces that wasm/app implements, so every
-// component can be rendered and tested natively with Vugu's static renderer.
+// browser by wasm/app. The page's state and logic are plain Go (App, GDPWidget) and its
+// components are views of them. Nothing here holds JavaScript: the engine's Web Workers, the
+// chosen file and downloads are reached through the Host interface that wasm/app implements,
+// so the whole app can be rendered and tested natively with Vugu's static renderer and
+// engines in the same process.
 package ui

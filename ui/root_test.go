@@ -28,8 +28,14 @@ func render(t *testing.T, c vugu.Builder) string {
 	return buf.String()
 }
 
-func TestRootRendersCurvesAndResults(t *testing.T) {
-	html := render(t, NewRoot())
+// embed returns the page of an embed-mode query.
+func embed(q map[string]string) *Root {
+	q["embed"] = "curve"
+	return NewRoot(q, nil)
+}
+
+func TestWidgetRendersCurvesAndResults(t *testing.T) {
+	html := render(t, embed(map[string]string{}))
 	for _, want := range []string{
 		`<output id="delta-at-eps">0.1269</output>`, // δ(1) of 1-GDP = 0.12693673750664395
 		`<output id="eps-at-delta">4.377</output>`,  // ε(10⁻⁵) of 1-GDP: 4.3771
@@ -51,14 +57,15 @@ func TestRootRendersCurvesAndResults(t *testing.T) {
 	}
 }
 
-func TestFieldsValidateAsYouType(t *testing.T) {
-	root := NewRoot()
-	curve := root.Curve.Paths[0].D
-	root.SetMu("2")
-	if root.Mu.Err != "" || root.Mu.Value != 2 || root.Curve.Paths[0].D == curve {
-		t.Fatalf("SetMu(2): %+v; the curve must change", root.Mu)
+func TestWidgetFieldsValidateAsYouType(t *testing.T) {
+	root := embed(map[string]string{})
+	w := root.Widget
+	curve := w.Curve.Paths[0].D
+	w.SetMu("2")
+	if w.Mu.Err != "" || w.Mu.Value != 2 || w.Curve.Paths[0].D == curve {
+		t.Fatalf("SetMu(2): %+v; the curve must change", w.Mu)
 	}
-	if got := root.DeltaAtEps(); got != "0.5099" { // δ(1) of 2-GDP = Φ(0.5) − e·Φ(−1.5) = 0.509861
+	if got := w.DeltaAtEps(); got != "0.5099" { // δ(1) of 2-GDP = Φ(0.5) − e·Φ(−1.5) = 0.509861
 		t.Errorf("δ(1) for μ=2: got %s, want 0.5099", got)
 	}
 	for _, tc := range []struct {
@@ -66,18 +73,18 @@ func TestFieldsValidateAsYouType(t *testing.T) {
 		field *Field
 		bad   []string
 	}{
-		{root.SetMu, &root.Mu, []string{"", "abc", "0", "-1", "NaN", "Inf", "1e9"}},
-		{root.SetEps, &root.Eps, []string{"", "x", "0", "-2", "+Inf", "100"}},
-		{root.SetDelta, &root.Delta, []string{"", "0", "1", "1.5", "-1e-5", "1e-320"}},
+		{w.SetMu, &w.Mu, []string{"", "abc", "0", "-1", "NaN", "Inf", "1e9"}},
+		{w.SetEps, &w.Eps, []string{"", "x", "0", "-2", "+Inf", "100"}},
+		{w.SetDelta, &w.Delta, []string{"", "0", "1", "1.5", "-1e-5", "1e-320"}},
 	} {
 		valid := tc.field.Value
-		drawn := root.Curve.Paths[0].D
+		drawn := w.Curve.Paths[0].D
 		for _, text := range tc.bad {
 			tc.set(text)
 			if tc.field.Err == "" {
 				t.Errorf("%q accepted", text)
 			}
-			if tc.field.Value != valid || root.Curve.Paths[0].D != drawn {
+			if tc.field.Value != valid || w.Curve.Paths[0].D != drawn {
 				t.Errorf("%q changed the valid state", text)
 			}
 			if html := render(t, root); !strings.Contains(html, `class="error"`) || !strings.Contains(html, `aria-invalid="true"`) {
@@ -91,13 +98,14 @@ func TestFieldsValidateAsYouType(t *testing.T) {
 	}
 }
 
-func TestUseLargestMu(t *testing.T) {
-	root := NewRoot()
-	root.UseLargestMu()
-	if !root.Meets() {
-		t.Fatalf("the largest μ %g does not meet the target", root.Mu.Value)
+func TestWidgetUseLargestMu(t *testing.T) {
+	root := embed(map[string]string{})
+	w := root.Widget
+	w.UseLargestMu()
+	if !w.Meets() {
+		t.Fatalf("the largest μ %g does not meet the target", w.Mu.Value)
 	}
-	if d := (privacy.GDP{Mu: root.Mu.Value}).Delta(1); d > 1e-5 {
+	if d := (privacy.GDP{Mu: w.Mu.Value}).Delta(1); d > 1e-5 {
 		t.Fatalf("δ = %g above the target", d)
 	}
 	if html := render(t, root); !strings.Contains(html, `id="verdict" class="ok"`) {
@@ -105,7 +113,8 @@ func TestUseLargestMu(t *testing.T) {
 	}
 }
 
-// ?embed=curve shows the widget alone; mu, eps and delta fill the fields as if typed.
+// ?embed=curve shows the widget alone; mu, eps and delta fill the fields as if typed. Without
+// embed=curve the page is the app, with the widget as its last section.
 func TestRootFromQuery(t *testing.T) {
 	for _, tc := range []struct {
 		query   string
@@ -113,10 +122,11 @@ func TestRootFromQuery(t *testing.T) {
 		present []string
 		absent  []string
 	}{
-		{"", false, []string{`class="app"`, "<header", "<footer", `class="explain"`, `<output id="delta-at-eps">0.1269</output>`}, []string{"embed"}},
+		{"", false, []string{`class="app"`, "<header", "<footer", `class="explain"`, `id="data"`, `id="use-demo"`, `id="privacy"`, `id="run-button"`,
+			`<output id="delta-at-eps">0.1269</output>`}, []string{"embed", `id="results"`}},
 		{"embed=curve&mu=1", true,
 			[]string{`class="app embed"`, `id="curve"`, `id="tradeoff"`, `id="mu"`, `id="eps"`, `id="delta"`, `id="largest-mu"`, `<output id="delta-at-eps">0.1269</output>`},
-			[]string{"<header", "<footer", `class="explain"`, `class="error"`}},
+			[]string{"<header", "<footer", `class="explain"`, `class="error"`, `id="data"`, `id="run-button"`}},
 		// δ(0.5) of 2-GDP = Φ(0.75) − e^0.5·Φ(−1.25) = 0.59919; ε at δ = 10⁻⁶ for 2-GDP: 10.997.
 		{"embed=curve&mu=2&eps=0.5&delta=1e-6", true,
 			[]string{`<output id="delta-at-eps">0.5992</output>`, `<output id="eps-at-delta">11</output>`, `id="verdict" class="bad"`}, []string{`class="error"`}},
@@ -124,7 +134,7 @@ func TestRootFromQuery(t *testing.T) {
 		{"embed=curve&mu=-1&eps=abc&delta=2", true,
 			[]string{`<output id="delta-at-eps">0.1269</output>`, "μ must be positive.", "Enter a number.", "δ must be between 0 and 1", `aria-invalid="true"`},
 			nil},
-		{"embed=plot&mu=0.25", false, []string{"<header", `id="verdict" class="ok"`}, nil}, // not an embed mode privopt has
+		{"embed=plot&mu=0.25", false, []string{"<header", `id="data"`}, nil}, // not an embed mode privopt has
 	} {
 		values, err := url.ParseQuery(tc.query)
 		if err != nil {
@@ -134,9 +144,9 @@ func TestRootFromQuery(t *testing.T) {
 		for k := range values {
 			q[k] = values.Get(k)
 		}
-		root := NewRootFromQuery(q)
-		if root.Embed != tc.embed {
-			t.Errorf("%q: Embed = %v", tc.query, root.Embed)
+		root := NewRoot(q, newTestHost(t, 1))
+		if root.Embed != tc.embed || (root.App == nil) != tc.embed {
+			t.Errorf("%q: Embed = %v, App = %v", tc.query, root.Embed, root.App)
 		}
 		html := render(t, root)
 		for _, want := range tc.present {
@@ -150,8 +160,8 @@ func TestRootFromQuery(t *testing.T) {
 			}
 		}
 	}
-	bad := NewRootFromQuery(map[string]string{"mu": "-1"})
-	if bad.Mu.Text != "-1" || bad.Mu.Value != 1 || bad.Curve.Paths[0].D != NewRoot().Curve.Paths[0].D {
-		t.Errorf("an invalid μ: text %q, value %v; want the text kept and the default curve", bad.Mu.Text, bad.Mu.Value)
+	bad := embed(map[string]string{"mu": "-1"})
+	if bad.Widget.Mu.Text != "-1" || bad.Widget.Mu.Value != 1 || bad.Widget.Curve.Paths[0].D != NewGDPWidget().Curve.Paths[0].D {
+		t.Errorf("an invalid μ: text %q, value %v; want the text kept and the default curve", bad.Widget.Mu.Text, bad.Widget.Mu.Value)
 	}
 }

@@ -1,5 +1,7 @@
-// privopt's compute engine, in a Web Worker. The page posts the compiled app.wasm module as
-// the first message; run in a worker, the module takes its engine role and calls
+// privopt's compute engine, in a Web Worker. Once its scripts are loaded it posts
+// {loaded: true}: the page creates every worker while it loads, so that no script is fetched
+// later. The page posts the compiled app.wasm module as the first message when it first needs
+// the worker; run in a worker, the module takes its engine role and calls
 // privoptEngineStarted with the Go function that handles one message. Messages that arrive
 // before then are queued.
 'use strict';
@@ -29,3 +31,5 @@ async function start() {
   const go = new Go();
   go.run(await WebAssembly.instantiate(module, go.importObject));
 }
+
+self.postMessage({ loaded: true });

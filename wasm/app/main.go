@@ -2,17 +2,18 @@
 
 // Command app is privopt's WebAssembly module (app.wasm). It has two roles:
 //
-//   - on the page, it renders the Vugu components of package ui into index.html and starts
-//     the compute engine in a Web Worker;
-//   - in that worker (web/engine-worker.js), it is the engine (package wasm/engine).
+//   - on the page, it renders the Vugu components of package ui into index.html and runs the
+//     compute engine in Web Workers;
+//   - in such a worker (web/engine-worker.js), it is the engine (package wasm/engine).
 //
 // One module for both roles means the browser downloads and compiles it once: the page hands
-// its compiled module to the worker.
+// its compiled module to each worker.
 package main
 
 import (
 	"encoding/json"
 	"syscall/js"
+	"time"
 
 	"github.com/vugu/vugu"
 	"github.com/vugu/vugu/domrender"
@@ -35,18 +36,30 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	root := ui.NewRootFromQuery(pageQuery())
-	startEngine(renderer.EventEnv(), root)
+	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}}
+	root := ui.NewRoot(pageQuery(), h)
+	if root.App != nil {
+		h.app = root.App
+		h.start()
+		loc := js.Global().Get("location")
+		root.App.BaseURL = loc.Get("origin").String() + loc.Get("pathname").String()
+		root.App.Start()
+		go h.tick()
+	}
+	first := true
 	for ok := true; ok; ok = renderer.EventWait() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)
 		}
+		if first && root.Embed {
+			markReady() // the embed mode uses no engine: it is ready once drawn
+		}
+		first = false
 	}
 }
 
-// pageQuery returns the parameters of the page's URL (?embed=curve&mu=1 shows the
-// privacy-curve widget alone), decoded by the browser's URLSearchParams; of a repeated name
-// the first value counts, as with URLSearchParams.get.
+// pageQuery returns the parameters of the page's URL, decoded by the browser's
+// URLSearchParams; of a repeated name the first value counts, as with URLSearchParams.get.
 func pageQuery() map[string]string {
 	params := js.Global().Get("URLSearchParams").New(js.Global().Get("location").Get("search"))
 	entries := js.Global().Get("Array").Call("from", params)
@@ -57,35 +70,225 @@ func pageQuery() map[string]string {
 	return q
 }
 
-// startEngine starts the engine's Web Worker, hands it the compiled module and pings it; the
-// answer sets root.EngineStatus and marks the page ready (data-ready on <html>), which the
-// browser tests wait for.
-func startEngine(env vugu.EventEnv, root *ui.Root) {
-	worker := js.Global().Get("Worker").New("engine-worker.js")
-	setStatus := func(status string) {
-		env.Lock()
-		root.EngineStatus = status
-		env.UnlockRender()
+// markReady sets data-ready on <html>, which the browser tests wait for.
+func markReady() {
+	js.Global().Get("document").Get("documentElement").Call("setAttribute", "data-ready", "true")
+}
+
+// cancelGrace is how long a cancelled run may take to stop by itself before its worker is
+// terminated (a run checks for cancellation between steps, which can be far apart).
+const cancelGrace = 3 * time.Second
+
+// maxRunWorkers caps the workers that run fits at once: each holds its own copy of the data.
+const maxRunWorkers = 8
+
+// spareWorkers is how many workers beyond the planning worker and the run workers are started
+// with the page, to replace workers terminated by a cancel without a request.
+const spareWorkers = 1
+
+// host is the ui.Host of the page: engine workers, the chosen file and downloads.
+//
+// A Web Worker fetches its scripts when it is created, so every worker the page may need is
+// created while the page loads (the planning worker, one per run slot, and spares); a worker
+// receives the compiled module, and starts the Go engine, only when it is first used. The
+// page is ready once every worker has its scripts and the planning engine has answered.
+type host struct {
+	env     vugu.EventEnv
+	app     *ui.App
+	workers map[int]*worker // by slot: 0 plans, 1 … Workers() run fits
+	spares  []*worker       // created, not yet given a slot
+	created int             // workers created
+	scripts int             // workers whose scripts have loaded
+	pong    bool            // the planning engine has answered its ping
+	ready   bool
+	file    js.Value // the File chosen last (a handle: its bytes stay in the browser)
+}
+
+// worker is one engine Web Worker.
+type worker struct {
+	v                  js.Value
+	slot               int // −1 while spare
+	onmessage, onerror js.Func
+	run                int // the ID of the run in progress, 0 for none
+}
+
+// start creates the workers the page will use: the planning worker, one per run slot and the
+// spares.
+func (h *host) start() {
+	for range 1 + h.Workers() + spareWorkers {
+		h.spares = append(h.spares, h.spawn())
 	}
-	worker.Set("onmessage", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		var resp engine.Response
+}
+
+// spawn creates a worker, which loads its scripts and waits for the module.
+func (h *host) spawn() *worker {
+	wk := &worker{slot: -1, v: js.Global().Get("Worker").New("engine-worker.js")}
+	h.created++
+	wk.onmessage = js.FuncOf(func(_ js.Value, args []js.Value) any {
 		data := args[0].Get("data")
+		if data.Type() == js.TypeObject && data.Get("loaded").Truthy() {
+			h.scripts++
+			h.checkReady()
+			return nil
+		}
+		var resp engine.Response
 		if data.Type() != js.TypeString || json.Unmarshal([]byte(data.String()), &resp) != nil {
 			resp = engine.Response{Kind: "error", Error: "unreadable message from the engine"}
 		}
-		if resp.Kind == "pong" {
-			setStatus("ready (version " + resp.Version + "; it answers ping only for now)")
-		} else {
-			setStatus("failed: " + resp.Error)
+		if resp.ID != 0 && resp.ID == wk.run && resp.Kind != "progress" && resp.Kind != "started" && resp.Kind != "cancelling" {
+			wk.run = 0
 		}
-		js.Global().Get("document").Get("documentElement").Call("setAttribute", "data-ready", "true")
+		h.deliver(wk.slot, resp)
+		if wk.slot == 0 && resp.Kind == "pong" {
+			h.pong = true
+			h.checkReady()
+		}
 		return nil
-	}))
-	worker.Set("onerror", js.FuncOf(func(_ js.Value, args []js.Value) any {
-		setStatus("failed to start: " + args[0].Get("message").String())
+	})
+	wk.onerror = js.FuncOf(func(_ js.Value, args []js.Value) any {
+		h.env.Lock()
+		h.app.EngineStatus = "a worker failed: " + args[0].Get("message").String()
+		h.env.UnlockRender()
 		return nil
-	}))
-	worker.Call("postMessage", js.Global().Get("privoptWasmModule"))
-	ping, _ := json.Marshal(engine.Request{ID: 1, Kind: "ping"})
-	worker.Call("postMessage", string(ping))
+	})
+	wk.v.Set("onmessage", wk.onmessage)
+	wk.v.Set("onerror", wk.onerror)
+	return wk
+}
+
+// checkReady marks the page ready once every worker has its scripts and the engine answered.
+func (h *host) checkReady() {
+	if !h.ready && h.pong && h.scripts == h.created {
+		h.ready = true
+		markReady()
+	}
+}
+
+// Send posts a request to the worker of slot w, starting its engine first if needed.
+func (h *host) Send(w int, req engine.Request) {
+	wk := h.worker(w)
+	msg, err := json.Marshal(req)
+	if err != nil {
+		panic(err) // a Request holds only encodable values
+	}
+	if req.Kind == "run" {
+		wk.run = req.ID
+	}
+	if req.Source == "file" && h.file.Truthy() {
+		obj := js.Global().Get("Object").New()
+		obj.Set("request", string(msg))
+		obj.Set("file", h.file)
+		wk.v.Call("postMessage", obj)
+	} else {
+		wk.v.Call("postMessage", string(msg))
+	}
+	if req.Kind == "cancel" {
+		h.watch(w, req.Target)
+	}
+}
+
+// worker returns the worker of slot w, giving the slot a spare worker (or, when none is
+// left, a new one) and handing it the page's compiled module when the slot has none.
+func (h *host) worker(w int) *worker {
+	if wk, ok := h.workers[w]; ok {
+		return wk
+	}
+	var wk *worker
+	if len(h.spares) > 0 {
+		wk, h.spares = h.spares[0], h.spares[1:]
+	} else {
+		wk = h.spawn()
+	}
+	wk.slot = w
+	wk.v.Call("postMessage", js.Global().Get("privoptWasmModule"))
+	h.workers[w] = wk
+	return wk
+}
+
+// deliver hands a response to the app and renders.
+func (h *host) deliver(w int, resp engine.Response) {
+	h.env.Lock()
+	h.app.Receive(w, resp)
+	h.env.UnlockRender()
+}
+
+// watch terminates the worker of slot w if run is still in progress there after cancelGrace,
+// and answers the run "cancelled"; the slot gets another worker at its next request.
+func (h *host) watch(w, run int) {
+	var timeout js.Func
+	timeout = js.FuncOf(func(js.Value, []js.Value) any {
+		timeout.Release()
+		wk, ok := h.workers[w]
+		if !ok || wk.run != run {
+			return nil
+		}
+		wk.v.Call("terminate")
+		wk.onmessage.Release()
+		wk.onerror.Release()
+		delete(h.workers, w)
+		h.deliver(w, engine.Response{ID: run, Kind: "cancelled"})
+		return nil
+	})
+	js.Global().Call("setTimeout", timeout, cancelGrace.Milliseconds())
+}
+
+// Workers is the number of the machine's logical cores (navigator.hardwareConcurrency), at
+// most maxRunWorkers.
+func (h *host) Workers() int {
+	n := js.Global().Get("navigator").Get("hardwareConcurrency")
+	if n.Type() != js.TypeNumber || n.Int() < 1 {
+		return 1
+	}
+	return min(n.Int(), maxRunWorkers)
+}
+
+// TakeFile keeps the first file of a file input's change event or of a drop event.
+func (h *host) TakeFile(e vugu.DOMEvent) (string, int64, bool) {
+	files := js.Value(e.JSEventTarget()).Get("files") // vugu's js.Value is syscall/js's
+	if !files.Truthy() {
+		if dt := js.Value(e.JSEvent()).Get("dataTransfer"); dt.Truthy() {
+			files = dt.Get("files")
+		}
+	}
+	if !files.Truthy() || files.Get("length").Int() == 0 {
+		return "", 0, false
+	}
+	h.file = files.Index(0)
+	return h.file.Get("name").String(), int64(h.file.Get("size").Float()), true
+}
+
+// Download offers text as a JSON file to save, through a Blob URL that is revoked a minute later.
+func (h *host) Download(name, text string) {
+	blob := js.Global().Get("Blob").New([]any{text}, map[string]any{"type": "application/json"})
+	url := js.Global().Get("URL").Call("createObjectURL", blob)
+	doc := js.Global().Get("document")
+	a := doc.Call("createElement", "a")
+	a.Set("href", url)
+	a.Set("download", name)
+	doc.Get("body").Call("appendChild", a)
+	a.Call("click")
+	a.Call("remove")
+	var revoke js.Func
+	revoke = js.FuncOf(func(js.Value, []js.Value) any {
+		js.Global().Get("URL").Call("revokeObjectURL", url)
+		revoke.Release()
+		return nil
+	})
+	js.Global().Call("setTimeout", revoke, 60000)
+}
+
+// Now is the current time.
+func (h *host) Now() time.Time { return time.Now() }
+
+// tick renders twice a second while runs are in progress, so the elapsed time advances.
+func (h *host) tick() {
+	for range time.Tick(500 * time.Millisecond) {
+		h.env.RLock()
+		running := h.app.Running
+		h.env.RUnlock()
+		if running {
+			h.env.Lock()
+			h.env.UnlockRender()
+		}
+	}
 }

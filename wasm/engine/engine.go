@@ -1,67 +1,240 @@
-// Package engine is privopt's compute engine: the code that runs in a Web Worker so that long
-// computations never freeze the page.
+// Package engine is privopt's compute engine: the code that runs in a Web Worker so that
+// reading files, planning and fitting never freeze the page.
 //
 // It is linked into app.wasm: wasm/app starts it when the module is run inside a worker
 // (web/engine-worker.js), so the browser downloads and compiles one module for both roles.
-// The page and the engine exchange JSON messages, a Request in and a Response out. Handle,
-// the message handler, is plain Go and tested natively; Serve (js/wasm only) connects it to
-// the worker. Today the engine answers "ping" only (the page uses it to know the worker is
-// up); fitting models arrives with the mechanisms.
+// The page and the engine exchange JSON messages, a Request in and Responses out. An Engine's
+// Handle answers each request at once; a run answers "started" and then posts "progress"
+// messages and one final "release", "cancelled" or "error" through the Engine's post
+// function. Everything here is plain Go, tested natively; Serve (js/wasm only) connects an
+// Engine to the worker.
+//
+// The operations, by Request.Kind:
+//
+//   - "ping": the engine's version and capabilities ("pong").
+//   - "calibrate": the speed of per-example loss queries on this machine, measured on
+//     synthetic data, never the person's ("rate").
+//   - "load": a preview of a file (its first rows) and a suggested schema whose every value
+//     read from the data is marked derived; or the built-in demo with its public schema
+//     ("loaded").
+//   - "dataset": encode the data with a confirmed schema and hold out rows for evaluation
+//     ("dataset": the public facts and local diagnostics; "progress" while reading).
+//   - "plan": plan every mechanism for a spec and the public facts of the data, and sample
+//     the chosen mechanism's privacy curves ("plans"). Plans never see data.
+//   - "run": one private fit on the dataset ("started", then "progress", then "release").
+//   - "cancel": stop a run ("cancelling"; the run then ends with "cancelled").
 package engine
 
 import (
 	"encoding/json"
+	"fmt"
+	"math"
 	"strconv"
+	"sync"
+	"time"
 
+	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/version"
 )
 
-// Request is a message from the page to the engine.
+// Request is a message from the page to the engine. Kind selects the operation; the other
+// fields are the operation's arguments (see the package documentation).
 type Request struct {
-	// ID is chosen by the page and echoed in the response.
+	// ID is chosen by the page and echoed in every response to the request.
 	ID int `json:"id"`
-	// Kind names the operation; the only one today is "ping".
+	// Kind names the operation.
 	Kind string `json:"kind"`
+	// Source is the data of "load" and "dataset": "demo", or "file" for the File the page
+	// posts beside the message.
+	Source string `json:"source,omitempty"`
+	// Schema is the confirmed schema of "dataset", in its JSON form (README, "Data and schemas").
+	Schema json.RawMessage `json:"schema,omitempty"`
+	// Holdout is the fraction of a file's rows held out for evaluation ("dataset"), in
+	// [0, 0.5]; 0 holds out none. The demo has its own held-out file.
+	Holdout float64 `json:"holdout,omitempty"`
+	// SplitSeed seeds the held-out split, so that every worker holds the same split.
+	SplitSeed uint64 `json:"split_seed,omitempty"`
+	// Check asks "dataset" to encode and report without keeping the encoded rows (the page's
+	// planning worker needs only the facts).
+	Check bool `json:"check,omitempty"`
+	// Spec is the fit of "plan" and "run".
+	Spec *fit.Spec `json:"spec,omitempty"`
+	// Facts are the public facts of the data that "plan" plans for.
+	Facts *fit.Facts `json:"facts,omitempty"`
+	// Runs is the number of independent runs whose composed guarantee "plan" reports.
+	Runs int `json:"runs,omitempty"`
+	// EpsMax is the largest ε at which "plan" samples the privacy curve δ(ε).
+	EpsMax float64 `json:"eps_max,omitempty"`
+	// Run numbers a run among the page's independent runs, from 0.
+	Run int `json:"run,omitempty"`
+	// Seed, when set, seeds run number Run with Seed + Run: the release is then reproducible
+	// and its report says "seeded: not private".
+	Seed *uint64 `json:"seed,omitempty"`
+	// Target is the ID of the run that "cancel" stops.
+	Target int `json:"target,omitempty"`
 }
 
-// Response is the engine's answer to one Request.
+// Response is one message from the engine to the page. Kind says which fields are set.
 type Response struct {
-	ID   int    `json:"id"`
+	// ID is the ID of the request answered.
+	ID int `json:"id"`
+	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "started",
+	// "progress", "release", "cancelling", "cancelled" or "error".
 	Kind string `json:"kind"`
-	// Version is the engine's version (in "pong").
-	Version string `json:"version,omitempty"`
-	// Capabilities lists the request kinds this engine handles (in "pong").
+	// Error explains why a request failed (kind "error"); Line and Column locate an error
+	// in the data file when it has a place.
+	Error  string `json:"error,omitempty"`
+	Line   int    `json:"line,omitempty"`
+	Column string `json:"column,omitempty"`
+	// Version and Capabilities answer "ping" ("pong").
+	Version      string   `json:"version,omitempty"`
 	Capabilities []string `json:"capabilities,omitempty"`
-	// Error explains why the request failed (kind "error").
-	Error string `json:"error,omitempty"`
+	// Rate answers "calibrate" ("rate").
+	Rate *Rate `json:"rate,omitempty"`
+	// Loaded answers "load" ("loaded").
+	Loaded *Loaded `json:"loaded,omitempty"`
+	// Dataset answers "dataset" ("dataset").
+	Dataset *Dataset `json:"dataset,omitempty"`
+	// Plans answers "plan" ("plans").
+	Plans *Plans `json:"plans,omitempty"`
+	// Progress reports a run or a file being read ("progress").
+	Progress *Progress `json:"progress,omitempty"`
+	// Result is a run's release ("release").
+	Result *Result `json:"result,omitempty"`
 }
 
 // Capabilities are the request kinds Handle understands.
-var Capabilities = []string{"ping"}
+var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "run", "cancel"}
 
-// Handle answers one request.
-func Handle(req Request) Response {
-	switch req.Kind {
-	case "ping":
-		return Response{ID: req.ID, Kind: "pong", Version: version.String(), Capabilities: Capabilities}
-	default:
-		return Response{ID: req.ID, Kind: "error", Error: "engine: unknown request kind " + strconv.Quote(req.Kind)}
+// Number is a float64 whose JSON form is a number, or "inf", "-inf" or "nan" for the values
+// JSON cannot hold (a mechanism's parameter or bound may be infinite).
+type Number float64
+
+// MarshalJSON writes the number, or its name when it is not finite.
+func (n Number) MarshalJSON() ([]byte, error) {
+	v := float64(n)
+	switch {
+	case math.IsNaN(v):
+		return []byte(`"nan"`), nil
+	case math.IsInf(v, 1):
+		return []byte(`"inf"`), nil
+	case math.IsInf(v, -1):
+		return []byte(`"-inf"`), nil
 	}
+	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
 }
 
-// HandleJSON answers one request encoded as JSON with the JSON encoding of the response;
-// a message that is not a valid Request gets an "error" response.
-func HandleJSON(message string) string {
-	var req Request
-	var resp Response
-	if err := json.Unmarshal([]byte(message), &req); err != nil {
-		resp = Response{Kind: "error", Error: "engine: malformed request: " + err.Error()}
-	} else {
-		resp = Handle(req)
+// UnmarshalJSON reads what MarshalJSON writes.
+func (n *Number) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"nan"`:
+		*n = Number(math.NaN())
+	case `"inf"`:
+		*n = Number(math.Inf(1))
+	case `"-inf"`:
+		*n = Number(math.Inf(-1))
+	default:
+		var v float64
+		if err := json.Unmarshal(b, &v); err != nil {
+			return fmt.Errorf("engine: a number or \"inf\", \"-inf\", \"nan\": %w", err)
+		}
+		*n = Number(v)
 	}
+	return nil
+}
+
+// Engine answers the page's requests. It holds the encoded dataset of its worker and at most
+// one run at a time. Its methods are safe for concurrent use.
+type Engine struct {
+	post  func(Response)
+	yield func()
+
+	mu   sync.Mutex
+	data *dataset   // the encoded data, or nil
+	run  *activeRun // the run in progress, or nil
+}
+
+// New returns an engine that posts the asynchronous messages of runs and file reads with
+// post (which must be safe to call from any goroutine) and, during a run, calls yield (when
+// not nil) each time it posts the run's progress: at the mechanism's progress reports, at
+// most every quarter of a second. In a worker, yield lets the event loop deliver a "cancel".
+func New(post func(Response), yield func()) *Engine {
+	return &Engine{post: post, yield: yield}
+}
+
+// Handle answers one request. f is the file posted with the request, or nil.
+func (e *Engine) Handle(req Request, f File) Response {
+	var resp Response
+	var err error
+	switch req.Kind {
+	case "ping":
+		resp = Response{Kind: "pong", Version: version.String(), Capabilities: Capabilities}
+	case "calibrate":
+		resp = Response{Kind: "rate", Rate: Calibrate()}
+	case "load":
+		resp, err = e.load(req, f)
+	case "dataset":
+		resp, err = e.dataset(req, f)
+	case "plan":
+		resp, err = plan(req)
+	case "run":
+		resp, err = e.start(req)
+	case "cancel":
+		resp = e.cancel(req)
+	default:
+		err = fmt.Errorf("engine: unknown request kind %q", req.Kind)
+	}
+	if err != nil {
+		resp = errorResponse(err)
+	}
+	resp.ID = req.ID
+	return resp
+}
+
+// HandleJSON answers one request encoded as JSON with the JSON encoding of the response; a
+// message that is not a valid Request gets an "error" response.
+func (e *Engine) HandleJSON(message string, f File) string {
+	var req Request
+	if err := json.Unmarshal([]byte(message), &req); err != nil {
+		return Encode(Response{Kind: "error", Error: "engine: malformed request: " + err.Error()})
+	}
+	return Encode(e.Handle(req, f))
+}
+
+// Encode returns the JSON form of a response; should a value not be encodable, it returns
+// an "error" response that says so, with the same ID.
+func Encode(resp Response) string {
 	out, err := json.Marshal(resp)
-	if err != nil { // a Response holds only strings and ints
-		panic(err)
+	if err != nil {
+		out, _ = json.Marshal(Response{ID: resp.ID, Kind: "error", Error: fmt.Sprintf("engine: the %s response cannot be encoded: %v", resp.Kind, err)})
 	}
 	return string(out)
+}
+
+// Progress reports how far a run, or the reading of a file, has come.
+type Progress struct {
+	// Run is the run's number among the page's runs.
+	Run int `json:"run"`
+	// Fraction is in [0, 1]; Stage names what is running ("reading", "sampling", ...).
+	Fraction float64 `json:"fraction"`
+	Stage    string  `json:"stage"`
+	// Seconds is the time since the request arrived.
+	Seconds float64 `json:"seconds"`
+}
+
+// throttle limits how often something happens: due is true at most once per interval (and
+// the first time). It is not safe for concurrent use.
+type throttle struct {
+	interval time.Duration
+	last     time.Time
+}
+
+// due reports whether the interval has passed since the last time due returned true.
+func (t *throttle) due() bool {
+	now := time.Now()
+	if !t.last.IsZero() && now.Sub(t.last) < t.interval {
+		return false
+	}
+	t.last = now
+	return true
 }

@@ -1,31 +1,430 @@
 package engine
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/privopt/privopt/internal/demo"
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
-func TestHandle(t *testing.T) {
-	pong := Handle(Request{ID: 7, Kind: "ping"})
-	if pong.Kind != "pong" || pong.ID != 7 || pong.Version == "" || !slices.Contains(pong.Capabilities, "ping") {
+// memFile is a File held in memory.
+type memFile struct {
+	name string
+	data []byte
+}
+
+func (f memFile) Name() string             { return f.name }
+func (f memFile) Size() int64              { return int64(len(f.data)) }
+func (f memFile) Open() (io.Reader, error) { return bytes.NewReader(f.data), nil }
+
+// newEngine returns an engine whose posted messages arrive on the returned channel.
+func newEngine() (*Engine, chan Response) {
+	posted := make(chan Response, 1000)
+	return New(func(r Response) { posted <- r }, nil), posted
+}
+
+// await returns the first posted message of request id that is not a progress report, and
+// the progress reports before it.
+func await(t *testing.T, posted chan Response, id int) (Response, []Progress) {
+	t.Helper()
+	var progress []Progress
+	timeout := time.After(60 * time.Second)
+	for {
+		select {
+		case r := <-posted:
+			if r.ID != id {
+				continue
+			}
+			if r.Kind == "progress" {
+				progress = append(progress, *r.Progress)
+				continue
+			}
+			return r, progress
+		case <-timeout:
+			t.Fatalf("no answer to request %d in 60 s", id)
+		}
+	}
+}
+
+func TestPingAndErrors(t *testing.T) {
+	e, _ := newEngine()
+	pong := e.Handle(Request{ID: 7, Kind: "ping"}, nil)
+	if pong.Kind != "pong" || pong.ID != 7 || pong.Version == "" || !slices.Equal(pong.Capabilities, Capabilities) {
 		t.Errorf("ping: got %+v", pong)
 	}
-	bad := Handle(Request{ID: 8, Kind: "fit-everything"})
-	if bad.Kind != "error" || bad.ID != 8 || !strings.Contains(bad.Error, `"fit-everything"`) {
-		t.Errorf("unknown kind: got %+v", bad)
+	for _, tc := range []struct {
+		req  Request
+		want string
+	}{
+		{Request{ID: 8, Kind: "fit-everything"}, `unknown request kind "fit-everything"`},
+		{Request{ID: 9, Kind: "load", Source: "file"}, "no file was posted"},
+		{Request{ID: 10, Kind: "load", Source: "cloud"}, `unknown source "cloud"`},
+		{Request{ID: 11, Kind: "plan"}, "needs a spec"},
+		{Request{ID: 12, Kind: "run", Spec: &fit.Spec{}}, "no data"},
+		{Request{ID: 13, Kind: "dataset", Source: "demo", Holdout: 0.9}, "not in [0, 0.5]"},
+	} {
+		r := e.Handle(tc.req, nil)
+		if r.Kind != "error" || r.ID != tc.req.ID || !strings.Contains(r.Error, tc.want) {
+			t.Errorf("%+v: got %+v, want an error containing %q", tc.req, r, tc.want)
+		}
 	}
 }
 
 func TestHandleJSON(t *testing.T) {
+	e, _ := newEngine()
 	for _, tc := range []struct{ in, want string }{
 		{`{"id":3,"kind":"ping"}`, `"kind":"pong"`},
 		{`{"id":4,"kind":"nope"}`, `"error":"engine: unknown request kind \"nope\""`},
 		{`not json`, `"error":"engine: malformed request:`},
 		{``, `"kind":"error"`},
 	} {
-		if got := HandleJSON(tc.in); !strings.Contains(got, tc.want) {
+		if got := e.HandleJSON(tc.in, nil); !strings.Contains(got, tc.want) {
 			t.Errorf("HandleJSON(%q) = %s, want it to contain %s", tc.in, got, tc.want)
 		}
+	}
+	// A response that JSON cannot hold becomes an error with the same ID.
+	bad := Encode(Response{ID: 5, Kind: "release", Result: &Result{Release: &mech.Release{Parameters: map[string]float64{"k": math.Inf(1)}}}})
+	if !strings.Contains(bad, `"id":5,"kind":"error"`) || !strings.Contains(bad, "cannot be encoded") {
+		t.Errorf("an unencodable response: %s", bad)
+	}
+}
+
+func TestNumberJSON(t *testing.T) {
+	for _, v := range []float64{0, -1.5, 1e-300, math.Inf(1), math.Inf(-1)} {
+		b, err := json.Marshal(Number(v))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Number
+		if err := json.Unmarshal(b, &back); err != nil || float64(back) != v {
+			t.Errorf("%v: %s read back as %v (%v)", v, b, back, err)
+		}
+	}
+	b, _ := json.Marshal(Number(math.NaN()))
+	var back Number
+	if err := json.Unmarshal(b, &back); err != nil || !math.IsNaN(float64(back)) {
+		t.Errorf("NaN: %s read back as %v", b, back)
+	}
+	if err := json.Unmarshal([]byte(`"many"`), &back); err == nil {
+		t.Error(`"many" accepted`)
+	}
+}
+
+func TestLoadDemo(t *testing.T) {
+	e, _ := newEngine()
+	r := e.Handle(Request{ID: 1, Kind: "load", Source: "demo"}, nil)
+	if r.Kind != "loaded" {
+		t.Fatalf("got %+v", r)
+	}
+	l := r.Loaded
+	if l.Name != demo.Name || l.Bytes != demo.TrainSize() || l.Suggested || !strings.Contains(l.Attribution, "CC BY 4.0") {
+		t.Errorf("loaded %+v", l)
+	}
+	if len(l.Header) != 15 || l.Header[0] != "age" || len(l.Rows) != PreviewRows || l.Rows[0][1] != "State-gov" {
+		t.Errorf("preview: header %q, first row %q", l.Header, l.Rows[0])
+	}
+	var s data.Schema
+	if err := json.Unmarshal(l.Schema, &s); err != nil || len(s.Unconfirmed()) != 0 || len(s.Features()) != 92 {
+		t.Errorf("demo schema: %v, unconfirmed %v", err, s.Unconfirmed())
+	}
+}
+
+const semicolonCSV = "height; colour ; y\n1.5;red;yes\n2;blue;no\n\n2.5;\"red\";yes\n?;green;no\n"
+
+func TestLoadSuggestsAndMarksDerived(t *testing.T) {
+	e, _ := newEngine()
+	r := e.Handle(Request{ID: 2, Kind: "load", Source: "file"}, memFile{"h.csv", []byte(semicolonCSV)})
+	if r.Kind != "loaded" {
+		t.Fatalf("got %+v", r)
+	}
+	l := r.Loaded
+	if !l.Suggested || l.Name != "h.csv" || l.Bytes != int64(len(semicolonCSV)) {
+		t.Errorf("loaded %+v", l)
+	}
+	if !slices.Equal(l.Header, []string{"height", "colour", "y"}) || len(l.Rows) != 4 || !slices.Equal(l.Rows[1], []string{"2", "blue", "no"}) || l.Rows[3][0] != "?" {
+		t.Errorf("preview %q %q", l.Header, l.Rows)
+	}
+	var s data.Schema
+	if err := json.Unmarshal(l.Schema, &s); err != nil {
+		t.Fatal(err)
+	}
+	if s.Delimiter != ';' {
+		t.Errorf("the suggestion does not state the delimiter: %q", s.Delimiter)
+	}
+	want := []string{`column "height": min`, `column "height": max`, `column "height": missing`, `column "colour": categories`, `column "y": positive`, `column "y": negative`}
+	if got := s.Unconfirmed(); !slices.Equal(got, want) {
+		t.Errorf("unconfirmed %q, want %q", got, want)
+	}
+	// The unconfirmed suggestion is refused by "dataset", naming what is not confirmed.
+	d := e.Handle(Request{ID: 3, Kind: "dataset", Source: "file", Schema: l.Schema}, memFile{"h.csv", []byte(semicolonCSV)})
+	if d.Kind != "error" || !strings.Contains(d.Error, `column "height": min was read from the data and is not confirmed (and 5 more)`) {
+		t.Errorf("an unconfirmed schema: %+v", d)
+	}
+}
+
+// Malformed files get errors that name the line and the column.
+func TestMalformedFiles(t *testing.T) {
+	e, _ := newEngine()
+	for _, tc := range []struct {
+		csv, want, column string
+		line              int
+	}{
+		{"a,b\n1,x\n2,y\n3\n", "1 fields, but the header has 2", "", 4},
+		{"a,b,y\n1,2,yes\n1,2,no\n\"open,2,yes\n", "quoted field never closes", "a", 4},
+		{"a,a,y\n1,2,yes\n", "duplicate column name", "", 1},
+		{"a,y\n", "no data rows", "", 2},
+	} {
+		r := e.Handle(Request{ID: 1, Kind: "load", Source: "file"}, memFile{"bad.csv", []byte(tc.csv)})
+		if r.Kind != "error" || !strings.Contains(r.Error, tc.want) || r.Line != tc.line || r.Column != tc.column {
+			t.Errorf("%q: got %+v, want %q at line %d, column %q", tc.csv, r, tc.want, tc.line, tc.column)
+		}
+	}
+	// An error in the rows that the suggestion did not read is reported by "dataset".
+	schema := `{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[{"name":"a","kind":"numeric","min":0,"max":10},{"name":"y","kind":"binary-label","positive":["1"],"negative":["0"]}]}`
+	r := e.Handle(Request{ID: 2, Kind: "dataset", Source: "file", Schema: json.RawMessage(schema)}, memFile{"f.csv", []byte("a,y\n1,1\n2,0\nabc,1\n")})
+	if r.Kind != "error" || r.Line != 4 || r.Column != "a" || !strings.Contains(r.Error, `"abc" is not a number`) {
+		t.Errorf("a bad number: %+v", r)
+	}
+}
+
+func demoDataset(t *testing.T, e *Engine, posted chan Response, check bool) *Dataset {
+	t.Helper()
+	l := e.Handle(Request{ID: 1, Kind: "load", Source: "demo"}, nil)
+	r := e.Handle(Request{ID: 2, Kind: "dataset", Source: "demo", Schema: l.Loaded.Schema, Check: check}, nil)
+	if r.Kind != "dataset" {
+		t.Fatalf("dataset: %+v", r)
+	}
+	return r.Dataset
+}
+
+func TestDatasetDemo(t *testing.T) {
+	e, posted := newEngine()
+	d := demoDataset(t, e, posted, false)
+	want := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: fit.Binary}
+	if !equalFacts(d.Facts, want) || d.Test != 1000 || d.Rows != 5000 || d.ClippedRows != 0 || len(d.Features) != 92 || d.Delimiter != "comma" {
+		t.Errorf("demo dataset: %+v", d)
+	}
+	// Missing values counted over both files: workclass has "?" in the first rows.
+	if d.Columns[1].Name != "workclass" || d.Columns[1].Missing == 0 {
+		t.Errorf("column diagnostics: %+v", d.Columns[1])
+	}
+	// The same request again is answered from the data held, without reading (no progress).
+	for len(posted) > 0 {
+		<-posted
+	}
+	l := e.Handle(Request{ID: 3, Kind: "load", Source: "demo"}, nil)
+	again := e.Handle(Request{ID: 4, Kind: "dataset", Source: "demo", Schema: l.Loaded.Schema}, nil)
+	if again.Dataset != d || len(posted) != 0 {
+		t.Errorf("the second identical request read the data again")
+	}
+}
+
+func equalFacts(a, b fit.Facts) bool {
+	return a.N == b.N && a.D == b.D && a.P == b.P && a.Radius == b.Radius && a.Label == b.Label
+}
+
+func TestDatasetHoldout(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("x,y\n")
+	for i := range 200 {
+		csv.WriteString([]string{"1,a\n", "2,b\n", "3,a\n", "4,b\n"}[i%4])
+	}
+	file := memFile{"x.csv", []byte(csv.String())}
+	schema := json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[{"name":"x","kind":"numeric","min":0,"max":4},{"name":"y","kind":"binary-label","positive":["a"],"negative":["b"]}]}`)
+	e, posted := newEngine()
+	r := e.Handle(Request{ID: 5, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9}, file)
+	if r.Kind != "dataset" || r.Dataset.Facts.N != 150 || r.Dataset.Test != 50 || r.Dataset.Rows != 200 {
+		t.Fatalf("holdout: %+v", r)
+	}
+	// Reading the file posts its progress.
+	if p := <-posted; p.ID != 5 || p.Kind != "progress" || p.Progress.Stage != "reading" {
+		t.Errorf("progress: %+v", p)
+	}
+	// Two engines with the same split seed hold the same rows.
+	e2, _ := newEngine()
+	e2.Handle(Request{ID: 5, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9}, file)
+	if !slices.Equal(e.data.test.X, e2.data.test.X) {
+		t.Error("the same split seed gave different held-out rows")
+	}
+	// A check keeps nothing.
+	e3, _ := newEngine()
+	if r := e3.Handle(Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Check: true}, file); r.Kind != "dataset" || e3.data != nil {
+		t.Errorf("check: %+v, data kept: %v", r, e3.data != nil)
+	}
+}
+
+func demoSpec() *fit.Spec {
+	return &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: "rem",
+		Options: map[string]string{"Sampler": "mala", "FastSteps": "40"},
+		Budget:  mech.Budget{Epsilon: 1, Delta: 1e-6}}
+}
+
+func TestPlan(t *testing.T) {
+	e, posted := newEngine()
+	d := demoDataset(t, e, posted, true)
+	r := e.Handle(Request{ID: 3, Kind: "plan", Spec: demoSpec(), Facts: &d.Facts, Runs: 4, EpsMax: 10}, nil)
+	if r.Kind != "plans" {
+		t.Fatalf("plan: %+v", r)
+	}
+	var rem *PlanSummary
+	for i, m := range r.Plans.Mechanisms {
+		if m.Name == "rem" {
+			rem = &r.Plans.Mechanisms[i]
+		}
+	}
+	if len(r.Plans.Mechanisms) != len(mech.Names()) || rem == nil {
+		t.Fatalf("plans: %+v", r.Plans.Mechanisms)
+	}
+	if rem.Error != "" || !(float64(rem.DeltaAtEps) <= 1e-6) || !(rem.Utility > 0) || rem.Queries != Number(2*40*4000) || rem.Paper == "" {
+		t.Errorf("rem: %+v", rem)
+	}
+	c := r.Plans.Curves
+	if c == nil || len(c.Eps) != CurvePoints || len(c.Delta) != CurvePoints || len(c.Tradeoff) != CurvePoints || c.Eps[CurvePoints-1] != 10 || c.Alpha[CurvePoints-1] != 1 {
+		t.Fatalf("curves: %+v", c)
+	}
+	// One run meets the budget; four composed need a larger ε, and their curve lies above.
+	if c.Delta[20] > 1e-6 || !(float64(c.ComposedEps) > 1) || c.Runs != 4 || c.Composed == "" {
+		t.Errorf("δ(1) = %g, composed ε = %v", c.Delta[20], c.ComposedEps)
+	}
+	for i := range c.Eps {
+		if c.ComposedDelta[i] < c.Delta[i] || c.ComposedTradeoff[i] > c.Tradeoff[i] {
+			t.Fatalf("the composition is more private than one run at point %d", i)
+		}
+	}
+	// δ = 0: REM does not plan, and says why; no curves.
+	pure := demoSpec()
+	pure.Budget.Delta = 0
+	r = e.Handle(Request{ID: 4, Kind: "plan", Spec: pure, Facts: &d.Facts, Runs: 1, EpsMax: 10}, nil)
+	if r.Kind != "plans" || r.Plans.Curves != nil || !strings.Contains(r.Plans.Mechanisms[slices.Index(mech.Names(), "rem")].Error, "δ > 0") {
+		t.Errorf("pure DP: %+v", r.Plans)
+	}
+	for _, bad := range []Request{
+		{ID: 5, Kind: "plan", Spec: demoSpec(), Facts: &d.Facts, EpsMax: 0},
+		{ID: 6, Kind: "plan", Spec: demoSpec(), Facts: &d.Facts, EpsMax: 10, Runs: MaxRuns + 1},
+	} {
+		if r := e.Handle(bad, nil); r.Kind != "error" {
+			t.Errorf("%+v accepted", bad)
+		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	e, posted := newEngine()
+	demoDataset(t, e, posted, false)
+	seed := uint64(7)
+	release := func(id, run int) *Result {
+		t.Helper()
+		if r := e.Handle(Request{ID: id, Kind: "run", Spec: demoSpec(), Run: run, Seed: &seed}, nil); r.Kind != "started" || r.ID != id {
+			t.Fatalf("run: %+v", r)
+		}
+		r, progress := await(t, posted, id)
+		if r.Kind != "release" {
+			t.Fatalf("run %d: %+v", run, r)
+		}
+		if len(progress) == 0 || progress[0].Run != run || progress[0].Stage != "sampling" {
+			t.Errorf("run %d: progress %+v", run, progress)
+		}
+		return r.Result
+	}
+	a, b, c := release(10, 0), release(11, 0), release(12, 1)
+	rep := a.Release.Report
+	if rep.Randomness != privacy.SeededNotPrivate || rep.Private || !strings.Contains(rep.Statement, "not private") {
+		t.Errorf("a seeded run's report: %+v", rep)
+	}
+	if !slices.Equal(a.Release.Model.Weights, b.Release.Model.Weights) {
+		t.Error("the same seed and run number gave different models")
+	}
+	if slices.Equal(a.Release.Model.Weights, c.Release.Model.Weights) {
+		t.Error("runs 0 and 1 of the same seed gave the same model")
+	}
+	if a.Run != 0 || c.Run != 1 || a.Test == nil || a.Test.Rows != 1000 || a.Test.Accuracy == nil || !(*a.Test.Accuracy > 0.5) || !(a.Test.Loss > 0) {
+		t.Errorf("evaluation: %+v", a.Test)
+	}
+	if len(a.Release.Model.Features) != 92 || a.Release.Diagnostics.NotPrivate == "" {
+		t.Errorf("release: %+v", a.Release)
+	}
+	// The release survives the JSON trip to the page.
+	var back Response
+	if err := json.Unmarshal([]byte(Encode(Response{ID: 1, Kind: "release", Result: a})), &back); err != nil || !slices.Equal(back.Result.Release.Model.Weights, a.Release.Model.Weights) {
+		t.Errorf("JSON round trip: %v", err)
+	}
+	// Without a seed, the randomness is the OS's and the report says so.
+	spec := demoSpec()
+	e.Handle(Request{ID: 13, Kind: "run", Spec: spec}, nil)
+	if r, _ := await(t, posted, 13); r.Kind != "release" || r.Result.Release.Report.Randomness != privacy.OSSeeded {
+		t.Errorf("an OS-seeded run: %+v", r)
+	}
+}
+
+// A long run is refused a second run while it runs, and ends "cancelled" after a cancel.
+func TestCancel(t *testing.T) {
+	e, posted := newEngine()
+	demoDataset(t, e, posted, false)
+	long := demoSpec()
+	long.Options["FastSteps"] = "200000" // minutes, checking for cancellation every 200 steps
+	if r := e.Handle(Request{ID: 20, Kind: "run", Spec: long}, nil); r.Kind != "started" {
+		t.Fatalf("run: %+v", r)
+	}
+	if r := e.Handle(Request{ID: 21, Kind: "run", Spec: demoSpec()}, nil); r.Kind != "error" || !strings.Contains(r.Error, "busy with the run of request 20") {
+		t.Errorf("a second run: %+v", r)
+	}
+	if r := e.Handle(Request{ID: 22, Kind: "cancel", Target: 20}, nil); r.Kind != "cancelling" || r.ID != 22 {
+		t.Errorf("cancel: %+v", r)
+	}
+	if r, _ := await(t, posted, 20); r.Kind != "cancelled" {
+		t.Errorf("after cancel: %+v", r)
+	}
+	// The engine is free again.
+	if r := e.Handle(Request{ID: 23, Kind: "run", Spec: demoSpec()}, nil); r.Kind != "started" {
+		t.Errorf("a run after the cancel: %+v", r)
+	}
+	if r, _ := await(t, posted, 23); r.Kind != "release" {
+		t.Errorf("the run after the cancel: %+v", r)
+	}
+}
+
+func TestCalibrate(t *testing.T) {
+	e, _ := newEngine()
+	r := e.Handle(Request{ID: 1, Kind: "calibrate"}, nil)
+	rate := r.Rate
+	if r.Kind != "rate" || rate == nil || len(rate.Measured) != 2 || !(rate.PerParam > 0) || rate.PerQuery < 0 {
+		t.Fatalf("calibrate: %+v", r)
+	}
+	for i, m := range rate.Measured {
+		if m.Dim != calibrationDims[i] || !(m.QueriesPerSecond > 0) || math.IsInf(m.QueriesPerSecond, 1) {
+			t.Errorf("measured %+v", m)
+		}
+	}
+	if s := rate.Seconds(1e6, 92); !(s > 0 && rate.Seconds(2e6, 92) == 2*s && rate.Seconds(1e6, 184) > s) {
+		t.Errorf("Seconds is not increasing in queries and parameters: %g", s)
+	}
+}
+
+// BenchmarkPlan measures a "plan" request on the demo's facts: every mechanism planned and the
+// chosen one's curves sampled for one run and for four composed (what the page asks at each
+// keystroke in the privacy step).
+func BenchmarkPlan(b *testing.B) {
+	e, _ := newEngine()
+	facts := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: fit.Binary}
+	for _, runs := range []int{1, 4} {
+		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {
+			req := Request{ID: 1, Kind: "plan", Spec: demoSpec(), Facts: &facts, Runs: runs, EpsMax: 10}
+			for b.Loop() {
+				if r := e.Handle(req, nil); r.Kind != "plans" {
+					b.Fatal(r.Error)
+				}
+			}
+		})
 	}
 }

@@ -2,15 +2,98 @@
 
 package engine
 
-import "syscall/js"
+import (
+	"errors"
+	"io"
+	"syscall/js"
+	"time"
+)
 
-// Serve answers the worker's messages until the worker is terminated. Each message is a JSON
-// Request; each answer, posted back to the page, is a JSON Response. It never returns.
+// Serve answers the worker's messages until the worker is terminated; it never returns.
+// A message is a JSON Request, or an object {request, file} whose file is the File the
+// request reads. Each response, and each message a run or a file read posts later, is posted
+// back to the page as JSON. During a run the engine sleeps a millisecond each time it posts
+// the run's progress (at most every quarter of a second), which hands the worker's event loop
+// a turn: that is how a "cancel" message reaches a running fit. A mechanism that reports
+// progress rarely is stopped by the page instead, which terminates the worker.
 func Serve() {
+	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
 	handler := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		js.Global().Call("postMessage", HandleJSON(args[0].String()))
+		msg := args[0]
+		var f File
+		if msg.Type() == js.TypeObject {
+			if file := msg.Get("file"); file.Truthy() {
+				f = &jsFile{v: file}
+			}
+			msg = msg.Get("request")
+		}
+		if msg.Type() != js.TypeString {
+			js.Global().Call("postMessage", Encode(Response{Kind: "error", Error: "engine: a message must be a JSON request"}))
+			return nil
+		}
+		js.Global().Call("postMessage", e.HandleJSON(msg.String(), f))
 		return nil
 	})
 	js.Global().Call("privoptEngineStarted", handler)
 	select {} // keep the Go runtime alive to serve messages
+}
+
+// jsFile is a browser File (a Blob), read with the worker's FileReaderSync.
+type jsFile struct{ v js.Value }
+
+func (f *jsFile) Name() string { return f.v.Get("name").String() }
+func (f *jsFile) Size() int64  { return int64(f.v.Get("size").Float()) }
+
+// Open returns a reader of the file's bytes.
+func (f *jsFile) Open() (io.Reader, error) {
+	frs := js.Global().Get("FileReaderSync")
+	if !frs.Truthy() {
+		return nil, errors.New("engine: this browser cannot read files in a worker (no FileReaderSync)")
+	}
+	return &blobReader{blob: f.v, size: f.Size(), reader: frs.New()}, nil
+}
+
+// blobChunk is how many bytes a blobReader reads from the browser at a time.
+const blobChunk = 1 << 20
+
+// blobReader reads a Blob in chunks of blobChunk bytes, so a large file is never held whole.
+type blobReader struct {
+	blob   js.Value
+	reader js.Value // a FileReaderSync
+	size   int64
+	off    int64
+	buf    []byte // the unread part of the last chunk
+}
+
+func (r *blobReader) Read(p []byte) (int, error) {
+	if len(r.buf) == 0 {
+		if r.off >= r.size {
+			return 0, io.EOF
+		}
+		end := min(r.off+blobChunk, r.size)
+		var err error
+		r.buf, err = r.chunk(r.off, end)
+		if err != nil {
+			return 0, err
+		}
+		r.off = end
+	}
+	n := copy(p, r.buf)
+	r.buf = r.buf[n:]
+	return n, nil
+}
+
+// chunk reads bytes [start, end) of the blob; the browser's errors (a file removed or changed
+// since it was chosen) become Go errors.
+func (r *blobReader) chunk(start, end int64) (b []byte, err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = errors.New("engine: the browser could not read the file (was it changed or removed since it was chosen?)")
+		}
+	}()
+	buf := r.reader.Call("readAsArrayBuffer", r.blob.Call("slice", float64(start), float64(end)))
+	arr := js.Global().Get("Uint8Array").New(buf)
+	b = make([]byte, arr.Get("length").Int())
+	js.CopyBytesToGo(b, arr)
+	return b, nil
 }

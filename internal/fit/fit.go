@@ -1,0 +1,262 @@
+// Package fit turns what a person chooses on the page (a Spec: the loss, the parameter
+// domain, the mechanism and its settings, the privacy budget) and the public facts of an
+// encoded dataset (Facts: its size, dimension, declared norm bound and label) into the
+// mech.Problem, mech.Budget and mech.Mechanism of a private fit. The page and the engine both
+// use it, so the problem the page plans is the problem the engine runs.
+//
+// Nothing here reads data: Facts holds only what the neighbouring relation treats as public
+// (the number of rows under replace-one, the dimension) and what the person declared in the
+// schema (the norm bound, the label's kind, classes and range).
+package fit
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+)
+
+// Exponent is the exponent p ∈ [1, ∞] of a norm. Its JSON form is a number, or "inf" for ∞
+// (JSON has no infinity).
+type Exponent float64
+
+// MarshalJSON writes "inf" for +∞ and the number otherwise.
+func (e Exponent) MarshalJSON() ([]byte, error) {
+	if math.IsInf(float64(e), 1) {
+		return []byte(`"inf"`), nil
+	}
+	return json.Marshal(float64(e))
+}
+
+// UnmarshalJSON reads a number or "inf".
+func (e *Exponent) UnmarshalJSON(b []byte) error {
+	if string(b) == `"inf"` {
+		*e = Exponent(math.Inf(1))
+		return nil
+	}
+	var v float64
+	if err := json.Unmarshal(b, &v); err != nil {
+		return fmt.Errorf("fit: a norm's exponent is a number or \"inf\": %w", err)
+	}
+	*e = Exponent(v)
+	return nil
+}
+
+// ParseExponent reads a norm's exponent as typed: a number ≥ 1, or "inf" (also "∞").
+func ParseExponent(text string) (Exponent, error) {
+	if text == "inf" || text == "∞" {
+		return Exponent(math.Inf(1)), nil
+	}
+	v, err := strconv.ParseFloat(text, 64)
+	if err != nil || !(v >= 1) || math.IsInf(v, 1) {
+		return 0, fmt.Errorf("fit: a norm's exponent is a number ≥ 1 or \"inf\", not %q", text)
+	}
+	return Exponent(v), nil
+}
+
+// String writes the exponent as ParseExponent reads it.
+func (e Exponent) String() string {
+	if math.IsInf(float64(e), 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(float64(e), 'g', -1, 64)
+}
+
+// Label kinds of Facts.Label.
+const (
+	Binary  = "binary"
+	Numeric = "numeric"
+	Class   = "class"
+)
+
+// Facts are the public facts of an encoded training set: its size (public under both
+// neighbouring relations, as the mechanisms treat it), its dimension and what its schema
+// declares. They are all a plan needs.
+type Facts struct {
+	// N is the number of training rows and D the number of features.
+	N int `json:"n"`
+	D int `json:"d"`
+	// P and Radius are the declared bound ‖x‖_P ≤ Radius of every row.
+	P      Exponent `json:"p"`
+	Radius float64  `json:"radius"`
+	// Label is Binary, Numeric or Class.
+	Label string `json:"label"`
+	// Classes are the declared classes of a Class label.
+	Classes []string `json:"classes,omitempty"`
+	// LabelMin and LabelMax are the declared range of a Numeric label.
+	LabelMin float64 `json:"label_min,omitempty"`
+	LabelMax float64 `json:"label_max,omitempty"`
+}
+
+// FactsOf returns the facts of an encoded dataset: its size and what its schema declared
+// (Encode records the declared bound and label in the Dataset). It is an error for a dataset
+// with no declared bound or label kind (one built by hand).
+func FactsOf(ds *data.Dataset) (Facts, error) {
+	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius}
+	switch ds.Label.Kind {
+	case data.LabelBinary:
+		f.Label = Binary
+	case data.LabelNumeric:
+		f.Label, f.LabelMin, f.LabelMax = Numeric, ds.Label.Min, ds.Label.Max
+	case data.LabelClass:
+		f.Label, f.Classes = Class, slices.Clone(ds.Label.Classes)
+	default:
+		return Facts{}, fmt.Errorf("fit: the dataset has no declared label kind")
+	}
+	if !(ds.Radius > 0) {
+		return Facts{}, fmt.Errorf("fit: the dataset has no declared norm bound")
+	}
+	return f, nil
+}
+
+// Losses lists the losses for each label kind, the first being the default.
+var Losses = map[string][]string{
+	Binary:  {"logistic", "hinge", "smooth-hinge"},
+	Numeric: {"squared", "huber"},
+	Class:   {"multinomial"},
+}
+
+// Domains of Spec.Domain.
+const (
+	// Whole is the whole space; Spec.Radius is then the declared comparison radius D of the
+	// utility bound (the best model with ‖w‖₂ ≤ D).
+	Whole = "whole"
+	// Ball is the ℓ2 ball of radius Spec.Radius centred at the origin.
+	Ball = "ball"
+	// Box is the box [−Spec.Radius, Spec.Radius] in every coordinate.
+	Box = "box"
+)
+
+// Spec is a fit's configuration: everything the person chooses and nothing read from the
+// data. It is what the page's shareable link encodes.
+type Spec struct {
+	// Loss is a name of Losses; LossParam is the width H of "smooth-hinge" and the threshold
+	// of "huber" (ignored by the others).
+	Loss      string  `json:"loss"`
+	LossParam float64 `json:"loss_param,omitempty"`
+	// Tilt t > 0 fits tilted ERM, (1/t)·log mean exp(t·ℓᵢ); 0 fits the mean.
+	Tilt float64 `json:"tilt,omitempty"`
+	// Robust ρ > 0 trains against perturbations of the features of ℓ_RobustNorm norm at most ρ
+	// (adversarial training; margin losses only).
+	Robust     float64  `json:"robust,omitempty"`
+	RobustNorm Exponent `json:"robust_norm,omitempty"`
+	// Domain is Whole, Ball or Box, and Radius its radius (see the constants).
+	Domain string  `json:"domain"`
+	Radius float64 `json:"radius"`
+	// Mechanism is a name of mech.Names(); Options sets its exported fields by name, each
+	// value written as strconv reads the field's type; an absent field keeps its default.
+	Mechanism string            `json:"mechanism"`
+	Options   map[string]string `json:"options,omitempty"`
+	// Budget is the privacy target of each run and the neighbouring relation.
+	Budget mech.Budget `json:"budget"`
+}
+
+// Problem returns the mech.Problem of the spec on a dataset with these facts. It checks that
+// the loss suits the label (a margin loss for a binary label, a regression loss for a
+// numeric one, the multinomial loss for classes) and that the domain and radius are valid.
+func Problem(s Spec, f Facts) (mech.Problem, error) {
+	if f.N < 1 || f.D < 1 {
+		return mech.Problem{}, fmt.Errorf("fit: no data: %d rows of %d features", f.N, f.D)
+	}
+	if !slices.Contains(Losses[f.Label], s.Loss) {
+		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %v)", s.Loss, f.Label, Losses[f.Label])
+	}
+	ls := mech.LossSpec{Name: s.Loss, Tilt: s.Tilt}
+	switch s.Loss {
+	case "smooth-hinge", "huber":
+		if !(s.LossParam > 0) || math.IsInf(s.LossParam, 1) {
+			return mech.Problem{}, fmt.Errorf("fit: the %s loss needs a positive finite parameter, got %g", s.Loss, s.LossParam)
+		}
+		ls.Param = s.LossParam
+	case "multinomial":
+		ls.Classes = len(f.Classes)
+	}
+	if s.Robust != 0 {
+		if !(s.Robust > 0) || math.IsInf(s.Robust, 1) || !(s.RobustNorm >= 1) {
+			return mech.Problem{}, fmt.Errorf("fit: adversarial training needs a radius ρ > 0 and a norm ≥ 1, got ρ = %g in ℓ%v", s.Robust, s.RobustNorm)
+		}
+		ls.RobustRadius, ls.RobustNorm = s.Robust, float64(s.RobustNorm)
+	}
+	b := loss.Bounds{X: f.Radius, XNorm: float64(f.P), Y: math.Inf(1)}
+	if f.Label == Numeric {
+		b.Y = math.Max(math.Abs(f.LabelMin), math.Abs(f.LabelMax))
+	}
+	params := f.D
+	if s.Loss == "multinomial" {
+		params = len(f.Classes) * f.D
+	}
+	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {
+		return mech.Problem{}, fmt.Errorf("fit: the radius must be positive and finite, got %g", s.Radius)
+	}
+	p := mech.Problem{Loss: ls, Dim: f.D, N: f.N, Bounds: b, Radius: s.Radius}
+	switch s.Domain {
+	case Whole:
+		p.Domain = geom.Whole{D: params}
+	case Ball:
+		ball, err := geom.NewBall(params, 2, s.Radius, nil)
+		if err != nil {
+			return mech.Problem{}, err
+		}
+		p.Domain = ball
+	case Box:
+		lo, hi := make([]float64, params), make([]float64, params)
+		for i := range lo {
+			lo[i], hi[i] = -s.Radius, s.Radius
+		}
+		box, err := geom.NewBox(lo, hi)
+		if err != nil {
+			return mech.Problem{}, err
+		}
+		p.Domain = box
+		p.Radius = box.Radius(2) // the box's ℓ2 radius, R·√params
+	default:
+		return mech.Problem{}, fmt.Errorf("fit: unknown domain %q (%s, %s or %s)", s.Domain, Whole, Ball, Box)
+	}
+	if err := p.Validate(); err != nil {
+		return mech.Problem{}, err
+	}
+	return p, nil
+}
+
+// Budget returns the spec's budget after checking it, with the neighbouring relation
+// defaulting to replace-one.
+func Budget(s Spec) (mech.Budget, error) {
+	b := s.Budget
+	if b.Neighbouring == "" {
+		b.Neighbouring = privacy.ReplaceOne
+	}
+	if err := b.Validate(); err != nil {
+		return mech.Budget{}, err
+	}
+	return b, nil
+}
+
+// Plan plans the spec's mechanism on a dataset with these facts.
+func Plan(s Spec, f Facts) (mech.Plan, error) {
+	return PlanWith(s.Mechanism, s.Options, s, f)
+}
+
+// PlanWith plans the named mechanism with the given options for the spec's problem and
+// budget (the page compares every mechanism this way, each with its defaults).
+func PlanWith(name string, options map[string]string, s Spec, f Facts) (mech.Plan, error) {
+	m, err := Mechanism(name, options)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Problem(s, f)
+	if err != nil {
+		return nil, err
+	}
+	b, err := Budget(s)
+	if err != nil {
+		return nil, err
+	}
+	return m.Plan(b, p)
+}

@@ -1,0 +1,197 @@
+package fit
+
+import (
+	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+)
+
+var binaryFacts = Facts{N: 1000, D: 4, P: 2, Radius: 1, Label: Binary}
+
+func spec() Spec {
+	return Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: "rem",
+		Budget: mech.Budget{Epsilon: 1, Delta: 1e-6}}
+}
+
+func TestExponentJSON(t *testing.T) {
+	for _, tc := range []struct {
+		e    Exponent
+		json string
+	}{{2, "2"}, {1.5, "1.5"}, {Exponent(math.Inf(1)), `"inf"`}} {
+		b, err := json.Marshal(tc.e)
+		if err != nil || string(b) != tc.json {
+			t.Errorf("Marshal(%v) = %s, %v; want %s", tc.e, b, err, tc.json)
+		}
+		var back Exponent
+		if err := json.Unmarshal(b, &back); err != nil || back != tc.e {
+			t.Errorf("Unmarshal(%s) = %v, %v", b, back, err)
+		}
+		parsed, err := ParseExponent(tc.e.String())
+		if err != nil || parsed != tc.e {
+			t.Errorf("ParseExponent(%q) = %v, %v", tc.e.String(), parsed, err)
+		}
+	}
+	for _, bad := range []string{"0.5", "x", "-inf", "NaN", "+Inf", ""} {
+		if _, err := ParseExponent(bad); err == nil {
+			t.Errorf("ParseExponent(%q) accepted", bad)
+		}
+	}
+	var e Exponent
+	if err := json.Unmarshal([]byte(`"two"`), &e); err == nil {
+		t.Error(`"two" accepted as an exponent`)
+	}
+}
+
+func TestFactsOf(t *testing.T) {
+	ds := &data.Dataset{N: 3, D: 2, P: math.Inf(1), Radius: 2,
+		Label: data.Label{Kind: data.LabelNumeric, Min: -4, Max: 3}}
+	f, err := FactsOf(ds)
+	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: Numeric, LabelMin: -4, LabelMax: 3}
+	if err != nil || !reflect.DeepEqual(f, want) {
+		t.Errorf("FactsOf = %+v, %v; want %+v", f, err, want)
+	}
+	ds.Label = data.Label{Kind: data.LabelClass, Classes: []string{"a", "b", "c"}}
+	if f, err := FactsOf(ds); err != nil || f.Label != Class || len(f.Classes) != 3 {
+		t.Errorf("classes: %+v, %v", f, err)
+	}
+	for _, bad := range []*data.Dataset{{N: 1, D: 1, Radius: 1}, {N: 1, D: 1, Label: data.Label{Kind: data.LabelBinary}}} {
+		if _, err := FactsOf(bad); err == nil {
+			t.Errorf("FactsOf(%+v) accepted", bad)
+		}
+	}
+}
+
+func TestProblem(t *testing.T) {
+	classes := Facts{N: 50, D: 3, P: 2, Radius: 1, Label: Class, Classes: []string{"a", "b", "c"}}
+	numeric := Facts{N: 50, D: 3, P: 1, Radius: 2, Label: Numeric, LabelMin: -7, LabelMax: 5}
+	for _, tc := range []struct {
+		name   string
+		edit   func(*Spec)
+		facts  Facts
+		params int     // the domain's dimension
+		radius float64 // Problem.Radius
+		err    string
+	}{
+		{"logistic, whole space", func(*Spec) {}, binaryFacts, 4, 5, ""},
+		{"ball", func(s *Spec) { s.Domain = Ball; s.Radius = 3 }, binaryFacts, 4, 3, ""},
+		{"box: its l2 radius", func(s *Spec) { s.Domain = Box; s.Radius = 3 }, binaryFacts, 4, 6, ""},
+		{"multinomial: K·d parameters", func(s *Spec) { s.Loss = "multinomial" }, classes, 9, 5, ""},
+		{"huber", func(s *Spec) { s.Loss = "huber"; s.LossParam = 1 }, numeric, 3, 5, ""},
+		{"adversarial", func(s *Spec) { s.Robust = 0.1; s.RobustNorm = Exponent(math.Inf(1)) }, binaryFacts, 4, 5, ""},
+		{"tilted", func(s *Spec) { s.Tilt = 2 }, binaryFacts, 4, 5, ""},
+		{"wrong label", func(s *Spec) { s.Loss = "squared" }, binaryFacts, 0, 0, "does not fit a binary label"},
+		{"no parameter", func(s *Spec) { s.Loss = "huber" }, numeric, 0, 0, "positive finite parameter"},
+		{"bad radius", func(s *Spec) { s.Radius = math.Inf(1) }, binaryFacts, 0, 0, "radius"},
+		{"bad domain", func(s *Spec) { s.Domain = "simplex" }, binaryFacts, 0, 0, "unknown domain"},
+		{"bad robust", func(s *Spec) { s.Robust = -1; s.RobustNorm = 2 }, binaryFacts, 0, 0, "adversarial"},
+		{"no data", func(*Spec) {}, Facts{Label: Binary}, 0, 0, "no data"},
+	} {
+		s := spec()
+		tc.edit(&s)
+		p, err := Problem(s, tc.facts)
+		if tc.err != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want one containing %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if p.Domain.Dim() != tc.params || p.Radius != tc.radius || p.N != tc.facts.N || p.Dim != tc.facts.D {
+			t.Errorf("%s: domain of dimension %d, radius %g, N %d, Dim %d", tc.name, p.Domain.Dim(), p.Radius, p.N, p.Dim)
+		}
+		if p.Bounds.X != tc.facts.Radius || p.Bounds.XNorm != float64(tc.facts.P) {
+			t.Errorf("%s: bounds %+v", tc.name, p.Bounds)
+		}
+	}
+	// A numeric label's bound is the larger magnitude of its declared range.
+	s := spec()
+	s.Loss = "squared"
+	if p, err := Problem(s, numeric); err != nil || p.Bounds.Y != 7 {
+		t.Errorf("squared: Y = %g, %v; want 7", p.Bounds.Y, err)
+	}
+	if p, _ := Problem(spec(), binaryFacts); !reflect.DeepEqual(p.Domain, geom.Whole{D: 4}) {
+		t.Errorf("whole domain: %#v", p.Domain)
+	}
+}
+
+func TestBudget(t *testing.T) {
+	b, err := Budget(spec())
+	if err != nil || b.Neighbouring != privacy.ReplaceOne {
+		t.Errorf("Budget = %+v, %v; want replace-one by default", b, err)
+	}
+	s := spec()
+	s.Budget.Neighbouring = "swap"
+	if _, err := Budget(s); err == nil {
+		t.Error("an unknown relation accepted")
+	}
+	s = spec()
+	s.Budget.Epsilon = math.NaN()
+	if _, err := Budget(s); err == nil {
+		t.Error("ε = NaN accepted")
+	}
+}
+
+func TestOptions(t *testing.T) {
+	opts, err := Options("rem")
+	want := []Option{{"Sampler", "string"}, {"Objective", "string"}, {"SamplerShare", "float"}, {"FastSteps", "int"}}
+	if err != nil || !reflect.DeepEqual(opts, want) {
+		t.Errorf("Options(rem) = %v, %v; want %v", opts, err, want)
+	}
+	if _, err := Options("nope"); err == nil {
+		t.Error("an unknown mechanism accepted")
+	}
+}
+
+func TestMechanism(t *testing.T) {
+	m, err := Mechanism("rem", map[string]string{"Sampler": "mala", "FastSteps": "100", "SamplerShare": "0.2"})
+	want := mech.REM{Sampler: mech.SampleMALA, FastSteps: 100, SamplerShare: 0.2}
+	if err != nil || !reflect.DeepEqual(m, want) {
+		t.Errorf("Mechanism = %#v, %v; want %#v", m, err, want)
+	}
+	if def, _ := mech.ByName("rem"); !reflect.DeepEqual(def, mech.REM{}) {
+		t.Errorf("the registered mechanism changed: %#v", def)
+	}
+	for _, tc := range []struct {
+		options map[string]string
+		err     string
+	}{
+		{map[string]string{"FastSteps": "many"}, `setting FastSteps: "many" is not an integer`},
+		{map[string]string{"SamplerShare": "NaN"}, "not a finite number"},
+		{map[string]string{"Temperature": "1"}, "setting Temperature: no such setting"},
+		{map[string]string{"sampler": "mala"}, "no such setting"}, // names are exact
+	} {
+		if _, err := Mechanism("rem", tc.options); err == nil || !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("%v: error %v, want %q", tc.options, err, tc.err)
+		}
+	}
+}
+
+// Plan gives the planned mechanism's own guarantee, and its errors are the mechanism's.
+func TestPlan(t *testing.T) {
+	s := spec()
+	s.Options = map[string]string{"Sampler": "mala", "FastSteps": "50"}
+	pl, err := Plan(s, binaryFacts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := pl.Guarantee().Delta(1); !(d <= 1e-6) {
+		t.Errorf("δ(1) = %g above the budget", d)
+	}
+	if pl.Parameters()["sampler_steps"] != 50 {
+		t.Errorf("the option was not applied: %v", pl.Parameters())
+	}
+	s.Budget.Delta = 0
+	if _, err := Plan(s, binaryFacts); err == nil || !strings.Contains(err.Error(), "δ > 0") {
+		t.Errorf("REM with δ = 0: %v", err)
+	}
+}

@@ -1,0 +1,315 @@
+// The app in headless Chromium: the demo fitted with every mechanism (report, diagnostics,
+// plots), a long run that keeps the page responsive and is cancelled, malformed files whose
+// errors appear next to their controls, a dropped file, several runs over several workers,
+// the download and the shareable link. Every test records the requests of its page: none may
+// leave after the page has loaded, and nothing may be stored in the browser.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { artifacts, collectErrors, launch, recordRequests, startServer } from './lib.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// Fast settings per mechanism for the tests (each fit takes well under a second on the demo);
+// a mechanism not listed runs with its defaults, which must be fast too.
+const fast = {
+  rem: { Sampler: 'mala', FastSteps: '100' },
+};
+
+// open loads the page (with a query) and resolves once the engine answers.
+async function open(query = '', viewport = { width: 1280, height: 900 }) {
+  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const requests = recordRequests(context);
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  await page.goto(server.url + query);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+  return { context, page, requests, errors, loaded: requests.length };
+}
+
+// done checks that the page made no request after it loaded, stored nothing, logged no error,
+// and that its address holds configuration only; then closes it.
+async function done({ context, page, requests, errors, loaded }) {
+  assert.deepEqual(requests.slice(loaded).map((r) => r.url), [], 'requests after the page finished loading');
+  for (const r of requests) assert.ok(r.url.startsWith(server.origin + '/'), `a request to another origin: ${r.url}`);
+  const stored = await page.evaluate(async () => ({
+    local: localStorage.length,
+    session: sessionStorage.length,
+    idb: (await indexedDB.databases()).length,
+    caches: (await caches.keys()).length,
+    search: location.search,
+  }));
+  assert.deepEqual({ ...stored, search: undefined }, { local: 0, session: 0, idb: 0, caches: 0, search: undefined }, 'browser storage is empty');
+  const keys = [...new URLSearchParams(stored.search).keys()];
+  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'runs', 'seed', 'holdout']);
+  for (const k of keys) assert.ok(config.has(k) || k.startsWith('opt.'), `the address holds ${k}`);
+  assert.deepEqual(errors, []);
+  await context.close();
+}
+
+// planned waits for the plans of the current choices.
+async function planned(page) {
+  await page.waitForSelector('#plans[aria-busy="false"] tbody td:is(.time, .unavailable)', { timeout: 30000 });
+}
+
+// useDemo loads the demo and waits for its plans.
+async function useDemo(page) {
+  await page.click('#use-demo');
+  await page.waitForSelector('#dataset-summary', { timeout: 30000 });
+  await planned(page);
+}
+
+// replanned runs change, which changes the choices, and waits for the plan of the new choices.
+async function replanned(page, change) {
+  const before = await page.getAttribute('#plans', 'data-plan');
+  await change();
+  await page.waitForFunction((b) => document.querySelector('#plans').getAttribute('data-plan') !== b, before);
+  await planned(page);
+}
+
+// choose picks a mechanism and its fast settings, and waits for its plan.
+async function choose(page, name) {
+  if (!(await page.isChecked(`#choose-${name}`))) await replanned(page, () => page.check(`#choose-${name}`));
+  for (const [option, value] of Object.entries(fast[name] || {})) {
+    await replanned(page, async () => {
+      if ((await page.getAttribute(`#option-${option}`, 'type')) === 'text') await page.fill(`#option-${option}`, value);
+      else await page.selectOption(`#option-${option}`, value);
+    });
+  }
+  await page.waitForSelector(`#plan-${name}.chosen`);
+}
+
+test('the demo fits with every mechanism, with its report, diagnostics and plots', async () => {
+  const app = await open();
+  const { page } = app;
+  await useDemo(page);
+  assert.match(await page.textContent('#dataset-summary'), /4000 training rows and 1000 held-out rows, 92 features/);
+  assert.match(await page.textContent('#attribution'), /UCI Adult.*CC BY 4\.0/);
+  assert.equal(await page.textContent('#preview tbody tr:first-child td:nth-child(2)'), 'State-gov');
+  const names = await page.$$eval('#plans input[name="mechanism"]', (els) => els.map((e) => e.value));
+  assert.ok(names.includes('rem'), 'REM is listed: ' + names);
+  for (const name of names) {
+    await choose(page, name);
+    if (await page.$(`#plan-${name} .unavailable`)) {
+      // A mechanism that cannot meet this budget (say, pure ε-DP ones at δ > 0) says why.
+      assert.match(await page.textContent(`#plan-${name} .unavailable`), /Not available: \S/);
+      continue;
+    }
+    const time = await page.textContent(`#plan-${name} .time`);
+    assert.match(time, /^≈ /, `${name}: a predicted time`);
+    assert.ok((await page.getAttribute('#privacy-curve path.series-0', 'd')).length > 100, `${name}: the privacy curve is drawn`);
+    assert.ok(await page.$('#privacy-curve circle.marker'), `${name}: the target is marked`);
+    assert.ok(await page.$('#privacy-tradeoff path.reference'), `${name}: perfect privacy is drawn`);
+    await page.click('#run-button');
+    await page.waitForSelector('#results', { timeout: 60000 });
+    await page.waitForFunction(() => document.querySelector('#run-progress')?.value === 100);
+    const statement = await page.textContent('#report-statement');
+    assert.match(statement, /differentially private under the replace-one relation/, `${name}: ${statement}`);
+    const report = await page.textContent('#report');
+    assert.match(report, /Neighbouring relation\s*replace-one/);
+    assert.match(report, /Sensitivity/);
+    if (name === 'rem') assert.match(report, /mixing not certified/, 'REM in a fast mode says mixing is not certified');
+    assert.match(await page.textContent('#results h3 .badge'), /not private/);
+    assert.match(await page.textContent('#diagnostics'), /Held-out accuracy \(1000 rows\)\s*\d+\.\d %/);
+    assert.equal(await page.$$eval('#weights tbody tr', (rows) => rows.length), 92);
+  }
+  await page.screenshot({ path: path.join(artifacts(), 'app-1280.png'), fullPage: true });
+  await page.setViewportSize({ width: 360, height: 800 });
+  await page.screenshot({ path: path.join(artifacts(), 'app-360.png'), fullPage: true });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth);
+  assert.ok(overflow <= 360, `the page fits 360 px: ${overflow}px wide`);
+  await done(app);
+});
+
+test('a long run shows its progress, keeps the page responsive, and cancels', async () => {
+  const app = await open();
+  const { page } = app;
+  await useDemo(page);
+  await choose(page, 'rem'); // its default, certified sampler takes hours on the demo
+  await replanned(page, () => page.selectOption('#option-Sampler', ''));
+  assert.match(await page.textContent('#plan-rem td[data-label="guarantee"]'), /with a sampler within total variation/, 'the certified sampler');
+  await page.click('#run-button');
+  await page.waitForSelector('#cancel-button');
+  // A timer on the page keeps ticking and typing updates the page while the fit runs.
+  await page.evaluate(() => { window.ticks = 0; window.ticker = setInterval(() => { window.ticks++; }, 50); });
+  const before = await page.textContent('#plan-rem td[data-label="guarantee"]');
+  await page.fill('#budget-eps', '2');
+  await page.waitForFunction((b) => document.querySelector('#plan-rem td[data-label="guarantee"]').textContent !== b, before);
+  await page.waitForTimeout(1500);
+  const ticks = await page.evaluate(() => window.ticks);
+  assert.ok(ticks >= 10, `the page's timer ticked ${ticks} times in 1.5 s during the fit (30 when idle; a frozen page ticks at most once)`);
+  assert.match(await page.textContent('#elapsed'), /s$/);
+  assert.match(await page.textContent('#remaining'), /about|estimating/);
+  assert.equal(await page.getAttribute('#run-progress', 'max'), '100');
+  await page.locator('#run').scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(artifacts(), 'app-running.png') });
+  await page.click('#cancel-button');
+  await page.waitForFunction(() => /1 cancelled/.test(document.querySelector('label[for="run-progress"]').textContent), null, { timeout: 15000 });
+  assert.equal(await page.$('#results'), null, 'a cancelled run releases nothing');
+  assert.equal(await page.isEnabled('#run-button'), true);
+  // The next run works (on a fresh worker if the cancelled one had to be stopped).
+  await choose(page, 'rem');
+  await page.click('#run-button');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  await page.evaluate(() => clearInterval(window.ticker));
+  await done(app);
+});
+
+// upload sets the file input to a file made of text.
+async function upload(page, name, text) {
+  await page.setInputFiles('#file-input', { name, mimeType: 'text/csv', buffer: Buffer.from(text) });
+}
+
+test('malformed files show their errors next to the controls', async () => {
+  const app = await open();
+  const { page } = app;
+  for (const [name, text, want] of [
+    ['fields.csv', 'a,b,y\n1,2,yes\n3,no\n', /line 3: 2 fields, but the header has 3/],
+    ['quote.csv', 'a,b,y\n1,2,yes\n1,"2,yes\n', /line 3, column "b": quoted field never closes/],
+    ['empty.csv', 'a,b,y\n', /line 2: no data rows/],
+    ['dup.csv', 'a,a,y\n1,2,yes\n', /duplicate column name "a"/],
+    ['label.csv', 'a,y\n' + Array.from({ length: 60 }, (_, i) => `1,v${i}\n`).join(''), /the last column cannot be the label/],
+  ]) {
+    await upload(page, name, text);
+    await page.waitForFunction((n) => document.querySelector('#load-error')?.textContent.length > 0 || false, name, { timeout: 15000 });
+    assert.match(await page.textContent('#load-error'), want, name);
+    assert.equal(await page.getAttribute('#file-input', 'aria-describedby'), 'load-error');
+  }
+  // An error beyond the rows the suggestion reads appears when the data is encoded: next to
+  // the file and next to its column in the schema, with its line.
+  const rows = Array.from({ length: 1200 }, (_, i) => `${i % 50},${i % 2 ? 'yes' : 'no'}\n`).join('');
+  await upload(page, 'late.csv', 'x,y\n' + rows + 'abc,yes\n');
+  await page.waitForSelector('#unconfirmed');
+  assert.match(await page.textContent('#unconfirmed'), /4\s*values were suggested from your data/);
+  assert.equal(await page.isDisabled('#check-data'), true, 'unconfirmed values block the check');
+  assert.match(await page.textContent('.blockers'), /Confirm the 4 values/);
+  assert.ok(await page.$('#confirm-min-0'), 'a confirm button beside the derived minimum');
+  await page.fill('#min-0', '0'); // typing a public bound confirms it
+  await page.waitForSelector('#confirm-min-0', { state: 'detached' });
+  await page.click('#confirm-all');
+  await page.click('#check-data');
+  await page.waitForSelector('#data-error');
+  assert.match(await page.textContent('#data-error'), /line 1202, column "x": "abc" is not a number/);
+  assert.match(await page.textContent('#column-data-error-0'), /"abc" is not a number/);
+  await page.screenshot({ path: path.join(artifacts(), 'app-errors.png'), fullPage: true });
+  // A schema error appears next to its column.
+  await page.fill('#max-0', '-5');
+  await page.waitForSelector('#column-error-0');
+  assert.match(await page.textContent('#column-error-0'), /column "x": the range \[0, -5\] must be finite with min < max/);
+  await done(app);
+});
+
+test('a dropped file is read in the worker, and its suggestions must be confirmed', async () => {
+  const app = await open('', { width: 360, height: 800 });
+  const { page } = app;
+  await page.evaluate(() => {
+    const dt = new DataTransfer();
+    dt.items.add(new File(['height;colour;y\n1.5;red;a\n2;blue;b\n2.5;red;a\n'], 'dropped.csv', { type: 'text/csv' }));
+    document.querySelector('.dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
+  });
+  await page.waitForSelector('#file-name');
+  assert.equal(await page.textContent('#file-name'), 'dropped.csv');
+  assert.equal(await page.textContent('#preview tbody tr:nth-child(2) td:nth-child(2)'), 'blue');
+  assert.ok(await page.$('#schema-editor'), 'the schema editor is open while values are unconfirmed');
+  assert.match(await page.textContent('#column-0'), /from your data/);
+  await page.click('#confirm-all');
+  await page.fill('#holdout', '0');
+  await page.click('#check-data');
+  await page.waitForSelector('#dataset-summary');
+  assert.match(await page.textContent('#dataset-summary'), /3 training rows and no held-out rows, 4 features/);
+  await page.screenshot({ path: path.join(artifacts(), 'app-schema-360.png'), fullPage: true });
+  await done(app);
+});
+
+test('several seeded runs spread over workers, compose, download, and the link reproduces the settings', async () => {
+  const app = await open();
+  const { page } = app;
+  await useDemo(page);
+  await choose(page, 'rem');
+  await replanned(page, () => page.fill('#runs', '3'));
+  await page.fill('#seed', '7');
+  await page.waitForSelector('#seed-warning');
+  await page.waitForSelector('#composed');
+  assert.match(await page.textContent('#composed'), /Releasing all 3 models together is \(ε = [\d.]+, δ = 1 × 10⁻⁶\)-differentially private/);
+  await page.waitForFunction(() => document.querySelectorAll('#privacy-curve path.series-2').length === 1);
+  await page.click('#run-button');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  const cores = await page.evaluate(() => navigator.hardwareConcurrency);
+  const label = await page.textContent('label[for="run-progress"]');
+  assert.match(label, /3 of 3 runs: 3 done/);
+  assert.match(label, cores >= 2 ? new RegExp(`on ${Math.min(cores, 3)} Web Workers at once`) : /in one Web Worker/);
+  assert.match(await page.textContent('#spread'), /held-out accuracy over 3 runs: mean \d/);
+  assert.match(await page.textContent('#report'), /seeded: not private/);
+  assert.match(await page.textContent('#report-verdict'), /Not private/);
+  // Sorting the weights by magnitude.
+  await page.click('#sort-weights');
+  const weights = await page.$$eval('#weights tbody td.num', (tds) => tds.map((td) => Math.abs(Number(td.textContent))));
+  assert.ok(weights[0] >= weights[weights.length - 1] && weights[0] >= weights[1]);
+  // The download: models and reports, no diagnostics.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  assert.equal(download.suggestedFilename(), 'privopt-release.json');
+  const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(saved.format, 'privopt-release/1');
+  assert.equal(saved.releases.length, 3);
+  assert.equal(saved.releases[0].model.weights.length, 92);
+  assert.equal(saved.releases[0].report.randomness, 'seeded: not private');
+  assert.doesNotMatch(JSON.stringify(saved), /diagnostics|train_accuracy|held-out/);
+  // The link holds the configuration only, and reproduces it.
+  const link = await page.inputValue('#share-link');
+  const params = new URL(link).searchParams;
+  assert.equal(params.get('data'), 'demo');
+  assert.equal(params.get('runs'), '3');
+  assert.equal(params.get('opt.Sampler'), 'mala');
+  assert.doesNotMatch(link, /State-gov|Bachelors|adult-train/);
+  await page.screenshot({ path: path.join(artifacts(), 'app-runs.png'), fullPage: true });
+  await done(app);
+
+  const again = await open(link.slice(link.indexOf('?')));
+  await planned(again.page);
+  assert.equal(await again.page.inputValue('#runs'), '3');
+  assert.equal(await again.page.inputValue('#seed'), '7');
+  assert.equal(await again.page.inputValue('#option-FastSteps'), '100');
+  assert.equal(await again.page.$eval('#option-Sampler', (s) => s.value), 'mala');
+  assert.match(await again.page.textContent('#dataset-summary'), /4000 training rows/);
+  await done(again);
+});
+
+test('every control has a label, and the app works from the keyboard with a visible focus', async () => {
+  const app = await open();
+  const { page } = app;
+  // Tab from the top of the page to the demo button and press Enter.
+  let focused = '';
+  for (let i = 0; i < 10 && focused !== 'use-demo'; i++) {
+    await page.keyboard.press('Tab');
+    focused = await page.evaluate(() => document.activeElement.id);
+  }
+  assert.equal(focused, 'use-demo', 'the demo button is reached with Tab');
+  const outline = await page.evaluate(() => getComputedStyle(document.activeElement).outlineStyle);
+  assert.notEqual(outline, 'none', 'the focused control shows its focus');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#dataset-summary', { timeout: 30000 });
+  await planned(page);
+  await page.click('#toggle-schema');
+  await choose(page, 'rem');
+  await page.focus('#run-button');
+  await page.keyboard.press('Enter');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  // Every form control has an accessible name: a <label>, or its own text for a button.
+  const unlabelled = await page.evaluate(() => [...document.querySelectorAll('input, select, textarea, button')]
+    .filter((el) => !(el.labels && el.labels.length > 0) && !el.getAttribute('aria-label') && !(el.tagName === 'BUTTON' && el.textContent.trim()))
+    .map((el) => el.outerHTML.slice(0, 80)));
+  assert.deepEqual(unlabelled, []);
+  await done(app);
+});

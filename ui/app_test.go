@@ -1,0 +1,546 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/vugu/vugu"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/wasm/engine"
+)
+
+// memFile is a file the test host "chose".
+type memFile struct {
+	name string
+	data []byte
+}
+
+func (f memFile) Name() string             { return f.name }
+func (f memFile) Size() int64              { return int64(len(f.data)) }
+func (f memFile) Open() (io.Reader, error) { return bytes.NewReader(f.data), nil }
+
+// delivery is one message from an engine worker.
+type delivery struct {
+	w    int
+	resp engine.Response
+}
+
+// testHost runs the engine in the same process: one engine per worker, answers queued and
+// delivered by settle.
+type testHost struct {
+	t         *testing.T
+	workers   int
+	engines   map[int]*engine.Engine
+	file      *memFile
+	queue     []delivery
+	posted    chan delivery
+	sent      []delivery // every request sent, with its worker
+	downloads map[string]string
+}
+
+func newTestHost(t *testing.T, workers int) *testHost {
+	return &testHost{t: t, workers: workers, engines: map[int]*engine.Engine{}, posted: make(chan delivery, 10000), downloads: map[string]string{}}
+}
+
+func (h *testHost) Send(w int, req engine.Request) {
+	h.sent = append(h.sent, delivery{w, engine.Response{ID: req.ID, Kind: req.Kind}})
+	e, ok := h.engines[w]
+	if !ok {
+		e = engine.New(func(r engine.Response) { h.posted <- delivery{w, r} }, nil)
+		h.engines[w] = e
+	}
+	if req.Kind == "calibrate" { // the engine's tests measure; here a fixed rate will do
+		h.queue = append(h.queue, delivery{w, engine.Response{ID: req.ID, Kind: "rate",
+			Rate: &engine.Rate{PerQuery: 1e-7, PerParam: 1e-9, Measured: []engine.Measured{{Dim: 128, QueriesPerSecond: 4.4e6}}}}})
+		return
+	}
+	var f engine.File
+	if req.Source == "file" && h.file != nil {
+		f = *h.file
+	}
+	// The request goes through JSON, as in the browser.
+	b, err := json.Marshal(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	var resp engine.Response
+	if err := json.Unmarshal([]byte(e.HandleJSON(string(b), f)), &resp); err != nil {
+		h.t.Fatal(err)
+	}
+	h.queue = append(h.queue, delivery{w, resp})
+}
+
+func (h *testHost) Workers() int { return h.workers }
+
+func (h *testHost) TakeFile(vugu.DOMEvent) (string, int64, bool) {
+	if h.file == nil {
+		return "", 0, false
+	}
+	return h.file.name, h.file.Size(), true
+}
+
+func (h *testHost) Download(name, text string) { h.downloads[name] = text }
+func (h *testHost) Now() time.Time             { return time.Now() }
+
+// settle delivers the engines' answers to the app until none is left and no run is in progress.
+func (h *testHost) settle(a *App) {
+	h.t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		if len(h.queue) > 0 {
+			d := h.queue[0]
+			h.queue = h.queue[1:]
+			a.Receive(d.w, d.resp)
+			continue
+		}
+		select {
+		case d := <-h.posted:
+			a.Receive(d.w, d.resp)
+			continue
+		default:
+		}
+		if !a.Running {
+			return
+		}
+		select {
+		case d := <-h.posted:
+			a.Receive(d.w, d.resp)
+		case <-timeout:
+			h.t.Fatal("the runs did not end in 60 s")
+		}
+	}
+}
+
+// waitProgress delivers answers until a run reports progress.
+func (h *testHost) waitProgress(a *App) {
+	h.t.Helper()
+	timeout := time.After(60 * time.Second)
+	for {
+		for len(h.queue) > 0 {
+			d := h.queue[0]
+			h.queue = h.queue[1:]
+			a.Receive(d.w, d.resp)
+		}
+		select {
+		case d := <-h.posted:
+			a.Receive(d.w, d.resp)
+			if d.resp.Kind == "progress" {
+				return
+			}
+		case <-timeout:
+			h.t.Fatal("no progress in 60 s")
+		}
+	}
+}
+
+// demoApp returns an app with the demo data checked and planned, with a fast sampler.
+func demoApp(t *testing.T, workers int) (*App, *testHost) {
+	t.Helper()
+	h := newTestHost(t, workers)
+	a := NewApp(h)
+	a.Start()
+	a.UseDemo()
+	h.settle(a)
+	if a.Dataset == nil || a.Plans == nil || a.Rate == nil {
+		t.Fatalf("demo: dataset %v, plans %v, rate %v, errors %q %q %q", a.Dataset, a.Plans, a.Rate, a.LoadErr, a.DataErr, a.PlanErr)
+	}
+	a.SetOption("Sampler", "mala")
+	a.SetOption("FastSteps", "40")
+	h.settle(a)
+	return a, h
+}
+
+func TestDemoFlow(t *testing.T) {
+	a, h := demoApp(t, 2)
+	if !strings.HasPrefix(a.EngineStatus, "ready") || a.Dataset.Facts.N != 4000 || a.Dataset.Test != 1000 {
+		t.Fatalf("status %q, dataset %+v", a.EngineStatus, a.Dataset)
+	}
+	if !a.HasCurves() || a.CurvePlot.ViewBox == "" || len(a.TradeoffPlot.Paths) != 3 {
+		t.Fatalf("the chosen mechanism's curves are not drawn: %+v", a.Plans)
+	}
+	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	for _, want := range []string{`id="attribution"`, "CC BY 4.0", `id="preview"`, "State-gov", `id="dataset-summary"`,
+		`id="privacy-curve"`, `id="privacy-tradeoff"`, `<tr class="chosen" id="plan-rem">`, "mixing not certified", `id="option-Sampler"`,
+		"4.4 million per-example loss queries per second at d = 128", "≈ 0.06 s"} { // 2·40·4000 queries at 1e-7 + 92·1e-9 s each
+		if !strings.Contains(html, want) {
+			t.Errorf("the planned page lacks %s", want)
+		}
+	}
+	// Three seeded runs over two workers.
+	a.SetRuns("3")
+	a.SetSeed("11")
+	h.settle(a)
+	if a.ComposedText() == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="seed-warning"`) {
+		t.Error("three runs: no composed guarantee, or no seed warning")
+	}
+	a.Run()
+	if !a.Running {
+		t.Fatalf("Run refused: %s", a.RunErr)
+	}
+	h.settle(a)
+	if len(a.DoneRuns()) != 3 || a.RunSummary() != "3 of 3 runs: 3 done" {
+		t.Fatalf("runs: %s; %v", a.RunSummary(), a.RunErrors())
+	}
+	workers := map[int]bool{}
+	for _, s := range h.sent {
+		if s.resp.Kind == "run" {
+			workers[s.w] = true
+		}
+	}
+	if !workers[1] || !workers[2] || workers[0] {
+		t.Errorf("the runs ran on workers %v, want 1 and 2", workers)
+	}
+	res := a.Result()
+	if res.Release.Report.Randomness != privacy.SeededNotPrivate || a.Private() {
+		t.Errorf("a seeded run claims privacy: %+v", res.Release.Report)
+	}
+	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
+		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the results lack %s", want)
+		}
+	}
+	// Sorting by magnitude puts the largest weight first.
+	a.SetSort(true)
+	ws := a.Weights()
+	if len(ws) != 92 || abs(ws[0].value) < abs(ws[91].value) {
+		t.Errorf("sorted weights: first %v, last %v", ws[0], ws[91])
+	}
+	a.Select(2)
+	if a.Selected != 2 || a.Result() != a.RunList[2].Result {
+		t.Error("Select(2) did not select run 3")
+	}
+	// The download holds the models and reports, never the diagnostics.
+	a.Download()
+	text := h.downloads["privopt-release.json"]
+	var exp Export
+	if err := json.Unmarshal([]byte(text), &exp); err != nil || exp.Format != ExportFormat || len(exp.Releases) != 3 || len(exp.Releases[0].Model.Weights) != 92 {
+		t.Fatalf("download: %v, %.200s", err, text)
+	}
+	for _, unwanted := range []string{"diagnostics", "train_accuracy", "train_loss", "not_private\"", "held"} {
+		if strings.Contains(text, unwanted) {
+			t.Errorf("the download holds %q", unwanted)
+		}
+	}
+}
+
+func abs(v float64) float64 {
+	if v < 0 {
+		return -v
+	}
+	return v
+}
+
+// An OS-seeded single run is private when its sampler is certified; with a fast sampler the
+// report says mixing is not certified.
+func TestReportOfUnseededRun(t *testing.T) {
+	a, h := demoApp(t, 1)
+	a.Run()
+	h.settle(a)
+	rep := a.Result().Release.Report
+	if rep.Randomness != privacy.OSSeeded || rep.Private || !strings.Contains(rep.Statement, "Mixing is not certified") {
+		t.Errorf("report %+v", rep)
+	}
+	rows := a.ReportRows()
+	if rows[7].Name != "Sampler" || !strings.HasPrefix(rows[7].Value, "mixing not certified") {
+		t.Errorf("sampler row %+v", rows[7])
+	}
+}
+
+func TestCancel(t *testing.T) {
+	a, h := demoApp(t, 1)
+	a.SetOption("FastSteps", "200000") // minutes
+	h.settle(a)
+	a.Run()
+	h.waitProgress(a)
+	if a.Fraction() >= 1 || !a.Running || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="cancel-button"`) {
+		t.Fatalf("running: %v, %v", a.Running, a.Fraction())
+	}
+	// No other data can be opened while the runs need the current one.
+	loaded := a.Loaded
+	a.OpenFile(nil)
+	a.UseDemo()
+	if a.Loaded != loaded || a.Loading || !strings.Contains(a.LoadErr, "Wait for the runs") {
+		t.Errorf("new data opened during a run: %q", a.LoadErr)
+	}
+	a.Cancel()
+	h.settle(a)
+	if a.Running || a.RunList[0].State != "cancelled" || a.HasResults() {
+		t.Errorf("after cancel: running %v, state %s", a.Running, a.RunList[0].State)
+	}
+	// The worker is free for the next run.
+	a.SetOption("FastSteps", "40")
+	h.settle(a)
+	a.Run()
+	h.settle(a)
+	if !a.HasResults() {
+		t.Errorf("no result after the cancelled run: %v %s", a.RunErrors(), a.RunErr)
+	}
+}
+
+const fileCSV = "age, city, income\n34, Lyon, high\n51, Paris, low\n29, SECRETVILLE, low\n?, Lyon, high\n"
+
+// A file's suggested schema marks what it read from the data; nothing runs until each is
+// confirmed; typing a value confirms it.
+func TestFileFlowConfirmation(t *testing.T) {
+	h := newTestHost(t, 1)
+	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	a := NewApp(h)
+	a.Start()
+	a.OpenFile(nil)
+	h.settle(a)
+	if a.Loaded == nil || a.Unconfirmed() != 6 || !a.ShowSchema {
+		t.Fatalf("loaded %+v, unconfirmed %d, load error %q", a.Loaded, a.Unconfirmed(), a.LoadErr)
+	}
+	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	for _, want := range []string{`id="unconfirmed"`, "from your data", `id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the unconfirmed schema's page lacks %s", want)
+		}
+	}
+	a.CheckData()
+	if a.Checking || a.Dataset != nil {
+		t.Fatal("data with unconfirmed bounds was checked")
+	}
+	a.Run()
+	if a.Running || !strings.Contains(a.RunErr, "Check the data") {
+		t.Errorf("a run before the check: %q", a.RunErr)
+	}
+	// Typing a public bound confirms it; the button confirms another; the rest all at once.
+	a.SetMin(0, "17")
+	a.Confirm(0, "max")
+	if a.Derived(0, "min") || a.Derived(0, "max") || a.Unconfirmed() != 4 || a.Schema.Columns[0].Min != 17 {
+		t.Errorf("after confirming age: %+v", a.Schema.Columns[0])
+	}
+	a.ConfirmAll()
+	if a.Unconfirmed() != 0 {
+		t.Fatal("ConfirmAll left values unconfirmed")
+	}
+	a.SetHoldout("25")
+	a.CheckData()
+	h.settle(a)
+	if a.Dataset == nil || a.Dataset.Facts.N != 3 || a.Dataset.Test != 1 || a.Plans == nil {
+		t.Fatalf("checked: %+v, %q", a.Dataset, a.DataErr)
+	}
+	// Changing the schema forgets the check.
+	a.SetMax(0, "100")
+	if a.Dataset != nil || a.Plans != nil {
+		t.Error("a schema edit kept the old check")
+	}
+	// The link never holds data: not the file's name, not a value read from it.
+	if q := a.Query(); strings.Contains(q, "SECRET") || strings.Contains(q, "people") || strings.Contains(q, "data=") {
+		t.Errorf("the link holds data: %s", q)
+	}
+}
+
+// Schema errors appear next to the column they name; data errors name the line and column.
+func TestErrorsNextToTheirControl(t *testing.T) {
+	h := newTestHost(t, 1)
+	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	a := NewApp(h)
+	a.OpenFile(nil)
+	h.settle(a)
+	a.SetMin(0, "90")
+	a.SetMax(0, "17")
+	if a.Cols[0].Err == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="column-error-0"`) {
+		t.Errorf("min > max: column error %q", a.Cols[0].Err)
+	}
+	a.SetMax(0, "abc")
+	if a.Cols[0].Max.Err == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `aria-invalid="true"`) {
+		t.Error("a non-numeric max is not marked invalid")
+	}
+	a.SetMax(0, "90")
+	a.SetMin(0, "20")
+	a.SetKind(1, "categorical")
+	a.SetValues(1, "Lyon\nParis")
+	a.ConfirmAll()
+	a.CheckData()
+	h.settle(a)
+	if a.DataErrColumn != "city" || !strings.Contains(a.DataErr, "line 4") || a.ColumnDataErr(1) == "" {
+		t.Errorf("an undeclared category: %q in column %q", a.DataErr, a.DataErrColumn)
+	}
+	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="column-data-error-1"`) || !strings.Contains(html, `id="data-error"`) {
+		t.Error("the data error is not shown next to the file and the column")
+	}
+	// A malformed file is reported where it was opened, with its line.
+	h.file = &memFile{"bad.csv", []byte("a,b\n1,x\n2\n")}
+	a.OpenFile(nil)
+	h.settle(a)
+	if !strings.Contains(a.LoadErr, "line 3") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="load-error"`) {
+		t.Errorf("malformed file: %q", a.LoadErr)
+	}
+}
+
+// Changing a column's kind keeps the values that fit the new kind with their marks, and a
+// new label demotes the old one.
+func TestSetKind(t *testing.T) {
+	h := newTestHost(t, 1)
+	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	a := NewApp(h)
+	a.OpenFile(nil)
+	h.settle(a)
+	a.SetKind(0, "numeric-label")
+	c := a.Schema.Columns
+	if c[0].Min != 29 || c[0].Max != 51 || !a.Derived(0, "min") || c[2].Kind != "ignore" {
+		t.Errorf("numeric → numeric label: %+v; old label %+v", c[0], c[2])
+	}
+	a.SetKind(1, "class-label")
+	if c := a.Schema.Columns; len(c[1].Classes) != 3 || !a.Derived(1, "classes") || c[0].Kind != "ignore" {
+		t.Errorf("categorical → class label: %+v", c[1])
+	}
+	if a.LabelKind() != fit.Class || a.LossChoices()[0] != "multinomial" {
+		t.Errorf("label kind %q", a.LabelKind())
+	}
+}
+
+// Before the data is checked nothing is planned and the run says what is missing; a budget the
+// chosen mechanism cannot meet is refused with its reason.
+func TestRunBlockers(t *testing.T) {
+	a := NewApp(newTestHost(t, 1))
+	if b := a.RunBlockers(); len(b) != 1 || !strings.Contains(b[0], "demo") {
+		t.Errorf("blockers without data: %q", b)
+	}
+	a, h := demoApp(t, 1)
+	a.SetDelta("0")
+	h.settle(a)
+	if b := strings.Join(a.RunBlockers(), " "); !strings.Contains(b, "does not plan") || !strings.Contains(b, "δ > 0") {
+		t.Errorf("REM at δ = 0: %q", b)
+	}
+	a.SetDelta("1e-6")
+	a.SetOption("FastSteps", "many")
+	h.settle(a)
+	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="option-error-FastSteps"`) || !strings.Contains(html, `many&#34; is not an integer`) {
+		t.Error("a setting's error is not shown next to it")
+	}
+	a.SetEps("-1")
+	if b := strings.Join(a.RunBlockers(), " "); !strings.Contains(b, "Fix ε") {
+		t.Errorf("ε = −1: %q", b)
+	}
+	a.Run()
+	if a.Running || a.RunErr == "" {
+		t.Error("an invalid budget ran")
+	}
+}
+
+// A link reproduces the configuration: applied to a fresh page, it gives the same link.
+func TestLinkRoundTrip(t *testing.T) {
+	a, _ := demoApp(t, 1)
+	a.SetEps("0.5")
+	a.SetDelta("1e-7")
+	a.SetNeighbouring("add-remove")
+	a.SetRuns("4")
+	a.SetSeed("42")
+	a.SetModifier(Adversarial)
+	a.SetRobust("0.1")
+	a.SetRobustNorm("2")
+	a.SetDomain(fit.Ball)
+	a.SetRadius("3")
+	q := a.Query()
+	for _, want := range []string{"data=demo", "eps=0.5", "delta=1e-7", "nb=add-remove", "runs=4", "seed=42", "mod=adversarial", "rho=0.1", "rnorm=2",
+		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40"} {
+		if !strings.Contains(q, want) {
+			t.Errorf("the link %s lacks %s", q, want)
+		}
+	}
+	values, err := url.ParseQuery(q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for k := range values {
+		m[k] = values.Get(k)
+	}
+	b := NewApp(newTestHost(t, 1))
+	b.ApplyQuery(m)
+	if b.Query() != q || !b.wantDemo {
+		t.Errorf("round trip:\n%s\n%s", q, b.Query())
+	}
+	// Invalid values show their fields' errors and keep the defaults.
+	c := NewApp(newTestHost(t, 1))
+	c.ApplyQuery(map[string]string{"eps": "-3", "runs": "2.5", "loss": "nonsense", "mech": "nonsense"})
+	if c.Eps.Err == "" || c.Eps.Value != 1 || c.Runs.Err == "" || c.Loss != "logistic" || c.Mechanism != "rem" {
+		t.Errorf("invalid link values: %+v %+v %q %q", c.Eps, c.Runs, c.Loss, c.Mechanism)
+	}
+}
+
+func TestQueryEscape(t *testing.T) {
+	for _, s := range []string{"", "plain", "a b&c=d", "ε = 1/2 + 100%", "x\n\"y\"#?"} {
+		got := queryEscape(s)
+		back, err := url.QueryUnescape(got)
+		if err != nil || back != s || strings.ContainsAny(got, " &=#?+\n") {
+			t.Errorf("queryEscape(%q) = %q, reads back as %q (%v)", s, got, back, err)
+		}
+	}
+}
+
+func TestFormatDuration(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{0.123, "0.12 s"}, {12.4, "12 s"}, {600, "10 min"}, {7200, "2.0 h"}, {86400 * 10, "10 days"}, {86400 * 365 * 30, "30 years"}} {
+		if got := formatDuration(tc.s); got != tc.want {
+			t.Errorf("formatDuration(%g) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}
+
+// A class label fits the multinomial loss (one weight vector per class); a numeric label a
+// regression loss, which has no accuracy.
+func TestOtherLabels(t *testing.T) {
+	for _, tc := range []struct {
+		name, csv, kind, loss, domain string
+		weights                       int
+		accuracy                      bool
+	}{
+		{"classes", "x,z,y\n1,0,a\n2,1,b\n3,0,c\n4,1,a\n5,0,b\n6,1,c\n", "class-label", "multinomial", fit.Whole, 3 * 3, true},
+		{"numeric", "x,z,y\n1,0,0.5\n2,1,1.5\n3,0,2\n4,1,3\n5,0,1\n6,1,2.5\n", "numeric-label", "squared", fit.Box, 3, false},
+	} {
+		h := newTestHost(t, 1)
+		h.file = &memFile{tc.name + ".csv", []byte(tc.csv)}
+		a := NewApp(h)
+		a.Start()
+		a.OpenFile(nil)
+		h.settle(a)
+		if a.Schema == nil || string(a.Schema.Columns[2].Kind) != tc.kind {
+			t.Fatalf("%s: suggested %+v (%s)", tc.name, a.Schema, a.LoadErr)
+		}
+		a.ConfirmAll()
+		a.SetHoldout("0")
+		a.CheckData()
+		h.settle(a)
+		if a.Dataset == nil || a.Loss != tc.loss {
+			t.Fatalf("%s: dataset %+v, loss %q, %q", tc.name, a.Dataset, a.Loss, a.DataErr)
+		}
+		a.SetDomain(tc.domain)
+		a.SetOption("Sampler", "mala")
+		a.SetOption("FastSteps", "20")
+		h.settle(a)
+		a.Run()
+		h.settle(a)
+		res := a.Result()
+		if res == nil {
+			t.Fatalf("%s: no result: %q %v", tc.name, a.RunErr, a.RunErrors())
+		}
+		if len(a.Weights()) != tc.weights || a.Multiclass() != (tc.loss == "multinomial") {
+			t.Errorf("%s: %d weights, multiclass %v", tc.name, len(a.Weights()), a.Multiclass())
+		}
+		if (res.Release.Diagnostics.TrainAccuracy != nil) != tc.accuracy {
+			t.Errorf("%s: training accuracy %v", tc.name, res.Release.Diagnostics.TrainAccuracy)
+		}
+		html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+		if tc.loss == "multinomial" && !strings.Contains(html, `<th scope="col">class</th>`) {
+			t.Errorf("%s: the weights have no class column", tc.name)
+		}
+		if strings.Contains(html, "Training accuracy") != tc.accuracy {
+			t.Errorf("%s: training accuracy shown: %v", tc.name, !tc.accuracy)
+		}
+	}
+}

@@ -1,0 +1,6 @@
+package ui
+
+// CurveWidget renders a GDPWidget.
+type CurveWidget struct {
+	W *GDPWidget
+}

@@ -1,0 +1,128 @@
+package ui
+
+// The page's plain-language descriptions of the losses, their modifiers and the mechanisms.
+// A mechanism registered in pkg/core/mech without a description here still appears on the
+// page, with its name, its paper and its settings.
+
+// lossDescription describes a loss.
+type lossDescription struct{ title, explain string }
+
+var lossText = map[string]lossDescription{
+	"logistic":     {"logistic regression", "log(1 + e^(−y⟨w, x⟩)) for labels ±1: smooth, and Lipschitz with the declared row bound."},
+	"hinge":        {"hinge (support vector machine)", "max(0, 1 − y⟨w, x⟩) for labels ±1: Lipschitz but not smooth."},
+	"smooth-hinge": {"smoothed hinge", "The hinge with its corner replaced by a parabola of width H: Lipschitz and smooth."},
+	"squared":      {"least squares", "½(⟨w, x⟩ − y)² for a numeric label: Lipschitz only on a bounded domain, with the label's declared range."},
+	"huber":        {"Huber regression", "Quadratic for residuals within δ, linear beyond: least squares that outliers cannot dominate."},
+	"multinomial":  {"multinomial logistic regression", "One weight vector per class; the loss is log Σₖ e^⟨wₖ, x⟩ − ⟨w_y, x⟩."},
+}
+
+// LossExplain explains the chosen loss.
+func (a *App) LossExplain() string { return lossText[a.Loss].explain }
+
+// LossTitle is a loss's name as the page shows it (for the loss menu).
+func (a *App) LossTitle(name string) string {
+	if d, ok := lossText[name]; ok {
+		return d.title
+	}
+	return name
+}
+
+// ModifierExplain explains the chosen modifier.
+func (a *App) ModifierExplain() string {
+	switch a.Modifier {
+	case Tilted:
+		return "Tilted ERM minimises (1/t)·log mean e^(t·ℓᵢ): t > 0 weighs the worst-fitted rows more (fairness, robustness). Its smoothness grows by t·G². Output perturbation supports it (Lowy and Razaviyayn); the sampling mechanisms need a plain mean."
+	case Adversarial:
+		return "Adversarial training minimises each row's loss at the worst perturbation of its features within an ℓq ball of radius ρ, in closed form for margin losses (Lowy and Razaviyayn). The loss is no longer smooth."
+	}
+	return "The mean of the per-row losses."
+}
+
+// mechanismDescription describes a mechanism in plain language.
+type mechanismDescription struct {
+	title, explain, assumptions string
+}
+
+var mechanismText = map[string]mechanismDescription{
+	"rem": {
+		"Regularized exponential mechanism (ℓ2)",
+		"Draws the model at random, favouring low training loss: its density is proportional to exp(−k·(F(w) + μ‖w‖²/2)). k and μ follow from ε, δ and the declared bounds; the guarantee is Gaussian differential privacy, and a certified sampler's error is counted in δ.",
+		"A convex loss, Lipschitz with the declared row bound; δ > 0; the whole space or a box; no tilt. The certified samplers can be slow (their cost grows like (μ·n)²); the fast samplers (MALA, Langevin) do not certify their mixing, and then no privacy is claimed.",
+	},
+	"rem-lp": {
+		"Regularized exponential mechanism in ℓp norms",
+		"The regularized exponential mechanism with a regularizer that is strongly convex in an ℓp norm: better than ℓ2 when the rows are bounded in ℓ∞ or the best model is sparse.",
+		"A convex loss, Lipschitz in the chosen norm on the domain; δ > 0.",
+	},
+	"outpert": {
+		"Output perturbation (pure ε-DP)",
+		"Fits the ridge-regularized model to a certified accuracy, then adds noise scaled to how far one row can move the exact minimizer (2L/(λn), widened by the solver's certificate). Pure ε-differential privacy: no δ.",
+		"A convex Lipschitz loss with ridge regularization; supports tilted ERM and adversarial training.",
+	},
+	"outpert-gauss": {
+		"Output perturbation (Gaussian, (ε, δ))",
+		"Fits the ridge-regularized model to a certified accuracy, then adds Gaussian noise calibrated exactly on the Gaussian privacy curve to how far one row can move the minimizer.",
+		"A convex Lipschitz loss with ridge regularization; δ > 0; supports tilted ERM and adversarial training.",
+	},
+	"langevin": {
+		"Langevin diffusion (noisy gradient descent)",
+		"Runs gradient descent with Gaussian noise added at every step. The whole trajectory is Gaussian differentially private (μ = βΔ√(t/2)), so the run can stop at any time without costing privacy.",
+		"A convex loss with bounded gradients on a bounded domain; δ > 0.",
+	},
+	"rashomon": {
+		"Rashomon-set sampler",
+		"Draws a model from the near-optimal models (those whose training loss is within ψ of the best), to show how much equally good models disagree.",
+		"A convex Lipschitz loss on a bounded domain. Each model drawn costs privacy: several draws compose.",
+	},
+	"expmech": {
+		"Exponential mechanism (pure ε-DP)",
+		"Draws the model with density proportional to exp(−β·F(w)) on a bounded domain, with β = εn/(2L·diameter): pure ε-differential privacy, no δ.",
+		"A Lipschitz loss on a bounded domain (convexity for the utility bound), sampled exactly.",
+	},
+}
+
+// optionDescription explains a mechanism's setting; choices, when set, are its values.
+type optionDescription struct {
+	help    string
+	choices []OptionChoice
+}
+
+// OptionChoice is one value of a mechanism's setting; Uncertified marks a choice whose
+// privacy is not certified.
+type OptionChoice struct {
+	// Value is the setting's text and Label describes it.
+	Value, Label string
+	Uncertified  bool
+}
+
+var optionText = map[string]map[string]optionDescription{
+	"rem": {
+		"Sampler": {"how the model is sampled", []OptionChoice{
+			{"proximal-stochastic", "proximal sampler, stochastic oracle (certified)", false},
+			{"proximal-envelope", "proximal sampler, envelope rejection (certified)", false},
+			{"proximal-value", "proximal sampler, value rejection (certified)", false},
+			{"mala", "MALA (fast; mixing not certified: no privacy claimed)", true},
+			{"langevin", "projected Langevin (fast; mixing not certified: no privacy claimed)", true},
+		}},
+		"Objective": {"which risk the parameters minimise", []OptionChoice{
+			{"erm", "the training loss (ERM)", false},
+			{"sco", "the population loss (SCO)", false},
+		}},
+		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
+		"FastSteps":    {"steps of a fast sampler", nil},
+	},
+}
+
+// MechanismTitle is a mechanism's name as the page shows it.
+func (a *App) MechanismTitle(name string) string {
+	if d, ok := mechanismText[name]; ok {
+		return d.title
+	}
+	return name
+}
+
+// MechanismExplain explains a mechanism ("" when the page has no description).
+func (a *App) MechanismExplain(name string) string { return mechanismText[name].explain }
+
+// MechanismAssumptions states a mechanism's assumptions ("" when the page has no description).
+func (a *App) MechanismAssumptions(name string) string { return mechanismText[name].assumptions }

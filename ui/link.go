@@ -1,0 +1,147 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+)
+
+// A link to the page encodes the configuration, never the data: the choices of the model,
+// mechanism and privacy steps, and whether the built-in demo is loaded. Opening it sets each
+// field as if typed, so an invalid value shows the field's error.
+
+// linkParam is one parameter of a link: get returns its value ("" to leave it out), set
+// applies it.
+type linkParam struct {
+	name string
+	get  func(*App) string
+	set  func(*App, string)
+}
+
+// optionPrefix starts the name of a link parameter that sets a mechanism's setting.
+const optionPrefix = "opt."
+
+var linkParams = []linkParam{
+	{"data", func(a *App) string { return when(a.demoData(), "demo") }, func(a *App, v string) { a.wantDemo = v == "demo" }},
+	{"loss", func(a *App) string { return a.Loss }, func(a *App, v string) {
+		for _, ls := range fit.Losses {
+			if slices.Contains(ls, v) {
+				a.Loss = v
+			}
+		}
+	}},
+	{"lossp", func(a *App) string { return when(a.HasLossParam(), a.LossParam.Text) }, (*App).SetLossParam},
+	{"mod", func(a *App) string { return when(a.Modifier != NoModifier, a.Modifier) }, func(a *App, v string) {
+		if v == Tilted || v == Adversarial {
+			a.Modifier = v
+		}
+	}},
+	{"tilt", func(a *App) string { return when(a.Modifier == Tilted, a.Tilt.Text) }, (*App).SetTilt},
+	{"rho", func(a *App) string { return when(a.Modifier == Adversarial, a.Robust.Text) }, (*App).SetRobust},
+	{"rnorm", func(a *App) string { return when(a.Modifier == Adversarial, a.RobustNorm) }, func(a *App, v string) {
+		if v == "1" || v == "2" || v == "inf" {
+			a.RobustNorm = v
+		}
+	}},
+	{"domain", func(a *App) string { return a.Domain }, func(a *App, v string) {
+		if v == fit.Whole || v == fit.Ball || v == fit.Box {
+			a.Domain = v
+		}
+	}},
+	{"radius", func(a *App) string { return a.Radius.Text }, (*App).SetRadius},
+	{"mech", func(a *App) string { return a.Mechanism }, func(a *App, v string) {
+		if slices.Contains(mech.Names(), v) {
+			a.SetMechanism(v)
+		}
+	}},
+	{"eps", func(a *App) string { return a.Eps.Text }, (*App).SetEps},
+	{"delta", func(a *App) string { return a.Delta.Text }, (*App).SetDelta},
+	{"nb", func(a *App) string { return a.Neighbouring }, func(a *App, v string) {
+		if privacy.Neighbouring(v).Validate() == nil {
+			a.Neighbouring = v
+		}
+	}},
+	{"runs", func(a *App) string { return a.Runs.Text }, (*App).SetRuns},
+	{"seed", func(a *App) string { return a.Seed.Text }, (*App).SetSeed},
+	{"holdout", func(a *App) string { return when(!a.demoData(), a.Holdout.Text) }, (*App).SetHoldout},
+}
+
+// demoData reports whether the page holds, or is about to load, the demo data.
+func (a *App) demoData() bool { return a.IsDemo() || (a.Loaded == nil && a.wantDemo) }
+
+// when returns v when ok, "" otherwise.
+func when(ok bool, v string) string {
+	if ok {
+		return v
+	}
+	return ""
+}
+
+// Query returns the query string ("k=v&…", percent-encoded) of the current configuration.
+// It holds no data: no value, bound or name read from a file.
+func (a *App) Query() string {
+	var parts []string
+	for _, p := range linkParams {
+		if v := strings.TrimSpace(p.get(a)); v != "" {
+			parts = append(parts, queryEscape(p.name)+"="+queryEscape(v))
+		}
+	}
+	keys := make([]string, 0, len(a.OptionText))
+	for k, v := range a.OptionText {
+		if v != "" {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		parts = append(parts, queryEscape(optionPrefix+k)+"="+queryEscape(a.OptionText[k]))
+	}
+	return strings.Join(parts, "&")
+}
+
+// Link is the page's address with the current configuration (BaseURL, then the query).
+func (a *App) Link() string { return a.BaseURL + "?" + a.Query() }
+
+// ApplyQuery sets the configuration from a link's decoded query parameters; unknown
+// parameters are ignored. The mechanism is set first, so that its settings apply to it.
+func (a *App) ApplyQuery(q map[string]string) {
+	if v, ok := q["mech"]; ok {
+		for _, p := range linkParams {
+			if p.name == "mech" {
+				p.set(a, v)
+			}
+		}
+	}
+	for _, p := range linkParams {
+		if v, ok := q[p.name]; ok && p.name != "mech" {
+			p.set(a, v)
+		}
+	}
+	for k, v := range q {
+		if field, ok := strings.CutPrefix(k, optionPrefix); ok {
+			a.SetOption(field, v)
+		}
+	}
+}
+
+// queryEscape percent-encodes s for a URL's query: every byte but the unreserved characters
+// of RFC 3986 (letters, digits, "-", ".", "_", "~"). (net/url would add 130 kB to app.wasm.)
+func queryEscape(s string) string {
+	const hex = "0123456789ABCDEF"
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', '0' <= c && c <= '9', c == '-', c == '.', c == '_', c == '~':
+			b.WriteByte(c)
+		default:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,168 @@
+package ui
+
+import (
+	"math"
+	"slices"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/wasm/engine"
+)
+
+// modelState is the app's model step: the loss, its modifier and the parameter domain.
+type modelState struct {
+	// Loss names the loss (fit.Losses); LossParam is its parameter (smooth-hinge, huber).
+	Loss      string
+	LossParam Field
+	// Modifier is "none", "tilted" (Tilt) or "adversarial" (Robust in the RobustNorm norm).
+	Modifier   string
+	Tilt       Field
+	Robust     Field
+	RobustNorm string
+	// Domain is fit.Whole, fit.Ball or fit.Box, and Radius its radius.
+	Domain string
+	Radius Field
+}
+
+// Modifiers of a loss.
+const (
+	NoModifier  = "none"
+	Tilted      = "tilted"
+	Adversarial = "adversarial"
+)
+
+func (a *App) initModel() {
+	a.Loss, a.Modifier, a.Domain, a.RobustNorm = "logistic", NoModifier, fit.Whole, "inf"
+	a.LossParam.set("1", positive)
+	a.Tilt.set("1", positive)
+	a.Robust.set("0.05", positive)
+	a.Radius.set("10", positive)
+}
+
+// LabelKind is the label kind of the checked data, or of the schema's label column while
+// the data is unchecked (fit.Binary when there is neither).
+func (a *App) LabelKind() string {
+	if a.Dataset != nil {
+		return a.Dataset.Facts.Label
+	}
+	if a.Schema != nil {
+		for _, c := range a.Schema.Columns {
+			switch c.Kind {
+			case data.NumericLabel:
+				return fit.Numeric
+			case data.ClassLabel:
+				return fit.Class
+			}
+		}
+	}
+	return fit.Binary
+}
+
+// LossChoices lists the losses that fit the data's label.
+func (a *App) LossChoices() []string { return fit.Losses[a.LabelKind()] }
+
+// SetLoss chooses the loss.
+func (a *App) SetLoss(name string) {
+	a.Loss = name
+	a.specChanged()
+}
+
+// HasLossParam reports whether the loss takes a parameter.
+func (a *App) HasLossParam() bool { return a.Loss == "smooth-hinge" || a.Loss == "huber" }
+
+// LossParamLabel names the loss's parameter.
+func (a *App) LossParamLabel() string {
+	if a.Loss == "huber" {
+		return "Huber threshold δ (residuals beyond it count linearly)"
+	}
+	return "smoothing width H"
+}
+
+// SetLossParam sets the loss's parameter.
+func (a *App) SetLossParam(text string) { a.LossParam.set(text, positive); a.specChanged() }
+
+// SetModifier sets the loss's modifier: none, tilted or adversarial.
+func (a *App) SetModifier(m string) { a.Modifier = m; a.specChanged() }
+
+// SetTilt sets the tilt t of tilted ERM.
+func (a *App) SetTilt(text string) { a.Tilt.set(text, positive); a.specChanged() }
+
+// SetRobust sets the radius ρ of adversarial training.
+func (a *App) SetRobust(text string) { a.Robust.set(text, positive); a.specChanged() }
+
+// SetRobustNorm sets the norm of adversarial perturbations: "1", "2" or "inf".
+func (a *App) SetRobustNorm(q string) { a.RobustNorm = q; a.specChanged() }
+
+// SetDomain sets the parameter domain: whole, ball or box.
+func (a *App) SetDomain(d string) { a.Domain = d; a.specChanged() }
+
+// SetRadius sets the domain's radius.
+func (a *App) SetRadius(text string) { a.Radius.set(text, positive); a.specChanged() }
+
+// RadiusLabel describes the radius for the chosen domain.
+func (a *App) RadiusLabel() string {
+	switch a.Domain {
+	case fit.Ball:
+		return "radius R of the ball ‖w‖₂ ≤ R"
+	case fit.Box:
+		return "half-width R of the box |wᵢ| ≤ R"
+	}
+	return "comparison radius D (the utility bound compares with the best model of ‖w‖₂ ≤ D)"
+}
+
+// dataReady follows a successful check of the data: a loss that does not fit the label is
+// replaced by the label's first loss, and the mechanisms are planned. The first time, the
+// engine also measures this machine's query rate for the predicted times (after the page
+// has loaded and the data is read, so that nothing else slows the measurement).
+func (a *App) dataReady() {
+	if a.Rate == nil && !a.calibrating {
+		a.calibrating = true
+		a.send(0, engine.Request{Kind: "calibrate"})
+	}
+	if choices := a.LossChoices(); !slices.Contains(choices, a.Loss) {
+		a.Loss = choices[0]
+	}
+	if a.Loss == "multinomial" && a.Modifier == Adversarial {
+		a.Modifier = NoModifier
+	}
+	a.specChanged()
+}
+
+// modelSpec fills the loss and domain of a spec from the last valid values.
+func (a *App) modelSpec(s *fit.Spec) {
+	s.Loss, s.Domain, s.Radius = a.Loss, a.Domain, a.Radius.Value
+	if a.HasLossParam() {
+		s.LossParam = a.LossParam.Value
+	}
+	switch a.Modifier {
+	case Tilted:
+		s.Tilt = a.Tilt.Value
+	case Adversarial:
+		s.Robust = a.Robust.Value
+		q, err := fit.ParseExponent(a.RobustNorm)
+		if err != nil {
+			q = fit.Exponent(math.Inf(1))
+		}
+		s.RobustNorm = q
+	}
+}
+
+// modelErrors lists the model step's invalid fields.
+func (a *App) modelErrors() []string {
+	var out []string
+	for _, f := range []struct {
+		used  bool
+		field *Field
+		name  string
+	}{
+		{a.HasLossParam(), &a.LossParam, "the loss parameter"},
+		{a.Modifier == Tilted, &a.Tilt, "the tilt"},
+		{a.Modifier == Adversarial, &a.Robust, "the adversarial radius"},
+		{true, &a.Radius, "the radius"},
+	} {
+		if f.used && f.field.Err != "" {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

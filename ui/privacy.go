@@ -1,0 +1,412 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/plot"
+	"github.com/privopt/privopt/wasm/engine"
+)
+
+// privacyState is the app's mechanism and privacy step: the mechanism and its settings, the
+// budget, the number of runs and the seed, and the engine's plans for them.
+type privacyState struct {
+	// Mechanism names the chosen mechanism; OptionText holds its settings as typed, by
+	// field name ("" or absent: the default, computed by its plan).
+	Mechanism  string
+	OptionText map[string]string
+	// Eps and Delta are the budget of each run; Neighbouring its relation.
+	Eps, Delta   Field
+	Neighbouring string
+	// Runs is the number of independent runs; Seed, when not empty, seeds them (not private).
+	Runs Field
+	Seed Field
+	// Plans are the engine's plans for the current choices; PlanErr says why there are none.
+	Plans   *engine.Plans
+	PlanErr string
+	planID  int
+	// CurvePlot and TradeoffPlot are the chosen plan's curves, laid out.
+	CurvePlot, TradeoffPlot plot.Drawing
+}
+
+func (a *App) initPrivacy() {
+	a.Mechanism = mech.Names()[0]
+	if slices.Contains(mech.Names(), "rem") {
+		a.Mechanism = "rem"
+	}
+	a.OptionText = map[string]string{}
+	a.Eps.set("1", checkEps)
+	a.Delta.set("1e-6", checkBudgetDelta)
+	a.Neighbouring = string(privacy.ReplaceOne)
+	a.Runs.set("1", checkRuns)
+}
+
+// relations lists the neighbouring relations with their explanations.
+var relations = []struct {
+	Value privacy.Neighbouring
+	Label string
+}{
+	{privacy.ReplaceOne, "replace one row (the dataset's size is public)"},
+	{privacy.AddRemove, "add or remove one row (the number of rows is still taken as public)"},
+}
+
+func checkBudgetDelta(v float64) string {
+	if !(v >= 0 && v < 1) {
+		return "δ must be at least 0 (0 asks for pure ε-DP) and below 1."
+	}
+	if v > 0 && v < 1e-300 {
+		return "δ below 10⁻³⁰⁰ is not supported."
+	}
+	return ""
+}
+
+func checkRuns(v float64) string {
+	if v != math.Trunc(v) || v < 1 || v > engine.MaxRuns {
+		return fmt.Sprintf("Enter a whole number of runs from 1 to %d.", engine.MaxRuns)
+	}
+	return ""
+}
+
+// SetMechanism chooses the mechanism; its settings start at their defaults.
+func (a *App) SetMechanism(name string) {
+	if name == a.Mechanism {
+		return
+	}
+	a.Mechanism, a.OptionText = name, map[string]string{}
+	a.specChanged()
+}
+
+// SetOption sets one of the chosen mechanism's settings as typed ("" for its default).
+func (a *App) SetOption(field, text string) {
+	a.OptionText[field] = strings.TrimSpace(text)
+	a.specChanged()
+}
+
+// SetEps, SetDelta, SetNeighbouring, SetRuns and SetSeed set the budget and the runs.
+func (a *App) SetEps(text string) { a.Eps.set(text, checkEps); a.specChanged() }
+
+// SetDelta: see SetEps.
+func (a *App) SetDelta(text string) { a.Delta.set(text, checkBudgetDelta); a.specChanged() }
+
+// SetNeighbouring: see SetEps.
+func (a *App) SetNeighbouring(n string) { a.Neighbouring = n; a.specChanged() }
+
+// SetRuns: see SetEps.
+func (a *App) SetRuns(text string) { a.Runs.set(text, checkRuns); a.specChanged() }
+
+// SetSeed: see SetEps. An empty seed means randomness from the browser's CSPRNG.
+func (a *App) SetSeed(text string) {
+	a.Seed.Text = text
+	a.Seed.Err = ""
+	if t := strings.TrimSpace(text); t != "" {
+		if _, err := strconv.ParseUint(t, 10, 64); err != nil {
+			a.Seed.Err = "A seed is a whole number from 0 to 18446744073709551615, or empty for private randomness."
+		}
+	}
+}
+
+// seed is the valid seed, or nil for private randomness.
+func (a *App) seed() *uint64 {
+	t := strings.TrimSpace(a.Seed.Text)
+	if t == "" || a.Seed.Err != "" {
+		return nil
+	}
+	v, _ := strconv.ParseUint(t, 10, 64)
+	return &v
+}
+
+// Seeded reports whether the runs will be seeded (and so not private).
+func (a *App) Seeded() bool { return a.seed() != nil }
+
+// options are the chosen mechanism's settings that are not left at their defaults.
+func (a *App) options() map[string]string {
+	out := map[string]string{}
+	for k, v := range a.OptionText {
+		if v != "" {
+			out[k] = v
+		}
+	}
+	return out
+}
+
+// spec is the fit the page's current valid values describe.
+func (a *App) spec() fit.Spec {
+	s := fit.Spec{Mechanism: a.Mechanism, Options: a.options(),
+		Budget: mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)}}
+	a.modelSpec(&s)
+	return s
+}
+
+// specChanged plans again for the current choices when the data is checked.
+func (a *App) specChanged() {
+	if a.Dataset == nil {
+		return
+	}
+	facts := a.Dataset.Facts
+	spec := a.spec()
+	a.planID = a.send(0, engine.Request{Kind: "plan", Spec: &spec, Facts: &facts, Runs: int(a.Runs.Value), EpsMax: epsMax(a.Eps.Value)})
+}
+
+// receivePlan takes the engine's plans, when they answer the latest request.
+func (a *App) receivePlan(r engine.Response) {
+	if r.ID != a.planID {
+		return
+	}
+	if r.Kind != "plans" {
+		a.Plans, a.PlanErr = nil, r.Error
+		return
+	}
+	a.Plans, a.PlanErr = r.Plans, ""
+	a.redraw()
+}
+
+// PlanID is the ID of the latest plan request (0 before the first), for the page's tests.
+func (a *App) PlanID() int { return a.planID }
+
+// Planning reports whether a plan for the current choices is awaited.
+func (a *App) Planning() bool {
+	_, waiting := a.pending[a.planID]
+	return a.planID != 0 && waiting
+}
+
+// HasCurves reports whether the chosen mechanism planned, so its curves can be drawn.
+func (a *App) HasCurves() bool { return a.Plans != nil && a.Plans.Curves != nil }
+
+// redraw lays out the chosen plan's curves.
+func (a *App) redraw() {
+	if !a.HasCurves() {
+		return
+	}
+	c := a.Plans.Curves
+	deltas := []curveSeries{{"one run", "series-0", c.Delta}}
+	tradeoffs := []curveSeries{{"T(α), one run", "series-0", c.Tradeoff}}
+	if c.Runs > 1 {
+		deltas = append(deltas, curveSeries{fmt.Sprintf("%d runs composed", c.Runs), "series-2", c.ComposedDelta})
+		tradeoffs = append(tradeoffs, curveSeries{fmt.Sprintf("T(α), %d runs", c.Runs), "series-2", c.ComposedTradeoff})
+	}
+	title := a.MechanismTitle(a.Mechanism)
+	a.CurvePlot = privacyCurvePlot("Privacy curve δ(ε): "+shorten(title), c.Eps, deltas, a.Eps.Value, a.Delta.Value)
+	a.TradeoffPlot = tradeoffPlot("Tradeoff T(α): "+shorten(title), c.Alpha, tradeoffs, a.Eps.Value, a.Delta.Value)
+}
+
+// shorten cuts a title to fit a plot's title line.
+func shorten(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:39]) + "…"
+	}
+	return s
+}
+
+// PlanRow is one mechanism in the page's comparison for the current budget.
+type PlanRow struct {
+	// Name and Title name the mechanism; Chosen marks the chosen one.
+	Name, Title string
+	Chosen      bool
+	// Unplanned is true before the data is checked: there is no plan yet.
+	Unplanned bool
+	// Error says why the mechanism does not plan; the other fields are then empty.
+	Error string
+	// Guarantee, Utility and Time are the planned guarantee, the utility bound and the
+	// predicted time per run; Note flags what the guarantee does not cover.
+	Guarantee, Utility, Time, Note string
+}
+
+// PlanRows compares every mechanism for the current choices; before the data is checked,
+// the rows name the mechanisms only.
+func (a *App) PlanRows() []PlanRow {
+	if a.Plans == nil {
+		var rows []PlanRow
+		for _, name := range mech.Names() {
+			rows = append(rows, PlanRow{Name: name, Title: a.MechanismTitle(name), Chosen: name == a.Mechanism, Unplanned: true})
+		}
+		return rows
+	}
+	var rows []PlanRow
+	for _, p := range a.Plans.Mechanisms {
+		row := PlanRow{Name: p.Name, Title: a.MechanismTitle(p.Name), Chosen: p.Name == a.Mechanism, Error: p.Error}
+		if p.Error == "" {
+			row.Guarantee = p.Guarantee
+			row.Utility = "≤ " + shortText(float64(p.Utility))
+			row.Time = a.predictedTime(p)
+			row.Note = a.planNote(p)
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// MechanismPaper names the paper a mechanism follows.
+func (a *App) MechanismPaper(name string) string {
+	m, err := mech.ByName(name)
+	if err != nil {
+		return ""
+	}
+	return m.Paper()
+}
+
+// planNote says what a plan's guarantee does not cover.
+func (a *App) planNote(p engine.PlanSummary) string {
+	if p.Name == a.Mechanism {
+		for field, value := range a.options() {
+			for _, c := range optionText[p.Name][field].choices {
+				if c.Value == value && c.Uncertified {
+					return "mixing not certified: the run claims no privacy"
+				}
+			}
+		}
+	}
+	if a.Seeded() {
+		return "seeded: not private"
+	}
+	return ""
+}
+
+// ChosenPlan is the chosen mechanism's plan summary, or nil.
+func (a *App) ChosenPlan() *engine.PlanSummary {
+	if a.Plans == nil {
+		return nil
+	}
+	for i := range a.Plans.Mechanisms {
+		if a.Plans.Mechanisms[i].Name == a.Mechanism {
+			return &a.Plans.Mechanisms[i]
+		}
+	}
+	return nil
+}
+
+// parameters is the number of the model's parameters.
+func (a *App) parameters() int {
+	if a.Dataset == nil {
+		return 0
+	}
+	f := a.Dataset.Facts
+	if a.Loss == "multinomial" {
+		return len(f.Classes) * f.D
+	}
+	return f.D
+}
+
+// predictedSeconds predicts a plan's time per run from the engine's measured query rate.
+func (a *App) predictedSeconds(p engine.PlanSummary) (float64, bool) {
+	if a.Rate == nil {
+		return 0, false
+	}
+	return a.Rate.Seconds(float64(p.Queries), a.parameters()), true
+}
+
+// predictedTime formats predictedSeconds.
+func (a *App) predictedTime(p engine.PlanSummary) string {
+	s, ok := a.predictedSeconds(p)
+	if !ok {
+		return "measuring this machine…"
+	}
+	return "≈ " + formatDuration(s)
+}
+
+// RateText describes the engine's measured query rate ("" until it is known).
+func (a *App) RateText() string {
+	if a.Rate == nil || len(a.Rate.Measured) == 0 {
+		return ""
+	}
+	m := a.Rate.Measured[len(a.Rate.Measured)-1]
+	return fmt.Sprintf("This machine: %s million per-example loss queries per second at d = %d (measured on synthetic data; predicted times use it).",
+		strconv.FormatFloat(m.QueriesPerSecond/1e6, 'f', 1, 64), m.Dim)
+}
+
+// formatDuration writes a duration in seconds in the largest fitting unit.
+func formatDuration(s float64) string {
+	switch {
+	case math.IsInf(s, 1) || math.IsNaN(s):
+		return "unbounded"
+	case s < 1:
+		return strconv.FormatFloat(s, 'f', 2, 64) + " s"
+	case s < 90:
+		return strconv.FormatFloat(s, 'f', 0, 64) + " s"
+	case s < 90*60:
+		return strconv.FormatFloat(s/60, 'f', 0, 64) + " min"
+	case s < 48*3600:
+		return strconv.FormatFloat(s/3600, 'f', 1, 64) + " h"
+	case s < 2*365*86400:
+		return strconv.FormatFloat(s/86400, 'f', 0, 64) + " days"
+	}
+	return strconv.FormatFloat(s/(365*86400), 'g', 2, 64) + " years"
+}
+
+// OptionView is one of the chosen mechanism's settings, for the page.
+type OptionView struct {
+	// Name and Kind are the setting's field name and kind (fit.Option), Help explains it,
+	// Text is its value as typed ("" for the default) and Choices its values, when known.
+	Name, Kind, Help, Text string
+	Choices                []OptionChoice
+	// Err is the plan's error about this setting, if any.
+	Err string
+}
+
+// Options lists the chosen mechanism's settings.
+func (a *App) Options() []OptionView {
+	opts, err := fit.Options(a.Mechanism)
+	if err != nil {
+		return nil
+	}
+	planErr := ""
+	if p := a.ChosenPlan(); p != nil {
+		planErr = p.Error
+	}
+	var out []OptionView
+	for _, o := range opts {
+		d := optionText[a.Mechanism][o.Name]
+		v := OptionView{Name: o.Name, Kind: o.Kind, Help: d.help, Text: a.OptionText[o.Name], Choices: d.choices}
+		if strings.Contains(planErr, "setting "+o.Name+":") { // fit.Mechanism's errors name the setting
+			v.Err = planErr
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// PlannedParameters lists the chosen plan's parameters, formatted.
+func (a *App) PlannedParameters() []string {
+	p := a.ChosenPlan()
+	if p == nil || p.Error != "" {
+		return nil
+	}
+	var out []string
+	for _, q := range p.Parameters {
+		out = append(out, q.Name+" = "+shortText(float64(q.Value)))
+	}
+	return out
+}
+
+// ComposedText states the guarantee of releasing every run's model together.
+func (a *App) ComposedText() string {
+	if !a.HasCurves() || a.Plans.Curves.Runs < 2 {
+		return ""
+	}
+	c := a.Plans.Curves
+	if a.Delta.Value > 0 {
+		return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private (%s).",
+			c.Runs, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
+	}
+	return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private at the target ε (%s).",
+		c.Runs, shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)), c.Composed)
+}
+
+// budgetErrors lists the privacy step's invalid fields.
+func (a *App) budgetErrors() []string {
+	var out []string
+	for _, f := range []struct {
+		field *Field
+		name  string
+	}{{&a.Eps, "ε"}, {&a.Delta, "δ"}, {&a.Runs, "the number of runs"}, {&a.Seed, "the seed"}} {
+		if f.field.Err != "" {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}

@@ -1,0 +1,297 @@
+package ui
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/wasm/engine"
+)
+
+// HasResults reports whether a run has finished with a release.
+func (a *App) HasResults() bool { return !a.Running && a.firstDone() >= 0 }
+
+// Result is the selected run's result (nil when it has none).
+func (a *App) Result() *engine.Result {
+	if a.Selected < 0 || a.Selected >= len(a.RunList) {
+		return nil
+	}
+	return a.RunList[a.Selected].Result
+}
+
+// DoneRuns lists the runs that finished with a release.
+func (a *App) DoneRuns() []*RunStatus {
+	var out []*RunStatus
+	for _, r := range a.RunList {
+		if r.State == "done" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Select shows run i's model and report.
+func (a *App) Select(i int) {
+	if i >= 0 && i < len(a.RunList) && a.RunList[i].Result != nil {
+		a.Selected = i
+	}
+}
+
+// SetSort sorts the weights by magnitude (true) or in feature order (false).
+func (a *App) SetSort(byWeight bool) { a.SortByWeight = byWeight }
+
+// WeightRow is one weight of the model.
+type WeightRow struct {
+	// Class is the weight's class (multinomial loss only), Feature its feature, Weight its
+	// value formatted.
+	Class, Feature, Weight string
+	value                  float64
+}
+
+// Weights lists the selected model's weights with their features (and classes for the
+// multinomial loss), in feature order or by decreasing magnitude.
+func (a *App) Weights() []WeightRow {
+	res := a.Result()
+	if res == nil {
+		return nil
+	}
+	m := res.Release.Model
+	var rows []WeightRow
+	d := len(m.Features)
+	for k, w := range m.Weights {
+		row := WeightRow{Feature: m.Features[k%d], Weight: strconv.FormatFloat(w, 'f', 4, 64), value: w}
+		if len(m.Classes) > 0 {
+			row.Class = m.Classes[k/d]
+		}
+		rows = append(rows, row)
+	}
+	if a.SortByWeight {
+		slices.SortStableFunc(rows, func(x, y WeightRow) int { return cmp.Compare(math.Abs(y.value), math.Abs(x.value)) })
+	}
+	return rows
+}
+
+// Multiclass reports whether the selected model has one weight vector per class.
+func (a *App) Multiclass() bool {
+	res := a.Result()
+	return res != nil && len(res.Release.Model.Classes) > 0
+}
+
+// ReportRow is one line of the privacy report's table.
+type ReportRow struct {
+	// Name names a part of the report and Value states it.
+	Name, Value string
+}
+
+// ReportRows states the selected release's privacy report in numbers.
+func (a *App) ReportRows() []ReportRow {
+	res := a.Result()
+	if res == nil {
+		return nil
+	}
+	r := res.Release.Report
+	sampler := "exact (no sampler error)"
+	switch {
+	case r.Sampler.Certified:
+		sampler = fmt.Sprintf("certified: total variation ≤ %s, included in δ", shortText(r.Sampler.TV))
+	case !r.Sampler.Exact:
+		sampler = "mixing not certified"
+	}
+	if st := r.Sampler.Statement; st != "" && !strings.HasPrefix(st, sampler) {
+		sampler += " — " + st
+	} else if st != "" {
+		sampler = st
+	}
+	randomness := "the browser's cryptographic generator (private)"
+	if r.Randomness == privacy.SeededNotPrivate {
+		randomness = "seeded: not private (anyone with the seed can reproduce the noise)"
+	}
+	return []ReportRow{
+		{"Mechanism", r.Mechanism},
+		{"Paper", r.Paper},
+		{"Guarantee", r.Guarantee.Description},
+		{"Target (ε, δ)", fmt.Sprintf("(%s, %s)", shortText(r.Target.Epsilon), shortText(r.Target.Delta))},
+		{"Certified δ at the target ε", shortText(r.Achieved.Delta)},
+		{"Neighbouring relation", string(r.Neighbouring)},
+		{"Sensitivity", shortText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
+		{"Sampler", sampler},
+		{"Randomness", randomness},
+		{"Utility bound (excess training loss)", "≤ " + shortText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
+		{"Report format", r.Version},
+	}
+}
+
+// Private reports whether the selected release claims privacy.
+func (a *App) Private() bool {
+	res := a.Result()
+	return res != nil && res.Release.Report.Private
+}
+
+// DiagnosticRow is one local diagnostic: computed from the data, not private.
+type DiagnosticRow struct {
+	// Name names the diagnostic and Value is its value, formatted.
+	Name, Value string
+}
+
+// Diagnostics lists the selected run's local diagnostics and the data's: shown to the data's
+// owner, never part of a release.
+func (a *App) Diagnostics() []DiagnosticRow {
+	res := a.Result()
+	if res == nil {
+		return nil
+	}
+	d := res.Release.Diagnostics
+	var rows []DiagnosticRow
+	if d.TrainAccuracy != nil {
+		rows = append(rows, DiagnosticRow{"Training accuracy", percent(*d.TrainAccuracy)})
+	}
+	if t := res.Test; t != nil {
+		if t.Accuracy != nil {
+			rows = append(rows, DiagnosticRow{fmt.Sprintf("Held-out accuracy (%d rows)", t.Rows), percent(*t.Accuracy)})
+		}
+		rows = append(rows, DiagnosticRow{"Held-out mean loss", shortText(t.Loss)})
+	}
+	rows = append(rows, DiagnosticRow{"Training mean loss", shortText(d.TrainLoss)},
+		DiagnosticRow{"Run time", formatDuration(d.Seconds)})
+	if a.Dataset != nil {
+		rows = append(rows, DiagnosticRow{"Rows clipped to the norm bound", fmt.Sprintf("%d of %d", a.Dataset.ClippedRows, a.Dataset.Rows)})
+	}
+	keys := make([]string, 0, len(d.Details))
+	for k := range d.Details {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	for _, k := range keys {
+		rows = append(rows, DiagnosticRow{k, shortText(d.Details[k])})
+	}
+	return rows
+}
+
+// percent formats a fraction as a percentage.
+func percent(f float64) string { return strconv.FormatFloat(100*f, 'f', 1, 64) + " %" }
+
+// Spread summarises the held-out accuracy (or, without held-out rows, the training accuracy)
+// over the finished runs: "" for fewer than two.
+func (a *App) Spread() string {
+	var accs []float64
+	what := "held-out"
+	for _, r := range a.DoneRuns() {
+		switch {
+		case r.Result.Test != nil && r.Result.Test.Accuracy != nil:
+			accs = append(accs, *r.Result.Test.Accuracy)
+		case r.Result.Release.Diagnostics.TrainAccuracy != nil:
+			accs, what = append(accs, *r.Result.Release.Diagnostics.TrainAccuracy), "training"
+		}
+	}
+	if len(accs) < 2 {
+		return ""
+	}
+	mean, lo, hi := 0.0, accs[0], accs[0]
+	for _, v := range accs {
+		mean += v / float64(len(accs))
+		lo, hi = math.Min(lo, v), math.Max(hi, v)
+	}
+	sd := 0.0
+	for _, v := range accs {
+		sd += (v - mean) * (v - mean) / float64(len(accs)-1)
+	}
+	return fmt.Sprintf("%s accuracy over %d runs: mean %s, standard deviation %s, from %s to %s (not private)",
+		what, len(accs), percent(mean), strconv.FormatFloat(100*math.Sqrt(sd), 'f', 1, 64)+" points", percent(lo), percent(hi))
+}
+
+// released is the guarantee of releasing every finished run's model together, composed with
+// privacy.Compose from the plan (public: the same spec and facts the runs were planned with).
+func (a *App) released() (privacy.Curve, int, error) {
+	k := len(a.DoneRuns())
+	pl, err := fit.Plan(a.runSpec, a.runFacts)
+	if err != nil {
+		return nil, k, err
+	}
+	parts := make([]privacy.Curve, k)
+	for i := range parts {
+		parts[i] = pl.Guarantee()
+	}
+	c, err := privacy.Compose(parts...)
+	return c, k, err
+}
+
+// ReleasedText states what releasing every finished run's model certifies.
+func (a *App) ReleasedText() string {
+	done := a.DoneRuns()
+	if len(done) == 0 {
+		return ""
+	}
+	for _, r := range done {
+		if !r.Result.Release.Report.Private {
+			return "No privacy is claimed for these releases: see each run's report (a seeded run, or a sampler whose mixing is not certified)."
+		}
+	}
+	c, k, err := a.released()
+	if err != nil {
+		return "The composed guarantee could not be computed: " + err.Error()
+	}
+	b := a.runSpec.Budget
+	if k == 1 {
+		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under the %s relation.", shortText(b.Epsilon), shortText(b.Delta), b.Neighbouring)
+	}
+	if b.Delta > 0 {
+		if e, err := c.Epsilon(b.Delta); err == nil {
+			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(e), shortText(b.Delta), b.Neighbouring, c)
+		}
+	}
+	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(b.Epsilon), shortText(c.Delta(b.Epsilon)), b.Neighbouring, c)
+}
+
+// Export is the downloaded file: the settings, and for each finished run its model, privacy
+// report, utility bound and planned parameters. Local diagnostics are never part of it.
+type Export struct {
+	// Format is ExportFormat; Settings the configuration of the runs; Releases the runs'.
+	Format   string            `json:"format"`
+	Settings fit.Spec          `json:"settings"`
+	Releases []ExportedRelease `json:"releases"`
+	// Together states the guarantee of releasing every model together.
+	Together string `json:"together"`
+}
+
+// ExportFormat names the Export's JSON form.
+const ExportFormat = "privopt-release/1"
+
+// ExportedRelease is one run's release without its diagnostics.
+type ExportedRelease struct {
+	// Model, Report, Utility and Parameters are those of the mech.Release.
+	Model      mech.Model         `json:"model"`
+	Report     privacy.Report     `json:"report"`
+	Utility    mech.Utility       `json:"utility"`
+	Parameters map[string]float64 `json:"parameters"`
+}
+
+// ExportJSON returns the Export of the finished runs, indented.
+func (a *App) ExportJSON() (string, error) {
+	e := Export{Format: ExportFormat, Settings: a.runSpec, Together: a.ReleasedText()}
+	for _, r := range a.DoneRuns() {
+		rel := r.Result.Release
+		e.Releases = append(e.Releases, ExportedRelease{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters})
+	}
+	b, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return "", fmt.Errorf("ui: the release cannot be written as JSON: %w", err)
+	}
+	return string(b), nil
+}
+
+// Download saves the models and their reports as JSON.
+func (a *App) Download() {
+	text, err := a.ExportJSON()
+	if err != nil {
+		a.RunErr = err.Error()
+		return
+	}
+	a.Host.Download("privopt-release.json", text)
+}

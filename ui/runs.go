@@ -1,0 +1,262 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/wasm/engine"
+)
+
+// runState is the app's runs: independent fits of one spec spread over the engine's workers.
+type runState struct {
+	// Running is true from Run until every run has ended; Cancelling after Cancel.
+	Running, Cancelling bool
+	// RunList holds the runs of the last Run.
+	RunList []*RunStatus
+	// RunErr says why Run refused to start, or what went wrong while the runs ran.
+	RunErr string
+	// Selected is the index of the run whose model and report the page shows.
+	Selected int
+	// SortByWeight sorts the model's weights by magnitude instead of feature order.
+	SortByWeight bool
+
+	started, ended time.Time
+	runSpec        fit.Spec
+	runData        engine.Request // the "dataset" request each run worker gets first
+	runFacts       fit.Facts
+	runCurves      *engine.Curves
+	runPredicted   float64 // predicted seconds of one run, 0 when unknown
+	runWorkers     int
+}
+
+// RunStatus is one run.
+type RunStatus struct {
+	// Index numbers the run from 0; ID is its request's ID and Worker the worker running it.
+	Index, ID, Worker int
+	// State is "waiting", "running", "done", "failed" or "cancelled".
+	State string
+	// Fraction and Stage are its progress.
+	Fraction float64
+	Stage    string
+	// Err says why it failed; Result is its release.
+	Err    string
+	Result *engine.Result
+}
+
+// RunBlockers lists what keeps the fit from running, each naming what to fix.
+func (a *App) RunBlockers() []string {
+	var out []string
+	switch {
+	case a.Schema == nil:
+		return []string{"Open a file or use the demo data (step 1)."}
+	case a.Dataset == nil:
+		out = append(out, "Check the data with its confirmed schema (step 1: “Use this data”).")
+	}
+	if bad := append(a.modelErrors(), a.budgetErrors()...); len(bad) > 0 {
+		out = append(out, "Fix "+strings.Join(bad, ", ")+" (marked in red).")
+	}
+	if a.Dataset != nil {
+		switch p := a.ChosenPlan(); {
+		case a.PlanErr != "":
+			out = append(out, "The plan failed: "+a.PlanErr)
+		case p == nil:
+			out = append(out, "Wait for the plan of the chosen mechanism.")
+		case p.Error != "":
+			out = append(out, "The chosen mechanism does not plan for these settings: "+p.Error)
+		}
+	}
+	return out
+}
+
+// Run starts the runs: each is planned by the engine from the same spec and the data's public
+// facts, with its own randomness (the browser's CSPRNG, or seed + its index when seeded), on
+// up to Host.Workers() workers at once.
+func (a *App) Run() {
+	if a.Running {
+		return
+	}
+	if b := a.RunBlockers(); len(b) > 0 {
+		a.RunErr = strings.Join(b, " ")
+		return
+	}
+	n := int(a.Runs.Value)
+	a.RunErr, a.Selected = "", 0
+	a.runSpec, a.runData, a.runFacts, a.runCurves = a.spec(), a.datasetRequest(), a.Dataset.Facts, a.Plans.Curves
+	a.runPredicted = 0
+	if s, ok := a.predictedSeconds(*a.ChosenPlan()); ok {
+		a.runPredicted = s
+	}
+	a.RunList = make([]*RunStatus, n)
+	for i := range a.RunList {
+		a.RunList[i] = &RunStatus{Index: i, State: "waiting"}
+	}
+	a.Running, a.Cancelling = true, false
+	a.started = a.Host.Now()
+	a.runWorkers = max(1, min(a.Host.Workers(), n))
+	for w := 1; w <= a.runWorkers; w++ {
+		a.dispatch(w)
+	}
+}
+
+// dispatch starts the next waiting run on worker w, after the data it needs.
+func (a *App) dispatch(w int) {
+	for _, r := range a.RunList {
+		if r.State != "waiting" {
+			continue
+		}
+		a.send(w, a.runData) // answered at once when the worker holds this data
+		spec := a.runSpec
+		r.State, r.Worker = "running", w
+		r.ID = a.send(w, engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()})
+		return
+	}
+}
+
+// receiveRun takes a run's progress or its end.
+func (a *App) receiveRun(resp engine.Response) {
+	var r *RunStatus
+	for _, s := range a.RunList {
+		if s.ID == resp.ID && s.State == "running" {
+			r = s
+		}
+	}
+	if r == nil {
+		return
+	}
+	switch resp.Kind {
+	case "started", "cancelling":
+		return
+	case "progress":
+		r.Fraction, r.Stage = resp.Progress.Fraction, resp.Progress.Stage
+		return
+	case "release":
+		r.State, r.Fraction, r.Result = "done", 1, resp.Result
+	case "cancelled":
+		r.State = "cancelled"
+	default:
+		r.State, r.Err = "failed", resp.Error
+	}
+	if !a.Cancelling {
+		a.dispatch(r.Worker)
+	}
+	for _, s := range a.RunList {
+		if s.State == "running" || s.State == "waiting" {
+			return
+		}
+	}
+	a.Running, a.Cancelling = false, false
+	a.ended = a.Host.Now()
+	a.Selected = max(0, a.firstDone())
+}
+
+// firstDone is the index of the first finished run, or −1.
+func (a *App) firstDone() int {
+	for i, r := range a.RunList {
+		if r.State == "done" {
+			return i
+		}
+	}
+	return -1
+}
+
+// Cancel stops the runs: those waiting never start, and each running one is asked to stop
+// (the host restarts a worker that does not stop within a few seconds).
+func (a *App) Cancel() {
+	if !a.Running || a.Cancelling {
+		return
+	}
+	a.Cancelling = true
+	for _, r := range a.RunList {
+		switch r.State {
+		case "waiting":
+			r.State = "cancelled"
+		case "running":
+			a.send(r.Worker, engine.Request{Kind: "cancel", Target: r.ID})
+		}
+	}
+}
+
+// Fraction is the overall progress of the runs, in [0, 1].
+func (a *App) Fraction() float64 {
+	if len(a.RunList) == 0 {
+		return 0
+	}
+	sum := 0.0
+	for _, r := range a.RunList {
+		if r.State == "running" {
+			sum += r.Fraction
+		} else if r.State != "waiting" {
+			sum++
+		}
+	}
+	return sum / float64(len(a.RunList))
+}
+
+// Percent is Fraction as a whole percentage, for the progress bar.
+func (a *App) Percent() int { return int(math.Floor(100 * a.Fraction())) }
+
+// Elapsed formats the time since the runs started (until they ended).
+func (a *App) Elapsed() string {
+	end := a.ended
+	if a.Running {
+		end = a.Host.Now()
+	}
+	return formatDuration(end.Sub(a.started).Seconds())
+}
+
+// Remaining estimates the time left: from the progress so far once there is some, from the
+// plan's predicted time before.
+func (a *App) Remaining() string {
+	if !a.Running {
+		return ""
+	}
+	elapsed := a.Host.Now().Sub(a.started).Seconds()
+	f := a.Fraction()
+	if f >= 0.02 {
+		return "about " + formatDuration(elapsed*(1-f)/f)
+	}
+	if a.runPredicted > 0 {
+		batches := math.Ceil(float64(len(a.RunList)) / float64(a.runWorkers))
+		return "about " + formatDuration(math.Max(0, a.runPredicted*batches-elapsed)) + " (predicted)"
+	}
+	return "estimating…"
+}
+
+// RunSummary says how many runs are done, running, failed or cancelled.
+func (a *App) RunSummary() string {
+	counts := map[string]int{}
+	for _, r := range a.RunList {
+		counts[r.State]++
+	}
+	var parts []string
+	for _, s := range []string{"done", "running", "waiting", "failed", "cancelled"} {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	return fmt.Sprintf("%d of %d runs: ", counts["done"], len(a.RunList)) + strings.Join(parts, ", ")
+}
+
+// RunErrors lists the failed runs' errors, each once.
+func (a *App) RunErrors() []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, r := range a.RunList {
+		if r.State == "failed" && !seen[r.Err] {
+			seen[r.Err] = true
+			out = append(out, fmt.Sprintf("Run %d failed: %s", r.Index+1, r.Err))
+		}
+	}
+	return out
+}
+
+// WorkersText says how the runs are spread over the workers.
+func (a *App) WorkersText() string {
+	if a.runWorkers == 1 {
+		return "in one Web Worker"
+	}
+	return fmt.Sprintf("on %d Web Workers at once", a.runWorkers)
+}

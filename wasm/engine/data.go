@@ -1,0 +1,311 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/internal/demo"
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// File is a file the page posted with a request: the engine reads it in its worker, so the
+// page never holds the bytes.
+type File interface {
+	// Name is the file's name and Size its length in bytes.
+	Name() string
+	Size() int64
+	// Open returns a reader of the file's bytes from the start.
+	Open() (io.Reader, error)
+}
+
+// Loaded answers "load": what the page shows before the person confirms a schema.
+type Loaded struct {
+	// Source is "demo" or "file"; Name and Bytes describe the file.
+	Source string `json:"source"`
+	Name   string `json:"name"`
+	Bytes  int64  `json:"bytes"`
+	// Header and Rows are the file's header and first rows, as text (local: never released).
+	Header []string   `json:"header"`
+	Rows   [][]string `json:"rows"`
+	// Schema is the starting schema in its JSON form: the demo's public schema, or one
+	// suggested from a file's first rows, whose every value read from the data is listed in
+	// its column's "derived" and must be confirmed before the data can be encoded.
+	Schema json.RawMessage `json:"schema"`
+	// Suggested is true when Schema was suggested from the data.
+	Suggested bool `json:"suggested"`
+	// Attribution credits the demo's data.
+	Attribution string `json:"attribution,omitempty"`
+}
+
+// PreviewRows is how many rows "load" shows; SuggestRows how many it reads to suggest a schema.
+const (
+	PreviewRows = 8
+	SuggestRows = 1000
+)
+
+// previewBytes is how much of a file the preview reads.
+const previewBytes = 256 << 10
+
+// Dataset answers "dataset": the public facts of the training set that plans use, and local
+// diagnostics for the data's owner (not private: never part of a release).
+type Dataset struct {
+	// Facts are the training set's public facts; Features names its columns.
+	Facts    fit.Facts `json:"facts"`
+	Features []string  `json:"features"`
+	// Test is the number of held-out rows.
+	Test int `json:"test"`
+	// Rows is the number of data rows read, ClippedRows how many were shrunk onto the
+	// declared norm ball, and Columns the values replaced, clipped or put in an other bucket,
+	// all files together (local diagnostics).
+	Rows        int                      `json:"rows"`
+	ClippedRows int                      `json:"clipped_rows"`
+	Columns     []data.ColumnDiagnostics `json:"columns"`
+	// Delimiter is the field delimiter read.
+	Delimiter string `json:"delimiter"`
+}
+
+// dataset is an encoded dataset held by the engine.
+type dataset struct {
+	key         string
+	train, test *data.Dataset
+	summary     *Dataset
+}
+
+// source is the data a request names.
+type source struct {
+	name string
+	size int64
+	open func() (io.Reader, error)
+	demo bool
+}
+
+func sourceOf(req Request, f File) (source, error) {
+	switch req.Source {
+	case "demo":
+		return source{name: demo.Name, size: demo.TrainSize(), demo: true,
+			open: func() (io.Reader, error) { return demo.Train(), nil }}, nil
+	case "file":
+		if f == nil {
+			return source{}, errors.New("engine: no file was posted with the request")
+		}
+		return source{name: f.Name(), size: f.Size(), open: f.Open}, nil
+	}
+	return source{}, fmt.Errorf("engine: unknown source %q (demo or file)", req.Source)
+}
+
+// load previews a file and suggests a schema, or previews the demo with its schema.
+func (e *Engine) load(req Request, f File) (Response, error) {
+	src, err := sourceOf(req, f)
+	if err != nil {
+		return Response{}, err
+	}
+	var schema *data.Schema
+	if src.demo {
+		schema, err = data.LoadSchema(demo.Schema())
+	} else {
+		var r io.Reader
+		if r, err = src.open(); err == nil {
+			schema, err = data.SuggestSchema(r, SuggestRows)
+		}
+	}
+	if err != nil {
+		return Response{}, err
+	}
+	r, err := src.open()
+	if err != nil {
+		return Response{}, err
+	}
+	header, rows, delim, err := preview(r, schema)
+	if err != nil {
+		return Response{}, err
+	}
+	if schema.Delimiter == 0 {
+		schema.Delimiter = delim // the suggestion states the delimiter it was read with
+	}
+	js, err := schema.MarshalJSON()
+	if err != nil {
+		return Response{}, err
+	}
+	l := &Loaded{Source: req.Source, Name: src.name, Bytes: src.size, Header: header, Rows: rows, Schema: js, Suggested: !src.demo}
+	if src.demo {
+		l.Attribution = demo.Attribution
+	}
+	return Response{Kind: "loaded", Loaded: l}, nil
+}
+
+// preview reads the header and the first PreviewRows rows of a CSV file whose columns the
+// schema names, with the schema's delimiter or, when it has none, the one of comma,
+// semicolon and tab that splits the header into exactly the schema's columns. Fields are
+// trimmed of surrounding spaces, as Encode reads them. The preview is for display only:
+// encoding checks the whole file.
+func preview(r io.Reader, s *data.Schema) (header []string, rows [][]string, delim byte, err error) {
+	head, err := io.ReadAll(io.LimitReader(r, previewBytes))
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("engine: reading the file: %w", err)
+	}
+	head = bytes.TrimPrefix(head, []byte{0xEF, 0xBB, 0xBF})
+	names := make([]string, len(s.Columns))
+	for i, c := range s.Columns {
+		names[i] = c.Name
+	}
+	slices.Sort(names)
+	for _, d := range []byte{',', ';', '\t'} {
+		if s.Delimiter != 0 && d != s.Delimiter {
+			continue
+		}
+		cr := csv.NewReader(bytes.NewReader(head))
+		cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes, cr.TrimLeadingSpace = rune(d), -1, true, true
+		h, err := readTrimmed(cr)
+		if err != nil {
+			continue
+		}
+		sorted := slices.Sorted(slices.Values(h))
+		if !slices.Equal(sorted, names) {
+			continue
+		}
+		for len(rows) < PreviewRows {
+			row, err := readTrimmed(cr)
+			if err != nil {
+				break // the end of the preview, or a row the full read will report exactly
+			}
+			rows = append(rows, row)
+		}
+		return h, rows, d, nil
+	}
+	return nil, nil, 0, errors.New("engine: the file's header does not name the schema's columns with a comma, semicolon or tab delimiter")
+}
+
+// readTrimmed reads one non-empty record with its fields trimmed.
+func readTrimmed(cr *csv.Reader) ([]string, error) {
+	for {
+		rec, err := cr.Read()
+		if err != nil {
+			return nil, err
+		}
+		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
+			continue
+		}
+		for i := range rec {
+			rec[i] = strings.TrimSpace(rec[i])
+		}
+		return rec, nil
+	}
+}
+
+// dataset encodes the data with the request's schema and holds out rows for evaluation. A
+// request with the same source, schema and split as the data held returns its summary.
+func (e *Engine) dataset(req Request, f File) (Response, error) {
+	src, err := sourceOf(req, f)
+	if err != nil {
+		return Response{}, err
+	}
+	if !(req.Holdout >= 0 && req.Holdout <= 0.5) {
+		return Response{}, fmt.Errorf("engine: the held-out fraction %v is not in [0, 0.5]", req.Holdout)
+	}
+	key := strings.Join([]string{req.Source, src.name, strconv.FormatInt(src.size, 10), string(req.Schema),
+		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10)}, "\x00")
+	e.mu.Lock()
+	held := e.data
+	e.mu.Unlock()
+	if held != nil && held.key == key {
+		return Response{Kind: "dataset", Dataset: held.summary}, nil
+	}
+	schema, err := data.LoadSchema(bytes.NewReader(req.Schema))
+	if err != nil {
+		return Response{}, err
+	}
+	r, err := src.open()
+	if err != nil {
+		return Response{}, err
+	}
+	start := time.Now()
+	read := &progressReader{r: r, size: src.size, report: func(fraction float64) {
+		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
+	}, every: throttle{interval: progressInterval}}
+	train, diag, err := data.Encode(read, schema)
+	if err != nil {
+		return Response{}, err
+	}
+	var test *data.Dataset
+	sum := &Dataset{Rows: diag.Rows, ClippedRows: diag.ClippedRows, Columns: diag.Columns, Delimiter: delimiterName(diag.Delimiter)}
+	switch {
+	case src.demo:
+		var tdiag *data.Diagnostics
+		if test, tdiag, err = data.Encode(demo.Test(), schema); err != nil {
+			return Response{}, fmt.Errorf("engine: the demo's held-out file: %w", err)
+		}
+		sum.Rows += tdiag.Rows
+		sum.ClippedRows += tdiag.ClippedRows
+		for i := range sum.Columns {
+			sum.Columns[i].Missing += tdiag.Columns[i].Missing
+			sum.Columns[i].Clipped += tdiag.Columns[i].Clipped
+			sum.Columns[i].Other += tdiag.Columns[i].Other
+		}
+	case req.Holdout > 0:
+		if train, test, err = data.Split(train, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {
+			return Response{}, err
+		}
+	}
+	if sum.Facts, err = fit.FactsOf(train); err != nil {
+		return Response{}, err
+	}
+	sum.Features = train.Features
+	if test != nil {
+		sum.Test = test.N
+	}
+	if !req.Check {
+		e.mu.Lock()
+		e.data = &dataset{key: key, train: train, test: test, summary: sum}
+		e.mu.Unlock()
+	}
+	return Response{Kind: "dataset", Dataset: sum}, nil
+}
+
+// delimiterName names a delimiter for the page.
+func delimiterName(d byte) string {
+	switch d {
+	case '\t':
+		return "tab"
+	case ';':
+		return "semicolon"
+	}
+	return "comma"
+}
+
+// progressReader reports the fraction of a file read, at most once per interval.
+type progressReader struct {
+	r      io.Reader
+	size   int64
+	read   int64
+	report func(fraction float64)
+	every  throttle
+}
+
+func (p *progressReader) Read(b []byte) (int, error) {
+	n, err := p.r.Read(b)
+	p.read += int64(n)
+	if p.size > 0 && p.every.due() {
+		p.report(min(1, float64(p.read)/float64(p.size)))
+	}
+	return n, err
+}
+
+// errorResponse describes an error, with its line and column when it is an error in a file.
+func errorResponse(err error) Response {
+	resp := Response{Kind: "error", Error: err.Error()}
+	var de *data.Error
+	if errors.As(err, &de) {
+		resp.Line, resp.Column = de.Line, de.Column
+	}
+	return resp
+}

@@ -1,0 +1,191 @@
+package engine
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
+)
+
+// Plans answers "plan": every mechanism planned for the spec's problem and budget, each with
+// its defaults except the chosen one, which has the spec's options; and the privacy curves
+// of the chosen plan.
+type Plans struct {
+	// Mechanisms holds one summary per registered mechanism, in mech.Names order.
+	Mechanisms []PlanSummary `json:"mechanisms"`
+	// Curves are the chosen mechanism's curves, or nil when it does not plan.
+	Curves *Curves `json:"curves,omitempty"`
+}
+
+// PlanSummary is what a plan predicts before any data is touched.
+type PlanSummary struct {
+	// Name and Paper identify the mechanism.
+	Name  string `json:"name"`
+	Paper string `json:"paper"`
+	// Error says why the mechanism does not plan for this problem and budget (then nothing
+	// else is set).
+	Error string `json:"error,omitempty"`
+	// Guarantee describes the certified curve; DeltaAtEps is its δ at the target ε.
+	Guarantee  string `json:"guarantee,omitempty"`
+	DeltaAtEps Number `json:"delta_at_eps"`
+	// Utility is the theory's bound on the excess empirical risk.
+	Utility      Number `json:"utility"`
+	UtilityProof string `json:"utility_statement,omitempty"`
+	// Queries and Steps are the predicted work.
+	Queries Number `json:"queries"`
+	Steps   Number `json:"steps"`
+	// Parameters are the planned parameters, sorted by name.
+	Parameters []Parameter `json:"parameters,omitempty"`
+}
+
+// Parameter is one planned parameter.
+type Parameter struct {
+	// Name is the parameter's name in Plan.Parameters, and Value its value.
+	Name  string `json:"name"`
+	Value Number `json:"value"`
+}
+
+// Curves samples a plan's certified privacy curve δ(ε) at Eps and its tradeoff function
+// T(α) at Alpha, for one run and, with several runs, for their composition.
+type Curves struct {
+	// Eps and Delta sample δ(ε) of one run; Alpha and Tradeoff its T(α).
+	Eps      []float64 `json:"eps"`
+	Delta    []float64 `json:"delta"`
+	Alpha    []float64 `json:"alpha"`
+	Tradeoff []float64 `json:"tradeoff"`
+	// Guarantee describes one run's curve.
+	Guarantee string `json:"guarantee"`
+	// Runs is the number of runs composed; with Runs > 1, Composed describes the
+	// composition (privacy.Compose), ComposedDelta and ComposedTradeoff sample it, and
+	// ComposedEps is its smallest ε at the target δ (its δ at the target ε when δ = 0 is
+	// asked for is in ComposedDeltaAtEps).
+	Runs               int       `json:"runs"`
+	Composed           string    `json:"composed,omitempty"`
+	ComposedDelta      []float64 `json:"composed_delta,omitempty"`
+	ComposedTradeoff   []float64 `json:"composed_tradeoff,omitempty"`
+	ComposedEps        Number    `json:"composed_eps"`
+	ComposedDeltaAtEps Number    `json:"composed_delta_at_eps"`
+}
+
+// CurvePoints is the number of points of each sampled curve.
+const CurvePoints = 201
+
+// MaxRuns is the most independent runs a plan composes.
+const MaxRuns = 100
+
+// plan plans every registered mechanism.
+func plan(req Request) (Response, error) {
+	if req.Spec == nil || req.Facts == nil {
+		return Response{}, errors.New("engine: plan needs a spec and the data's facts")
+	}
+	runs := max(req.Runs, 1)
+	if runs > MaxRuns {
+		return Response{}, fmt.Errorf("engine: at most %d runs, got %d", MaxRuns, runs)
+	}
+	if !(req.EpsMax > 0) || math.IsInf(req.EpsMax, 1) {
+		return Response{}, fmt.Errorf("engine: the curve's largest ε must be positive and finite, got %v", req.EpsMax)
+	}
+	spec, facts := *req.Spec, *req.Facts
+	out := &Plans{}
+	var chosen mech.Plan
+	for _, name := range mech.Names() {
+		var options map[string]string
+		if name == spec.Mechanism {
+			options = spec.Options
+		}
+		pl, err := fit.PlanWith(name, options, spec, facts)
+		out.Mechanisms = append(out.Mechanisms, summarize(name, pl, err, spec.Budget.Epsilon))
+		if err == nil && name == spec.Mechanism {
+			chosen = pl
+		}
+	}
+	if chosen != nil {
+		c, err := curves(chosen.Guarantee(), runs, spec.Budget, req.EpsMax)
+		if err != nil {
+			return Response{}, err
+		}
+		out.Curves = c
+	}
+	return Response{Kind: "plans", Plans: out}, nil
+}
+
+// summarize describes a plan, or why there is none.
+func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
+	s := PlanSummary{Name: name}
+	if m, e := mech.ByName(name); e == nil {
+		s.Paper = m.Paper()
+	}
+	if err != nil {
+		s.Error = err.Error()
+		return s
+	}
+	g := pl.Guarantee()
+	u, c := pl.Utility(), pl.Cost()
+	s.Guarantee, s.DeltaAtEps = g.String(), Number(g.Delta(eps))
+	s.Utility, s.UtilityProof = Number(u.Bound), u.Statement
+	s.Queries, s.Steps = Number(c.Queries), Number(c.Steps)
+	for k, v := range pl.Parameters() {
+		s.Parameters = append(s.Parameters, Parameter{Name: k, Value: Number(v)})
+	}
+	slices.SortFunc(s.Parameters, func(a, b Parameter) int { return cmp.Compare(a.Name, b.Name) })
+	return s
+}
+
+// curves samples a guarantee, and the composition of runs copies of it, on
+// ε ∈ [0, epsMax] and α ∈ [0, 1].
+func curves(g privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
+	c := &Curves{Guarantee: g.String(), Runs: runs}
+	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
+	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
+	if runs > 1 {
+		parts := make([]privacy.Curve, runs)
+		for i := range parts {
+			parts[i] = g
+		}
+		composed, err := privacy.Compose(parts...)
+		if err != nil {
+			return nil, err
+		}
+		c.Composed = composed.String()
+		c.ComposedDelta, c.ComposedTradeoff = sample(composed.Delta, c.Eps), sample(composed.Tradeoff, c.Alpha)
+		c.ComposedDeltaAtEps = Number(composed.Delta(b.Epsilon))
+		c.ComposedEps = Number(math.Inf(1))
+		if b.Delta > 0 {
+			if e, err := composed.Epsilon(b.Delta); err == nil {
+				c.ComposedEps = Number(e)
+			}
+		}
+	}
+	for _, s := range [][]float64{c.Delta, c.Tradeoff, c.ComposedDelta, c.ComposedTradeoff} {
+		for _, v := range s {
+			if !(v >= 0 && v <= 1) {
+				return nil, fmt.Errorf("engine: the curve of %v has a value %v outside [0, 1]", g, v)
+			}
+		}
+	}
+	return c, nil
+}
+
+// Grid returns n ≥ 2 equally spaced points from lo to hi (both included): the points at which
+// the engine samples curves, and the page its own.
+func Grid(lo, hi float64, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	return xs
+}
+
+// sample evaluates f at xs.
+func sample(f func(float64) float64, xs []float64) []float64 {
+	ys := make([]float64, len(xs))
+	for i, x := range xs {
+		ys[i] = f(x)
+	}
+	return ys
+}

@@ -1,0 +1,147 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Result answers a run ("release"): the mechanism's release and its evaluation on the
+// held-out rows.
+type Result struct {
+	// Run is the run's number among the page's runs.
+	Run int `json:"run"`
+	// Release is the model, its privacy report, the utility bound, the planned parameters,
+	// and the local diagnostics, which are not private and never part of what is released.
+	Release *mech.Release `json:"release"`
+	// Test evaluates the model on the held-out rows (local: not private), or is nil when no
+	// rows are held out.
+	Test *Evaluation `json:"test,omitempty"`
+}
+
+// Evaluation is a model's accuracy and mean loss on held-out rows: computed from the data,
+// shown to its owner only.
+type Evaluation struct {
+	// Rows is the number of held-out rows.
+	Rows int `json:"rows"`
+	// Accuracy is the fraction of rows classified right, nil for a regression loss.
+	Accuracy *float64 `json:"accuracy,omitempty"`
+	// Loss is the mean loss of the held-out rows (the plain per-row loss, or the robust one).
+	Loss float64 `json:"loss"`
+}
+
+// activeRun is the run in progress.
+type activeRun struct {
+	id     int
+	cancel context.CancelFunc
+}
+
+// progressInterval is how often a run, or the reading of a file, posts its progress (a run
+// also yields to the worker's event loop then). Each report redraws the page, so a quarter
+// of a second keeps the page's own thread mostly free.
+const progressInterval = 250 * time.Millisecond
+
+// start plans the request's spec on the data held and starts the run in a goroutine. The
+// plan is fixed here, from the spec and the data's public facts, before the data is touched.
+func (e *Engine) start(req Request) (Response, error) {
+	if req.Spec == nil {
+		return Response{}, errors.New("engine: run needs a spec")
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.run != nil {
+		return Response{}, fmt.Errorf("engine: busy with the run of request %d", e.run.id)
+	}
+	d := e.data
+	if d == nil {
+		return Response{}, errors.New("engine: no data: send a \"dataset\" request first")
+	}
+	pl, err := fit.Plan(*req.Spec, d.summary.Facts)
+	if err != nil {
+		return Response{}, err
+	}
+	var r *rng.Rand
+	if req.Seed != nil {
+		r = rng.Seeded(*req.Seed + uint64(req.Run))
+	} else {
+		r = rng.New()
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	e.run = &activeRun{id: req.ID, cancel: cancel}
+	go e.execute(ctx, cancel, req, pl, r, d)
+	return Response{Kind: "started"}, nil
+}
+
+// execute runs a plan and posts its progress and its end.
+func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Request, pl mech.Plan, r *rng.Rand, d *dataset) {
+	start := time.Now()
+	every := throttle{interval: progressInterval}
+	rel, err := pl.Run(ctx, d.train, r, func(p mech.Progress) {
+		if !every.due() {
+			return
+		}
+		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Run: req.Run, Fraction: p.Fraction, Stage: p.Stage, Seconds: time.Since(start).Seconds()}})
+		if e.yield != nil {
+			e.yield()
+		}
+	})
+	cancelled := ctx.Err() != nil
+	cancel()
+	var resp Response
+	switch {
+	case err != nil && cancelled:
+		resp = Response{Kind: "cancelled"}
+	case err != nil:
+		resp = errorResponse(err)
+	default:
+		res := &Result{Run: req.Run, Release: rel}
+		if d.test != nil {
+			res.Test, err = evaluate(*req.Spec, d, rel.Model.Weights)
+		}
+		if err != nil {
+			resp = errorResponse(err)
+		} else {
+			resp = Response{Kind: "release", Result: res}
+		}
+	}
+	resp.ID = req.ID
+	e.mu.Lock()
+	e.run = nil // before the last message, so that the page may start the next run at once
+	e.mu.Unlock()
+	e.post(resp)
+}
+
+// evaluate returns the accuracy and mean loss of a model on the held-out rows.
+func evaluate(s fit.Spec, d *dataset, w []float64) (*Evaluation, error) {
+	facts := d.summary.Facts
+	facts.N = d.test.N
+	p, err := fit.Problem(s, facts)
+	if err != nil {
+		return nil, err
+	}
+	l, err := p.NewLoss(d.test)
+	if err != nil {
+		return nil, fmt.Errorf("engine: the held-out rows: %w", err)
+	}
+	ev := &Evaluation{Rows: d.test.N, Loss: l.Mean(nil, w)}
+	if acc, ok := mech.Accuracy(p, d.test, w); ok {
+		ev.Accuracy = &acc
+	}
+	return ev, nil
+}
+
+// cancel stops the run of request req.Target if it is still running; its end is then
+// posted as "cancelled".
+func (e *Engine) cancel(req Request) Response {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.run != nil && e.run.id == req.Target {
+		e.run.cancel()
+	}
+	return Response{Kind: "cancelling"}
+}
