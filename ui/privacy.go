@@ -297,7 +297,7 @@ func (a *App) predictedSeconds(p engine.PlanSummary) (float64, bool) {
 	if a.Rate == nil {
 		return 0, false
 	}
-	return a.Rate.Seconds(float64(p.Queries), a.parameters()), true
+	return a.Rate.Seconds(float64(p.Queries), float64(p.Draws), a.parameters()), true
 }
 
 // predictedTime formats predictedSeconds.

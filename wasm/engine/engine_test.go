@@ -286,7 +286,7 @@ func TestPlan(t *testing.T) {
 	if len(r.Plans.Mechanisms) != len(mech.Names()) || rem == nil {
 		t.Fatalf("plans: %+v", r.Plans.Mechanisms)
 	}
-	if rem.Error != "" || !(float64(rem.DeltaAtEps) <= 1e-6) || !(rem.Utility > 0) || rem.Queries != Number(2*40*4000) || rem.Paper == "" {
+	if rem.Error != "" || !(float64(rem.DeltaAtEps) <= 1e-6) || !(rem.Utility > 0) || rem.Queries != Number(40*4000) || rem.Draws != Number(40*92) || rem.Paper == "" {
 		t.Errorf("rem: %+v", rem)
 	}
 	c := r.Plans.Curves
@@ -406,8 +406,11 @@ func TestCalibrate(t *testing.T) {
 			t.Errorf("measured %+v", m)
 		}
 	}
-	if s := rate.Seconds(1e6, 92); !(s > 0 && rate.Seconds(2e6, 92) == 2*s && rate.Seconds(1e6, 184) > s) {
+	if s := rate.Seconds(1e6, 0, 92); !(s > 0 && rate.Seconds(2e6, 0, 92) == 2*s && rate.Seconds(1e6, 0, 184) > s) {
 		t.Errorf("Seconds is not increasing in queries and parameters: %g", s)
+	}
+	if !(rate.PerDraw > 0) || rate.Seconds(1e6, 1e6, 92) != rate.Seconds(1e6, 0, 92)+1e6*rate.PerDraw {
+		t.Errorf("draws: %g s each", rate.PerDraw)
 	}
 }
 

@@ -36,8 +36,10 @@ type PlanSummary struct {
 	// Utility is the theory's bound on the excess empirical risk.
 	Utility      Number `json:"utility"`
 	UtilityProof string `json:"utility_statement,omitempty"`
-	// Queries and Steps are the predicted work.
+	// Queries (per-example loss values and gradients), Draws (Gaussian coordinates) and
+	// Steps are the predicted work.
 	Queries Number `json:"queries"`
+	Draws   Number `json:"draws"`
 	Steps   Number `json:"steps"`
 	// Parameters are the planned parameters, sorted by name.
 	Parameters []Parameter `json:"parameters,omitempty"`
@@ -128,7 +130,7 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 	u, c := pl.Utility(), pl.Cost()
 	s.Guarantee, s.DeltaAtEps = g.String(), Number(g.Delta(eps))
 	s.Utility, s.UtilityProof = Number(u.Bound), u.Statement
-	s.Queries, s.Steps = Number(c.Queries), Number(c.Steps)
+	s.Queries, s.Draws, s.Steps = Number(c.Queries+c.Gradients), Number(c.Draws), Number(c.Steps)
 	for k, v := range pl.Parameters() {
 		s.Parameters = append(s.Parameters, Parameter{Name: k, Value: Number(v)})
 	}

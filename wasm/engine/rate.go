@@ -6,15 +6,18 @@ import (
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/rng"
 )
 
 // Rate is the measured speed of per-example loss queries (one example's loss value or
-// gradient at one point) on this machine: a query with p parameters takes about
-// PerQuery + PerParam·p seconds. Calibrate measures it on synthetic data.
+// gradient at one point) and of Gaussian draws on this machine: a query with p parameters
+// takes about PerQuery + PerParam·p seconds and a draw PerDraw. Calibrate measures them on
+// synthetic data.
 type Rate struct {
-	// PerQuery and PerParam are in seconds.
+	// PerQuery, PerParam and PerDraw are in seconds.
 	PerQuery float64 `json:"per_query"`
 	PerParam float64 `json:"per_param"`
+	PerDraw  float64 `json:"per_draw"`
 	// Measured are the measured rates, in queries per second, at the dimensions measured.
 	Measured []Measured `json:"measured"`
 }
@@ -26,9 +29,10 @@ type Measured struct {
 	QueriesPerSecond float64 `json:"queries_per_second"`
 }
 
-// Seconds predicts how long queries per-example queries with p parameters take.
-func (r Rate) Seconds(queries float64, p int) float64 {
-	return queries * (r.PerQuery + r.PerParam*float64(p))
+// Seconds predicts how long queries per-example queries with p parameters and draws Gaussian
+// draws take.
+func (r Rate) Seconds(queries, draws float64, p int) float64 {
+	return queries*(r.PerQuery+r.PerParam*float64(p)) + draws*r.PerDraw
 }
 
 // calibrationDims are the dimensions Calibrate measures; calibrationRows the rows of its
@@ -70,7 +74,32 @@ func Calibrate() *Rate {
 	if !(r.PerParam > 0) || r.PerQuery < 0 { // timer noise: fall back to a cost proportional to p
 		r.PerParam, r.PerQuery = secs[1]/d1, 0
 	}
+	r.PerDraw = secondsPerDraw()
 	return r
+}
+
+// secondsPerDraw measures the time of one Gaussian draw (the proposals' coordinates), as
+// secondsPerQuery does: the fastest of three timings of at least 15 ms.
+func secondsPerDraw() float64 {
+	r := rng.Seeded(1) // a fixed stream: a calibration, not a release
+	buf := make([]float64, 128)
+	measure := func(n int) time.Duration {
+		start := time.Now()
+		for range n / len(buf) {
+			r.NormalVec(buf)
+			sink += buf[0]
+		}
+		return time.Since(start)
+	}
+	n := 1 << 14
+	for measure(n) < calibrationTime {
+		n *= 2
+	}
+	best := measure(n)
+	for range calibrationRepeats - 1 {
+		best = min(best, measure(n))
+	}
+	return best.Seconds() / float64(n)
 }
 
 // secondsPerQuery measures the time of one query of the logistic loss at dimension d.
