@@ -242,13 +242,15 @@ go_test_native() { go test ./...; }
 
 go_test_wasm() {
 	need_node
-	# internal/accounting and internal/api also run in WebAssembly: in the Cloudflare Worker.
+	# The engine and what it uses run in WebAssembly in the browser; internal/accounting and
+	# internal/api in the Cloudflare Worker.
 	# pkg/audit's privacy audits run natively only: they test the mechanisms' distributions,
 	# whose bits are the same in both (the determinism tests check that), at a cost of minutes.
 	local pkgs
 	pkgs=$(go list ./pkg/... | grep -v '/pkg/audit$')
 	# shellcheck disable=SC2086 # one package per word
-	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" $pkgs ./ui/... ./internal/accounting/... ./internal/api/...
+	GOOS=js GOARCH=wasm go test -exec="$(go env GOROOT)/lib/wasm/go_js_wasm_exec" $pkgs ./ui/... ./wasm/engine/... \
+		./internal/accounting/... ./internal/api/... ./internal/fit/... ./internal/demo/...
 }
 
 # node_tests runs test files with the environment tests/lib.mjs reads.

@@ -234,14 +234,15 @@ func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(Progre
 	return nil
 }
 
-// report records the step, checks for cancellation every few steps and reports progress.
+// report records the step, checks for cancellation (every step: a step costs far more than
+// the check) and reports progress every few steps.
 func (ch *chain) report(ctx context.Context, step, steps, every int, progress func(Progress)) error {
 	ch.stats.Steps = step
-	if step%every != 0 && step != steps {
-		return nil
-	}
 	if err := ctx.Err(); err != nil {
 		return err
+	}
+	if step%every != 0 && step != steps {
+		return nil
 	}
 	if progress != nil {
 		progress(Progress{Fraction: float64(step) / float64(steps), Step: step, Steps: steps, Acceptance: ch.stats.AcceptanceRate()})
