@@ -32,6 +32,9 @@ Commands:
   worker-size      the Worker's upload size, from `wrangler deploy --dry-run` (no account needed);
                    fails above the free plan's 3 MB compressed
   worker-build     build the Worker into wasm/cfworker/build/ (wrangler runs it before dev and deploy)
+  bench [ARGS]     the adult-lr benchmark natively and in WebAssembly (node): writes
+                   bench/results.md, bench/results-native.json, bench/results-wasm.json and
+                   bench/accuracy.svg (ARGS go to `privopt bench`, e.g. --runs 5 --eps 1)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    the browser tests in headless Chromium and the Worker's tests in wrangler;
                    installs what is missing
@@ -197,6 +200,23 @@ worker() {
 	WRANGLER_SEND_METRICS=false CI=1 exec ./node_modules/.bin/wrangler dev --ip 127.0.0.1 --port "$port" "$@"
 }
 
+# --- bench --------------------------------------------------------------------------------
+
+bench() {
+	need_go
+	need_node
+	mkdir -p bench tests/.bin
+	go build -o tests/.bin/privopt ./cmd/privopt
+	GOOS=js GOARCH=wasm go build -o tests/.bin/privopt.wasm ./cmd/privopt
+	say "build.sh: the benchmark, natively"
+	tests/.bin/privopt bench --json bench/results-native.json "$@"
+	say "build.sh: the benchmark, in WebAssembly (node)"
+	"$(go env GOROOT)/lib/wasm/go_js_wasm_exec" tests/.bin/privopt.wasm bench --json bench/results-wasm.json "$@"
+	tests/.bin/privopt bench --merge bench/results-native.json bench/results-wasm.json --svg bench/accuracy.svg >bench/results.md
+	say "build.sh: wrote bench/results.md and bench/accuracy.svg"
+	cat bench/results.md
+}
+
 # --- test ---------------------------------------------------------------------------------
 
 STEP=""
@@ -300,6 +320,7 @@ cmd=${1:-help}
 case "$cmd" in
 build) build ;;
 serve) serve "$@" ;;
+bench) bench "$@" ;;
 site) site ;;
 worker) worker "$@" ;;
 worker-size) worker_size ;;

@@ -219,7 +219,11 @@ func Markdown(native Result, wasm *Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Baselines: non-private logistic regression %.2f %% (log-loss %.4f); majority class %.2f %%. Radius D = %g.\n\n",
 		100*native.Baselines.NonPrivateAccuracy, native.Baselines.NonPrivateLogLoss, 100*native.Baselines.MajorityAccuracy, native.Radius)
-	b.WriteString("| mechanism | ε | δ | test accuracy (%) | log-loss | runs | time native (s) |")
+	timeHeader := "time " + native.Platform + " (s)"
+	if wasm != nil {
+		timeHeader = "time native (s)"
+	}
+	fmt.Fprintf(&b, "| mechanism | ε | δ | test accuracy (%%) | log-loss | runs | %s |", timeHeader)
 	if wasm != nil {
 		b.WriteString(" time wasm (s) | wasm/native |")
 	}
