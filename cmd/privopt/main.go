@@ -3,6 +3,7 @@
 //
 // Usage:
 //
+//	privopt audit [--mech NAMES] [--long] [--runs N] [--level L] [--seed N] [--json]
 //	privopt account [--mu M] [--eps E] [--delta D] [--sensitivity S] [--compose-mu M1,M2] [--tradeoff --alpha A] [--pure-eps E0]
 //	privopt fit --data FILE --schema SCHEMA.json --mech NAME --eps E [--delta D] [--loss NAME] [--test FILE] [--seed N] [--out FILE] [--progress] [--radius D]
 //	privopt serve [--dir DIR] [--addr HOST:PORT] [--prefix /PATH/]
@@ -30,6 +31,7 @@ type command struct {
 
 var commands = map[string]command{
 	"account": {summary: "privacy accounting: curves, calibration, composition (JSON)", run: runAccount},
+	"audit":   {summary: "empirical privacy audits of every mechanism (exit 1 on a violation)", run: runAudit},
 	"bench":   {summary: "the adult-lr benchmark: every mechanism at every ε (markdown, JSON, SVG)", run: runBench},
 	"fit":     {summary: "fit a differentially private model to a CSV file (JSON)", run: runFit},
 	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},

@@ -40,9 +40,9 @@ type Config struct {
 	// Thresholds is the number of thresholds tried, at quantiles of the calibration runs'
 	// statistics (default 40, between the 1% and 99% quantiles).
 	Thresholds int
-	// Random returns the random source of run i on dataset j (0 or 1); default: independent
-	// streams split from rng.Seeded(1).
-	Random func(j, i int) *rng.Rand
+	// Seed seeds the audit's randomness (default 1): every run draws from its own stream,
+	// split from rng.Seeded(Seed) in order, so an audit is reproducible.
+	Seed uint64
 }
 
 func (c *Config) defaults() {
@@ -58,18 +58,8 @@ func (c *Config) defaults() {
 	if c.Thresholds == 0 {
 		c.Thresholds = 40
 	}
-	if c.Random == nil {
-		base := rng.Seeded(1)
-		streams := map[[2]int]*rng.Rand{}
-		c.Random = func(j, i int) *rng.Rand {
-			k := [2]int{j, i}
-			if s, ok := streams[k]; ok {
-				return s
-			}
-			s := base.Split()
-			streams[k] = s
-			return s
-		}
+	if c.Seed == 0 {
+		c.Seed = 1
 	}
 }
 
@@ -91,13 +81,20 @@ type Result struct {
 	// claimed tradeoff: BetaUpper < T(AlphaUpper). For a correct mechanism this happens with
 	// probability at most Level.
 	Violation bool `json:"violation"`
-	// Worst is the test closest to (or furthest below) the claimed curve.
+	// Worst is the test closest to (or furthest below) the claimed curve relative to it: the
+	// smallest ratio BetaUpper/Claimed among the tests with Claimed > 0 (a ratio below 1 is a
+	// violation); the first test when the claimed curve is 0 at every test.
 	Worst Point `json:"worst"`
 	// EpsilonLower is a lower bound, with confidence 1 − Level, on the ε of any (ε, δ) the
 	// mechanism satisfies at the audited δ.
 	EpsilonLower float64 `json:"epsilon_lower"`
 	// Delta is the δ at which EpsilonLower holds.
 	Delta float64 `json:"delta"`
+	// MuLower is a lower bound, with confidence 1 − Level, on the μ of any μ-GDP guarantee the
+	// mechanism satisfies: a μ-GDP mechanism has β ≥ Φ(Φ⁻¹(1 − α) − μ) for every test, so
+	// μ ≥ Φ⁻¹(1 − α) − Φ⁻¹(β). It is the natural scale for Gaussian-like mechanisms, whose ε at a
+	// tiny δ lives in tails a sampled audit cannot reach.
+	MuLower float64 `json:"mu_lower"`
 }
 
 // Run audits a mechanism on the neighbouring datasets d0 and d1 against the claimed guarantee:
@@ -109,13 +106,14 @@ func Run(ctx context.Context, mech Mechanism, d0, d1 *data.Dataset, claimed priv
 	if cfg.Runs < 10 || cfg.Calibration < 1 || !(cfg.Level > 0 && cfg.Level < 1) || cfg.Thresholds < 1 {
 		return Result{}, fmt.Errorf("audit: invalid configuration %+v", cfg)
 	}
-	sample := func(j int, ds *data.Dataset, from, count int) ([][]float64, error) {
+	base := rng.Seeded(cfg.Seed)
+	sample := func(ds *data.Dataset, count int) ([][]float64, error) {
 		out := make([][]float64, count)
 		for i := range count {
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			w, err := mech(ctx, ds, cfg.Random(j, from+i))
+			w, err := mech(ctx, ds, base.Split())
 			if err != nil {
 				return nil, err
 			}
@@ -123,11 +121,11 @@ func Run(ctx context.Context, mech Mechanism, d0, d1 *data.Dataset, claimed priv
 		}
 		return out, nil
 	}
-	cal0, err := sample(0, d0, 0, cfg.Calibration)
+	cal0, err := sample(d0, cfg.Calibration)
 	if err != nil {
 		return Result{}, err
 	}
-	cal1, err := sample(1, d1, 0, cfg.Calibration)
+	cal1, err := sample(d1, cfg.Calibration)
 	if err != nil {
 		return Result{}, err
 	}
@@ -140,11 +138,11 @@ func Run(ctx context.Context, mech Mechanism, d0, d1 *data.Dataset, claimed priv
 	if slices.Max(dir) == 0 && slices.Min(dir) == 0 {
 		dir[0] = 1 // the outputs did not move: any direction will do
 	}
-	run0, err := sample(0, d0, cfg.Calibration, cfg.Runs)
+	run0, err := sample(d0, cfg.Runs)
 	if err != nil {
 		return Result{}, err
 	}
-	run1, err := sample(1, d1, cfg.Calibration, cfg.Runs)
+	run1, err := sample(d1, cfg.Runs)
 	if err != nil {
 		return Result{}, err
 	}
@@ -178,7 +176,7 @@ func evaluate(s0, s1, reference []float64, claimed privacy.Curve, delta float64,
 	// level is split over 2·Thresholds bounds.
 	conf := cfg.Level / float64(2*cfg.Thresholds)
 	res := Result{Delta: delta}
-	worstGap := math.Inf(1)
+	worstRatio := math.Inf(1)
 	for k := range cfg.Thresholds {
 		q := 0.01 + 0.98*float64(k)/float64(max(cfg.Thresholds-1, 1))
 		t := reference[int(q*float64(len(reference)-1))]
@@ -190,8 +188,11 @@ func evaluate(s0, s1, reference []float64, claimed privacy.Curve, delta float64,
 			BetaUpper:  clopperPearsonUpper(below1, len(s1), conf)}
 		p.Claimed = claimed.Tradeoff(p.AlphaUpper)
 		res.Points = append(res.Points, p)
-		if gap := p.BetaUpper - p.Claimed; gap < worstGap {
-			worstGap, res.Worst = gap, p
+		if k == 0 {
+			res.Worst = p
+		}
+		if p.Claimed > 0 && p.BetaUpper/p.Claimed < worstRatio {
+			worstRatio, res.Worst = p.BetaUpper/p.Claimed, p
 		}
 		if p.BetaUpper < p.Claimed {
 			res.Violation = true
@@ -199,6 +200,9 @@ func evaluate(s0, s1, reference []float64, claimed privacy.Curve, delta float64,
 		res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.AlphaUpper, p.BetaUpper, delta))
 		// The symmetric test (say "1" below the threshold) bounds ε the other way round.
 		res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.BetaUpper, p.AlphaUpper, delta))
+		if p.AlphaUpper < 1 && p.BetaUpper < 1 {
+			res.MuLower = math.Max(res.MuLower, privacy.NormalTailInverse(p.AlphaUpper)+privacy.NormalTailInverse(p.BetaUpper))
+		}
 	}
 	return res, nil
 }

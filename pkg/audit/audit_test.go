@@ -50,6 +50,11 @@ func TestCorrectGaussianPasses(t *testing.T) {
 		if res.EpsilonLower <= 0 {
 			t.Errorf("μ=%g: the audit found no evidence of any leakage: ε lower bound %g", mu, res.EpsilonLower)
 		}
+		// The μ lower bound is below the true μ (with confidence 1 − 1e-3) and, at this fixed
+		// seed, informative: above μ/2.
+		if res.MuLower > mu || res.MuLower < mu/2 {
+			t.Errorf("μ=%g: μ lower bound %g", mu, res.MuLower)
+		}
 	}
 }
 
@@ -62,8 +67,8 @@ func TestHalfSigmaFails(t *testing.T) {
 			t.Fatal(err)
 		}
 		trueEps, _ := privacy.GDP{Mu: mu}.Epsilon(1e-6)
-		if !res.Violation {
-			t.Errorf("μ=%g: half σ was not caught; worst %+v", mu, res.Worst)
+		if !res.Violation || res.MuLower <= mu {
+			t.Errorf("μ=%g: half σ was not caught (μ lower bound %g); worst %+v", mu, res.MuLower, res.Worst)
 		}
 		if res.EpsilonLower <= trueEps*0.5 {
 			t.Logf("μ=%g: ε lower bound %g against the claimed %g", mu, res.EpsilonLower, trueEps)

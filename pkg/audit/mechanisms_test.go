@@ -2,135 +2,104 @@ package audit
 
 import (
 	"context"
+	"slices"
 	"testing"
 
-	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/geom"
-	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
-	"github.com/privopt/privopt/pkg/rng"
 )
 
-// hingeProblem is the problem of HingePair: the regularized exponential mechanism's samples
-// stay in |w| < 1 at the radius 0.2.
-func hingeProblem(n int) mech.Problem {
-	return mech.Problem{Loss: mech.LossSpec{Name: "hinge"}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
-		Domain: geom.Whole{D: 1}, Radius: 0.2}
-}
-
-// huberProblem is the problem of HuberPair with threshold 0.1: the mechanisms' outputs stay in
-// |w| < 0.9 at the radius 0.3.
-func huberProblem(n int) mech.Problem {
-	return mech.Problem{Loss: mech.LossSpec{Name: "huber", Param: 0.1}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
-		Domain: geom.Whole{D: 1}, Radius: 0.3}
-}
-
-// planned runs a plan as an audit mechanism.
-func planned(pl mech.Plan) Mechanism {
-	return func(ctx context.Context, ds *data.Dataset, r *rng.Rand) ([]float64, error) {
-		rel, err := pl.Run(ctx, ds, r, nil)
-		if err != nil {
-			return nil, err
-		}
-		return rel.Model.Weights, nil
-	}
-}
-
-// TestAuditREM: the regularized exponential mechanism passes its audit under replace-one; the
-// mutant that uses the sensitivity G/n instead of 2G/n (planned for add/remove, audited on
-// replace-one neighbours) claims half its true μ and is caught.
-func TestAuditREM(t *testing.T) {
-	d0, d1 := HingePair(10)
-	p := hingeProblem(10)
-	budget := mech.Budget{Epsilon: 2, Delta: 1e-6}
-	good, err := mech.REM{Sampler: mech.SampleEnvelope}.Plan(budget, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Run(context.Background(), planned(good), d0, d1, good.Guarantee(), 1e-6, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if res.Violation {
-		t.Errorf("REM flagged: worst %+v", res.Worst)
-	}
-	claimedEps, _ := good.Guarantee().Epsilon(1e-6)
-	t.Logf("REM: ε lower bound %.3f, claimed ε %.3f", res.EpsilonLower, claimedEps)
-
-	budget.Neighbouring = privacy.AddRemove
-	mutant, err := mech.REM{Sampler: mech.SampleEnvelope}.Plan(budget, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err = Run(context.Background(), planned(mutant), d0, d1, mutant.Guarantee(), 1e-6, Config{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !res.Violation {
-		t.Errorf("REM with the sensitivity G/n was not caught: worst %+v", res.Worst)
-	}
-}
-
-// auditPlan runs an audit of a plan against a claimed guarantee and reports whether it flagged
-// a violation.
-func auditPlan(t *testing.T, name string, pl mech.Plan, claimed privacy.Curve, d0, d1 *data.Dataset) bool {
+// caseOf returns the suite's case of a mechanism.
+func caseOf(t *testing.T, name string) Case {
 	t.Helper()
-	res, err := Run(context.Background(), planned(pl), d0, d1, claimed, 1e-6, Config{})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
+	for _, c := range Cases() {
+		if c.Mechanism == name {
+			return c
+		}
 	}
-	eps, _ := claimed.Epsilon(1e-6)
-	t.Logf("%s: violation %v, ε lower bound %.3f, claimed ε %.3f", name, res.Violation, res.EpsilonLower, eps)
+	t.Fatalf("no audit case for %q", name)
+	return Case{}
+}
+
+// TestCasesCoverEveryMechanism: the suite audits every registered mechanism.
+func TestCasesCoverEveryMechanism(t *testing.T) {
+	var got []string
+	for _, c := range Cases() {
+		got = append(got, c.Mechanism)
+	}
+	if want := mech.Names(); !slices.Equal(got, want) {
+		t.Errorf("audited %v, registered %v", got, want)
+	}
+}
+
+// TestEveryMechanismPasses runs the suite as CI does: no registered mechanism is flagged (each
+// audit of a correct mechanism fails with probability at most its level, 1e-3), and no lower
+// bound on ε exceeds the claimed ε.
+func TestEveryMechanismPasses(t *testing.T) {
+	for _, c := range Cases() {
+		t.Run(c.Mechanism, func(t *testing.T) {
+			out, err := c.Audit(context.Background(), Config{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s: ε lower bound %.3f, claimed ε %.3f at δ = %g (%.1f s)", c.Mechanism, out.EpsilonLower, out.ClaimedEpsilon, out.Delta, out.Seconds)
+			if out.Violation || out.EpsilonLower > out.ClaimedEpsilon {
+				t.Errorf("%s flagged: worst %+v", c.Mechanism, out.Worst)
+			}
+		})
+	}
+}
+
+// auditMutant audits a mutant plan of a case against the claim of claimedBy and reports
+// whether the audit flagged it.
+func auditMutant(t *testing.T, c Case, mutant, claimedBy mech.Plan) bool {
+	t.Helper()
+	d0, d1 := c.Pair(c.Problem.N)
+	res, err := Run(context.Background(), RunPlan(mutant), d0, d1, claimedBy.Guarantee(), c.auditDelta(), Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("%s mutant: violation %v, ε lower bound %.3f", c.Mechanism, res.Violation, res.EpsilonLower)
 	return res.Violation
 }
 
-// TestAuditOutputPerturbation: both output-perturbation mechanisms pass their audits; planned
-// with the sensitivity G/n (add/remove) and audited on replace-one neighbours, both are caught;
-// and so is the Gaussian one with half its calibrated σ (planned for four times the ρ, audited
-// against the original claim).
-func TestAuditOutputPerturbation(t *testing.T) {
-	d0, d1 := HuberPair(10)
-	p := huberProblem(10)
-	for _, tc := range []struct {
-		name string
-		m    mech.OutputPerturbation
-		b    mech.Budget
-	}{
-		{"outpert", mech.OutputPerturbation{}, mech.Budget{Epsilon: 3}},
-		{"outpert-gauss", mech.OutputPerturbation{Gaussian: true}, mech.Budget{Epsilon: 3, Delta: 1e-6}},
-	} {
-		good, err := tc.m.Plan(tc.b, p)
+// TestSensitivityGOverNIsCaught: planned with the add/remove sensitivity G/n and audited on
+// replace-one neighbours (whose sensitivity is 2G/n), REM and both output-perturbation
+// mechanisms claim half their true μ and are caught.
+func TestSensitivityGOverNIsCaught(t *testing.T) {
+	for _, name := range []string{"rem", "outpert", "outpert-gauss"} {
+		c := caseOf(t, name)
+		c.Budget.Neighbouring = privacy.AddRemove
+		mutant, err := c.Plan()
 		if err != nil {
 			t.Fatal(err)
 		}
-		if auditPlan(t, tc.name, good, good.Guarantee(), d0, d1) {
-			t.Errorf("%s flagged", tc.name)
-		}
-		b := tc.b
-		b.Neighbouring = privacy.AddRemove
-		mutant, err := tc.m.Plan(b, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !auditPlan(t, tc.name+" with G/n", mutant, mutant.Guarantee(), d0, d1) {
-			t.Errorf("%s with the sensitivity G/n was not caught", tc.name)
+		if !auditMutant(t, c, mutant, mutant) {
+			t.Errorf("%s with the sensitivity G/n was not caught", name)
 		}
 	}
-	// Half σ: ρ = Δ²/(2σ²) is four times larger; find the budget whose ρ is four times the
-	// calibrated one and claim the original curve.
-	good, _ := mech.OutputPerturbation{Gaussian: true}.Plan(mech.Budget{Epsilon: 3, Delta: 1e-6}, p)
+}
+
+// TestOutputPerturbationHalfSigmaIsCaught: Gaussian output perturbation with half its
+// calibrated σ (planned for four times the ρ, audited against the original claim) is caught.
+func TestOutputPerturbationHalfSigmaIsCaught(t *testing.T) {
+	c := caseOf(t, "outpert-gauss")
+	good, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
 	rho := good.Parameters()["rho_zcdp"]
 	z4, _ := privacy.ZCDP(4 * rho)
-	eps4, _ := z4.Epsilon(1e-6)
-	half, err := mech.OutputPerturbation{Gaussian: true}.Plan(mech.Budget{Epsilon: eps4 * (1 - 1e-9), Delta: 1e-6}, p)
+	eps4, _ := z4.Epsilon(c.Budget.Delta)
+	c.Budget.Epsilon = eps4 * (1 - 1e-9)
+	half, err := c.Plan()
 	if err != nil {
 		t.Fatal(err)
 	}
 	if r := half.Parameters()["rho_zcdp"]; r < 3.9*rho {
 		t.Fatalf("the mutant's ρ is %g, want about 4·%g", r, rho)
 	}
-	if !auditPlan(t, "outpert-gauss with half σ", half, good.Guarantee(), d0, d1) {
+	if !auditMutant(t, c, half, good) {
 		t.Error("outpert-gauss with half its σ was not caught")
 	}
 }

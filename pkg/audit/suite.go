@@ -1,0 +1,141 @@
+package audit
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Case is the audit of one registered mechanism, with its default settings, on a pair of
+// neighbouring datasets on which its guarantee is tight (or as close to tight as the pairs of
+// this package allow).
+type Case struct {
+	// Mechanism is the mechanism's name in the registry of pkg/core/mech.
+	Mechanism string `json:"mechanism"`
+	// Budget is the privacy target the mechanism is planned for.
+	Budget mech.Budget `json:"budget"`
+	// Problem is the public problem; Pair builds the two datasets of Problem.N rows.
+	Problem mech.Problem `json:"problem"`
+	// PairName names the pair of datasets ("hinge" or "huber").
+	PairName string                             `json:"pair"`
+	Pair     func(n int) (d0, d1 *data.Dataset) `json:"-"`
+}
+
+// auditN is the number of rows of the audited datasets: small, so that one flipped record
+// moves the output far, and the runs are cheap.
+const auditN = 10
+
+// HingeProblem is the problem of HingePair with n rows: the hinge loss in one dimension with
+// ‖x‖ ≤ 1 on the whole line, at the radius 0.2, where the mechanisms' outputs stay in |w| < 1
+// (the region where the pair is tight).
+func HingeProblem(n int) mech.Problem {
+	return mech.Problem{Loss: mech.LossSpec{Name: "hinge"}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+		Domain: geom.Whole{D: 1}, Radius: 0.2}
+}
+
+// HuberProblem is the problem of HuberPair with n rows: the Huber loss with threshold 0.1 in one
+// dimension on the whole line, at the radius 0.3, where the outputs stay in |w| < 0.9.
+func HuberProblem(n int) mech.Problem {
+	return mech.Problem{Loss: mech.LossSpec{Name: "huber", Param: 0.1}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+		Domain: geom.Whole{D: 1}, Radius: 0.3}
+}
+
+// Cases returns the audit of every registered mechanism, in the order of mech.Names. The
+// budgets are moderate (ε of 2 or 3, δ = 1e-6 where the mechanism needs one), where a sampled
+// tradeoff curve has power.
+func Cases() []Case {
+	hinge := func(name string, b mech.Budget) Case {
+		return Case{Mechanism: name, Budget: b, Problem: HingeProblem(auditN), PairName: "hinge", Pair: HingePair}
+	}
+	huber := func(name string, b mech.Budget) Case {
+		return Case{Mechanism: name, Budget: b, Problem: HuberProblem(auditN), PairName: "huber", Pair: HuberPair}
+	}
+	byName := map[string]Case{
+		"rem":           hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6}),
+		"outpert":       huber("outpert", mech.Budget{Epsilon: 3}),
+		"outpert-gauss": huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6}),
+		"langevin":      huber("langevin", mech.Budget{Epsilon: 3, Delta: 1e-6}),
+	}
+	var out []Case
+	for _, name := range mech.Names() {
+		if c, ok := byName[name]; ok {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+// auditDelta returns the δ at which a case's ε lower bound is reported: the budget's δ, or
+// 1e-6 for a pure-ε mechanism (whose claimed ε holds at every δ).
+func (c Case) auditDelta() float64 {
+	if c.Budget.Delta > 0 {
+		return c.Budget.Delta
+	}
+	return 1e-6
+}
+
+// Plan plans the case's mechanism with its default settings.
+func (c Case) Plan() (mech.Plan, error) {
+	m, err := mech.ByName(c.Mechanism)
+	if err != nil {
+		return nil, err
+	}
+	return m.Plan(c.Budget, c.Problem)
+}
+
+// Outcome is the result of auditing one case.
+type Outcome struct {
+	Case
+	Result
+	// ClaimedEpsilon is the ε the plan claims at the audited δ.
+	ClaimedEpsilon float64 `json:"claimed_epsilon"`
+	// Runs is the number of runs on each dataset (calibration included).
+	Runs int `json:"runs"`
+	// Seconds is the audit's wall-clock time.
+	Seconds float64 `json:"seconds"`
+}
+
+// Audit runs the case's audit with the given configuration.
+func (c Case) Audit(ctx context.Context, cfg Config) (Outcome, error) {
+	pl, err := c.Plan()
+	if err != nil {
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+	}
+	return c.AuditPlan(ctx, pl, cfg)
+}
+
+// AuditPlan audits a plan of the case's problem (the case's mechanism or a mutant of it)
+// against the guarantee the plan claims.
+func (c Case) AuditPlan(ctx context.Context, pl mech.Plan, cfg Config) (Outcome, error) {
+	cfg.defaults()
+	d0, d1 := c.Pair(c.Problem.N)
+	start := time.Now()
+	claimed := pl.Guarantee()
+	res, err := Run(ctx, RunPlan(pl), d0, d1, claimed, c.auditDelta(), cfg)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+	}
+	eps, err := claimed.Epsilon(c.auditDelta())
+	if err != nil {
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+	}
+	return Outcome{Case: c, Result: res, ClaimedEpsilon: eps, Runs: cfg.Runs + cfg.Calibration,
+		Seconds: time.Since(start).Seconds()}, nil
+}
+
+// RunPlan runs a plan as an audited mechanism whose output is the model's weights.
+func RunPlan(pl mech.Plan) Mechanism {
+	return func(ctx context.Context, ds *data.Dataset, r *rng.Rand) ([]float64, error) {
+		rel, err := pl.Run(ctx, ds, r, nil)
+		if err != nil {
+			return nil, err
+		}
+		return rel.Model.Weights, nil
+	}
+}
