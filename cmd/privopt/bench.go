@@ -69,11 +69,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	trainDS, err := encodeFile(*train, schema)
+	trainDS, _, err := encodeFile(*train, schema, nil)
 	if err != nil {
 		return err
 	}
-	testDS, err := encodeFile(*test, schema)
+	testDS, _, err := encodeFile(*test, schema, nil)
 	if err != nil {
 		return err
 	}

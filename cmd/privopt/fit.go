@@ -11,6 +11,7 @@ import (
 	"os"
 	"os/signal"
 	"strings"
+	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
@@ -21,7 +22,7 @@ import (
 )
 
 const fitSynopsis = `Fits a differentially private linear model to a CSV file on this machine and prints JSON:
-{model, report, utility, parameters, diagnostics, test}. The schema declares the public bounds
+{model, report, utility, parameters, diagnostics, data, test}. The schema declares the public bounds
 (the norm bound of the encoded rows becomes the losses' constants); every parameter of the
 mechanism is then fixed from public quantities before the data is read. The report states what
 is certified; diagnostics and test are local facts computed from the data, not private.
@@ -31,10 +32,63 @@ what output perturbation's λ and Langevin's regularisation are chosen against; 
 constrain the model. --seed makes the run reproducible and the release NOT private. Ctrl-C
 stops langevin early and releases the steps taken, with their (smaller) privacy cost.`
 
-// fitOutput is what privopt fit prints: the release, and the held-out diagnostics.
+// fitOutput is what privopt fit prints: the release, what reading the training file changed,
+// and the held-out diagnostics.
 type fitOutput struct {
 	*mech.Release
+	Data *dataDiagnostics `json:"data"`
 	Test *testDiagnostics `json:"test,omitempty"`
+}
+
+// dataDiagnostics say what encoding the training file changed: the rows shrunk onto the
+// declared norm bound and, per column, the missing values replaced, the values clipped to the
+// declared range and the values put in an other bucket. Computed from data: local, not private.
+type dataDiagnostics struct {
+	NotPrivate  string          `json:"not_private"`
+	Rows        int             `json:"rows"`
+	ClippedRows int             `json:"clipped_rows"`
+	Columns     []columnChanges `json:"columns,omitempty"`
+}
+
+// columnChanges counts the values of one column not encoded as they stood (only columns with
+// any are listed).
+type columnChanges struct {
+	Name    string `json:"name"`
+	Missing int    `json:"missing_replaced,omitempty"`
+	Clipped int    `json:"clipped,omitempty"`
+	Other   int    `json:"other,omitempty"`
+}
+
+// newDataDiagnostics summarises an encoding's diagnostics.
+func newDataDiagnostics(d *data.Diagnostics) *dataDiagnostics {
+	out := &dataDiagnostics{NotPrivate: "local diagnostics computed from the data: not private",
+		Rows: d.Rows, ClippedRows: d.ClippedRows}
+	for _, c := range d.Columns {
+		if c.Missing+c.Clipped+c.Other > 0 {
+			out.Columns = append(out.Columns, columnChanges{c.Name, c.Missing, c.Clipped, c.Other})
+		}
+	}
+	return out
+}
+
+// warnings returns one line for each kind of change, for stderr: nothing is changed silently.
+func (d *dataDiagnostics) warnings() []string {
+	var out []string
+	if d.ClippedRows > 0 {
+		out = append(out, fmt.Sprintf("%d of %d rows had a norm above the declared bound and were shrunk onto it", d.ClippedRows, d.Rows))
+	}
+	for _, c := range d.Columns {
+		for _, k := range []struct {
+			n    int
+			what string
+		}{{c.Missing, "missing values replaced by the declared constant"}, {c.Clipped, "values outside the declared range clipped to it"},
+			{c.Other, "values outside the declared lists put in the other bucket (or read as negative)"}} {
+			if k.n > 0 {
+				out = append(out, fmt.Sprintf("column %q: %d %s", c.Name, k.n, k.what))
+			}
+		}
+	}
+	return out
 }
 
 // testDiagnostics are the model's accuracy and loss on a held-out file: computed from data,
@@ -74,9 +128,17 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	train, err := encodeFile(opts.data, schema)
+	var reading func(fraction float64)
+	if opts.progress {
+		reading = func(f float64) { fmt.Fprintf(stderr, "privopt fit: reading %.0f%%\n", 100*f) }
+	}
+	train, diag, err := encodeFile(opts.data, schema, reading)
 	if err != nil {
 		return err
+	}
+	dataDiag := newDataDiagnostics(diag)
+	for _, w := range dataDiag.warnings() {
+		fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.data, w)
 	}
 	problem, err := fitProblem(train, opts)
 	if err != nil {
@@ -100,7 +162,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	out := fitOutput{Release: rel}
+	out := fitOutput{Release: rel, Data: dataDiag}
 	if opts.test != "" {
 		if out.Test, err = evaluate(opts.test, schema, problem, rel.Model.Weights); err != nil {
 			return err
@@ -199,7 +261,7 @@ func fitProblem(ds *data.Dataset, o *fitOptions) (mech.Problem, error) {
 
 // evaluate computes the held-out accuracy and loss of the model on a file.
 func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*testDiagnostics, error) {
-	ds, err := encodeFile(path, schema)
+	ds, _, err := encodeFile(path, schema, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -228,18 +290,29 @@ func loadSchema(path string) (*data.Schema, error) {
 	return s, nil
 }
 
-func encodeFile(path string, s *data.Schema) (*data.Dataset, error) {
+// encodeFile reads and encodes a CSV file with a schema, calling progress (when not nil) with
+// the fraction read about once a second.
+func encodeFile(path string, s *data.Schema, progress func(fraction float64)) (*data.Dataset, *data.Diagnostics, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	defer f.Close()
-	ds, _, err := data.Encode(f, s)
+	var r io.Reader = f
+	if progress != nil {
+		if st, err := f.Stat(); err == nil {
+			r = data.ProgressReader(f, st.Size(), time.Second, progress)
+		}
+	}
+	ds, diag, err := data.Encode(r, s)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, diag, fmt.Errorf("%s: %w", path, err)
 	}
 	if ds.N == 0 {
-		return nil, errors.New(path + ": no data rows")
+		return nil, diag, errors.New(path + ": no data rows")
 	}
-	return ds, nil
+	if progress != nil {
+		progress(1)
+	}
+	return ds, diag, nil
 }

@@ -229,9 +229,9 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		return Response{}, err
 	}
 	start := time.Now()
-	read := &progressReader{r: r, size: src.size, report: func(fraction float64) {
+	read := data.ProgressReader(r, src.size, progressInterval, func(fraction float64) {
 		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
-	}, every: throttle{interval: progressInterval}}
+	})
 	train, diag, err := data.Encode(read, schema)
 	if err != nil {
 		return Response{}, err
@@ -280,24 +280,6 @@ func delimiterName(d byte) string {
 		return "semicolon"
 	}
 	return "comma"
-}
-
-// progressReader reports the fraction of a file read, at most once per interval.
-type progressReader struct {
-	r      io.Reader
-	size   int64
-	read   int64
-	report func(fraction float64)
-	every  throttle
-}
-
-func (p *progressReader) Read(b []byte) (int, error) {
-	n, err := p.r.Read(b)
-	p.read += int64(n)
-	if p.size > 0 && p.every.due() {
-		p.report(min(1, float64(p.read)/float64(p.size)))
-	}
-	return n, err
 }
 
 // errorResponse describes an error, with its line and column when it is an error in a file.

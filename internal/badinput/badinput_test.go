@@ -1,0 +1,58 @@
+package badinput
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"testing"
+)
+
+// TestStream: the generated file has a header and n rows of the documented values, and reads
+// the same through any buffer size.
+func TestStream(t *testing.T) {
+	sc := bufio.NewScanner(Stream(30))
+	var lines []string
+	for sc.Scan() {
+		lines = append(lines, sc.Text())
+	}
+	if len(lines) != 31 || lines[0] != "a,b,y" || lines[1] != "0,0,no" || lines[9] != "8,1,yes" || lines[30] != "7,1,yes" {
+		t.Errorf("lines %q", lines)
+	}
+	var small strings.Builder
+	s, buf := Stream(30), make([]byte, 3)
+	for {
+		k, err := s.Read(buf)
+		small.Write(buf[:k])
+		if err != nil {
+			break
+		}
+	}
+	if small.String() != strings.Join(lines, "\n")+"\n" {
+		t.Error("reading in 3-byte pieces gave another file")
+	}
+	if c := (Case{Rows: 30}); c.Size() != int64(small.Len()) {
+		t.Errorf("Size %d, want %d", c.Size(), small.Len())
+	}
+}
+
+// TestCases: every case either expects an error or has a behaviour, and has a name.
+func TestCases(t *testing.T) {
+	for _, c := range Cases() {
+		if c.Name == "" || c.Behaviour == "" || c.Mechanism == "" {
+			t.Errorf("incomplete case %+v", c)
+		}
+	}
+}
+
+// TestREADMETable: the README's table of bad inputs lists every case with its behaviour.
+func TestREADMETable(t *testing.T) {
+	readme, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range Cases() {
+		if row := "| " + c.Name + " | " + c.Behaviour + " |"; !strings.Contains(string(readme), row) {
+			t.Errorf("README.md has no row %q", row)
+		}
+	}
+}

@@ -1,0 +1,76 @@
+package engine
+
+import (
+	"encoding/json"
+	"io"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/badinput"
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
+)
+
+// caseFile is a bad-input case's training file as the page posts it.
+type caseFile struct{ c badinput.Case }
+
+func (f caseFile) Name() string             { return "data.csv" }
+func (f caseFile) Size() int64              { return f.c.Size() }
+func (f caseFile) Open() (io.Reader, error) { return f.c.Open(), nil }
+
+// TestBadInputs runs the table of bad inputs through the engine as the page does ("dataset",
+// then "run"): each gets its error (naming the line when it is about one), or its defined
+// behaviour: a release with a finite model from every row, the clipped values counted.
+func TestBadInputs(t *testing.T) {
+	for _, c := range badinput.Cases() {
+		t.Run(c.Name, func(t *testing.T) {
+			e, posted := newEngine()
+			d := e.Handle(Request{ID: 1, Kind: "dataset", Source: "file", Schema: json.RawMessage(c.SchemaText())}, caseFile{c})
+			check := func(r Response) {
+				t.Helper()
+				if r.Kind != "error" || !strings.Contains(r.Error, c.Error) || r.Line != c.Line {
+					t.Errorf("got %+v; want an error containing %q at line %d", r, c.Error, c.Line)
+				}
+			}
+			if d.Kind == "error" {
+				check(d)
+				return
+			}
+			if d.Kind != "dataset" {
+				t.Fatalf("dataset: %+v", d)
+			}
+			seed := uint64(1)
+			spec := &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: c.Mechanism,
+				Budget: mech.Budget{Epsilon: c.Epsilon, Delta: c.Delta}}
+			r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed}, nil)
+			if r.Kind == "started" {
+				r, _ = await(t, posted, 2)
+			}
+			if c.Error != "" {
+				check(r)
+				return
+			}
+			if r.Kind != "release" {
+				t.Fatalf("run: %+v", r)
+			}
+			w := r.Result.Release.Model.Weights
+			for _, v := range w {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					t.Fatalf("model %v", w)
+				}
+			}
+			want := c.Rows
+			if want == 0 {
+				want = strings.Count(c.CSV, "\n") - 1
+			}
+			clipped := 0
+			for _, col := range d.Dataset.Columns {
+				clipped += col.Clipped
+			}
+			if len(w) == 0 || d.Dataset.Rows != want || d.Dataset.Facts.N != want || clipped != c.Clipped {
+				t.Errorf("%d weights, %d rows, n = %d, %d clipped; want %d rows and %d clipped", len(w), d.Dataset.Rows, d.Dataset.Facts.N, clipped, want, c.Clipped)
+			}
+		})
+	}
+}
