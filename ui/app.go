@@ -118,3 +118,11 @@ func (a *App) Receive(w int, r engine.Response) {
 // shortText writes a number for reading: four significant digits, powers of ten as
 // superscripts (plot.FormatNumber).
 func shortText(v float64) string { return plot.FormatNumber(v) }
+
+// when returns v when ok, "" otherwise (for the templates).
+func when(ok bool, v string) string {
+	if ok {
+		return v
+	}
+	return ""
+}

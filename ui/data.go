@@ -401,10 +401,14 @@ func (a *App) schemaChanged() {
 }
 
 // validateSchema shows the schema's error next to the column it names, or above the editor.
+// Without a schema (no file loaded yet, as when a link sets the held-out share) it does nothing.
 func (a *App) validateSchema() {
 	a.SchemaErr = ""
 	for i := range a.Cols {
 		a.Cols[i].Err = ""
+	}
+	if a.Schema == nil {
+		return
 	}
 	err := a.Schema.Validate()
 	if err == nil {

@@ -13,11 +13,12 @@ import (
 // mechanism and privacy steps, and whether the built-in demo is loaded. Opening it sets each
 // field as if typed, so an invalid value shows the field's error.
 
-// linkParam is one parameter of a link: get returns its value ("" to leave it out), set
-// applies it.
+// linkParam is one parameter of a link: get returns its value and whether the link holds it
+// (a field's text is held as typed, even blank or invalid, so that the link reproduces the
+// page), set applies it.
 type linkParam struct {
 	name string
-	get  func(*App) string
+	get  func(*App) (string, bool)
 	set  func(*App, string)
 }
 
@@ -25,75 +26,65 @@ type linkParam struct {
 const optionPrefix = "opt."
 
 var linkParams = []linkParam{
-	{"data", func(a *App) string { return when(a.demoData(), "demo") }, func(a *App, v string) { a.wantDemo = v == "demo" }},
-	{"loss", func(a *App) string { return a.Loss }, func(a *App, v string) {
+	{"data", func(a *App) (string, bool) { return "demo", a.demoData() }, func(a *App, v string) { a.wantDemo = v == "demo" }},
+	{"loss", func(a *App) (string, bool) { return a.Loss, true }, func(a *App, v string) {
 		for _, ls := range fit.Losses {
 			if slices.Contains(ls, v) {
 				a.Loss = v
 			}
 		}
 	}},
-	{"lossp", func(a *App) string { return when(a.HasLossParam(), a.LossParam.Text) }, (*App).SetLossParam},
-	{"mod", func(a *App) string { return when(a.Modifier != NoModifier, a.Modifier) }, func(a *App, v string) {
+	{"lossp", func(a *App) (string, bool) { return a.LossParam.Text, a.HasLossParam() }, (*App).SetLossParam},
+	{"mod", func(a *App) (string, bool) { return a.Modifier, a.Modifier != NoModifier }, func(a *App, v string) {
 		if v == Tilted || v == Adversarial {
 			a.Modifier = v
 		}
 	}},
-	{"tilt", func(a *App) string { return when(a.Modifier == Tilted, a.Tilt.Text) }, (*App).SetTilt},
-	{"rho", func(a *App) string { return when(a.Modifier == Adversarial, a.Robust.Text) }, (*App).SetRobust},
-	{"rnorm", func(a *App) string { return when(a.Modifier == Adversarial, a.RobustNorm) }, func(a *App, v string) {
+	{"tilt", func(a *App) (string, bool) { return a.Tilt.Text, a.Modifier == Tilted }, (*App).SetTilt},
+	{"rho", func(a *App) (string, bool) { return a.Robust.Text, a.Modifier == Adversarial }, (*App).SetRobust},
+	{"rnorm", func(a *App) (string, bool) { return a.RobustNorm, a.Modifier == Adversarial }, func(a *App, v string) {
 		if v == "1" || v == "2" || v == "inf" {
 			a.RobustNorm = v
 		}
 	}},
-	{"domain", func(a *App) string { return a.Domain }, func(a *App, v string) {
+	{"domain", func(a *App) (string, bool) { return a.Domain, true }, func(a *App, v string) {
 		if v == fit.Whole || v == fit.Ball || v == fit.Box {
 			a.Domain = v
 		}
 	}},
-	{"radius", func(a *App) string { return a.Radius.Text }, (*App).SetRadius},
-	{"mech", func(a *App) string { return a.Mechanism }, func(a *App, v string) {
+	{"radius", func(a *App) (string, bool) { return a.Radius.Text, true }, (*App).SetRadius},
+	{"mech", func(a *App) (string, bool) { return a.Mechanism, true }, func(a *App, v string) {
 		if slices.Contains(mech.Names(), v) {
 			a.SetMechanism(v)
 		}
 	}},
-	{"eps", func(a *App) string { return a.Eps.Text }, (*App).SetEps},
-	{"delta", func(a *App) string { return a.Delta.Text }, (*App).SetDelta},
-	{"nb", func(a *App) string { return a.Neighbouring }, func(a *App, v string) {
+	{"eps", func(a *App) (string, bool) { return a.Eps.Text, true }, (*App).SetEps},
+	{"delta", func(a *App) (string, bool) { return a.Delta.Text, true }, (*App).SetDelta},
+	{"nb", func(a *App) (string, bool) { return a.Neighbouring, true }, func(a *App, v string) {
 		if privacy.Neighbouring(v).Validate() == nil {
 			a.Neighbouring = v
 		}
 	}},
-	{"runs", func(a *App) string { return a.Runs.Text }, (*App).SetRuns},
-	{"seed", func(a *App) string { return a.Seed.Text }, (*App).SetSeed},
-	{"holdout", func(a *App) string { return when(!a.demoData(), a.Holdout.Text) }, (*App).SetHoldout},
+	{"runs", func(a *App) (string, bool) { return a.Runs.Text, true }, (*App).SetRuns},
+	{"seed", func(a *App) (string, bool) { return a.Seed.Text, a.Seed.Text != "" }, (*App).SetSeed},
+	{"holdout", func(a *App) (string, bool) { return a.Holdout.Text, !a.demoData() }, (*App).SetHoldout},
 }
 
 // demoData reports whether the page holds, or is about to load, the demo data.
 func (a *App) demoData() bool { return a.IsDemo() || (a.Loaded == nil && a.wantDemo) }
-
-// when returns v when ok, "" otherwise.
-func when(ok bool, v string) string {
-	if ok {
-		return v
-	}
-	return ""
-}
 
 // Query returns the query string ("k=v&…", percent-encoded) of the current configuration.
 // It holds no data: no value, bound or name read from a file.
 func (a *App) Query() string {
 	var parts []string
 	for _, p := range linkParams {
-		if v := strings.TrimSpace(p.get(a)); v != "" {
+		if v, ok := p.get(a); ok {
 			parts = append(parts, queryEscape(p.name)+"="+queryEscape(v))
 		}
 	}
 	keys := make([]string, 0, len(a.OptionText))
-	for k, v := range a.OptionText {
-		if v != "" {
-			keys = append(keys, k)
-		}
+	for k := range a.OptionText {
+		keys = append(keys, k)
 	}
 	slices.Sort(keys)
 	for _, k := range keys {

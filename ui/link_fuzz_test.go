@@ -1,0 +1,52 @@
+package ui
+
+import (
+	"math"
+	"net/url"
+	"testing"
+)
+
+// parseLink decodes a link's query as the page does: the first value of each parameter.
+func parseLink(query string) map[string]string {
+	values, _ := url.ParseQuery(query) // the page's URLSearchParams skips what it cannot decode too
+	m := map[string]string{}
+	for k := range values {
+		m[k] = values.Get(k)
+	}
+	return m
+}
+
+// FuzzLinkQuery opens arbitrary links: the page never panics; every numeric field either holds
+// a valid value or shows its error; and the link the page then shows is stable: opened on a
+// fresh page it gives the same link back.
+func FuzzLinkQuery(f *testing.F) {
+	for _, q := range []string{
+		"",
+		"data=demo&eps=0.5&delta=1e-7&nb=add-remove&runs=4&seed=42&mod=adversarial&rho=0.1&rnorm=2&domain=ball&radius=3&mech=rem&opt.Sampler=mala&opt.FastSteps=40",
+		"eps=-3&runs=2.5&loss=nonsense&mech=nonsense",
+		"mech=outpert-gauss&delta=0&eps=1e309&opt.Frob=1",
+		"loss=huber&lossp=NaN&mod=tilted&tilt=%20%20&holdout=0.7",
+		"eps=%E2%88%9E&delta=1&runs=1e6&seed=-1&radius=0x10",
+	} {
+		f.Add(q)
+	}
+	f.Fuzz(func(t *testing.T, query string) {
+		a := NewApp(newTestHost(t, 1))
+		a.ApplyQuery(parseLink(query))
+		for name, fd := range map[string]*Field{"eps": &a.Eps, "delta": &a.Delta, "runs": &a.Runs, "holdout": &a.Holdout,
+			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust} {
+			if fd.Err == "" && (math.IsNaN(fd.Value) || math.IsInf(fd.Value, 0)) {
+				t.Errorf("%s: %q accepted as %v", name, fd.Text, fd.Value)
+			}
+		}
+		if a.Eps.Err == "" && !(a.Eps.Value > 0) || a.Delta.Err == "" && !(a.Delta.Value >= 0 && a.Delta.Value < 1) {
+			t.Errorf("an invalid budget accepted: ε %+v, δ %+v", a.Eps, a.Delta)
+		}
+		link := a.Query()
+		b := NewApp(newTestHost(t, 1))
+		b.ApplyQuery(parseLink(link))
+		if again := b.Query(); again != link {
+			t.Errorf("the link %q, opened, gives %q", link, again)
+		}
+	})
+}
