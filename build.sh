@@ -33,8 +33,8 @@ Commands:
                    fails above the free plan's 3 MB compressed
   worker-build     build the Worker into wasm/cfworker/build/ (wrangler runs it before dev and deploy)
   bench [ARGS]     the adult-lr benchmark natively and in WebAssembly (node): writes
-                   bench/results.md, bench/results-native.json, bench/results-wasm.json and
-                   bench/accuracy.svg (ARGS go to `privopt bench`, e.g. --runs 5 --eps 1)
+                   internal/bench/results/ (results.md, native.json, wasm.json and
+                   accuracy.svg; ARGS go to `privopt bench`, e.g. --runs 5 --eps 1)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    the browser tests in headless Chromium and the Worker's tests in wrangler;
                    installs what is missing
@@ -205,16 +205,17 @@ worker() {
 bench() {
 	need_go
 	need_node
-	mkdir -p bench tests/.bin
+	local out=internal/bench/results
+	mkdir -p tests/.bin
 	go build -o tests/.bin/privopt ./cmd/privopt
 	GOOS=js GOARCH=wasm go build -o tests/.bin/privopt.wasm ./cmd/privopt
 	say "build.sh: the benchmark, natively"
-	tests/.bin/privopt bench --json bench/results-native.json "$@"
+	tests/.bin/privopt bench --json "$out/native.json" "$@"
 	say "build.sh: the benchmark, in WebAssembly (node)"
-	"$(go env GOROOT)/lib/wasm/go_js_wasm_exec" tests/.bin/privopt.wasm bench --json bench/results-wasm.json "$@"
-	tests/.bin/privopt bench --merge bench/results-native.json bench/results-wasm.json --svg bench/accuracy.svg >bench/results.md
-	say "build.sh: wrote bench/results.md and bench/accuracy.svg"
-	cat bench/results.md
+	"$(go env GOROOT)/lib/wasm/go_js_wasm_exec" tests/.bin/privopt.wasm bench --json "$out/wasm.json" "$@"
+	tests/.bin/privopt bench --svg "$out/accuracy.svg" --merge "$out/native.json" "$out/wasm.json" >"$out/results.md"
+	say "build.sh: wrote $out/results.md and $out/accuracy.svg (the page's About view embeds the JSON: rebuild it)"
+	cat "$out/results.md"
 }
 
 # --- test ---------------------------------------------------------------------------------

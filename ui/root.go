@@ -9,6 +9,8 @@ type Root struct {
 	// Widget is the privacy-curve widget; App the app (nil in the embed mode).
 	Widget *GDPWidget
 	App    *App
+	// About is the About view (nil in the embed mode).
+	About *About
 }
 
 // NewRoot returns the page for the parameters of its URL's query, decoded (a map, not
@@ -33,6 +35,7 @@ func NewRoot(q map[string]string, host Host) *Root {
 	}
 	r.App = NewApp(host)
 	r.App.ApplyQuery(q)
+	r.About = NewAbout()
 	return r
 }
 

@@ -165,3 +165,21 @@ func TestRootFromQuery(t *testing.T) {
 		t.Errorf("an invalid μ: text %q, value %v; want the text kept and the default curve", bad.Widget.Mu.Text, bad.Widget.Mu.Value)
 	}
 }
+
+// The page (not the embed mode) shows the About view with the embedded benchmark: its plot and
+// a row per benchmarked cell.
+func TestAboutView(t *testing.T) {
+	r := NewRoot(map[string]string{}, newTestHost(t, 1))
+	if r.About == nil || r.About.Err != "" || len(r.About.Rows) == 0 {
+		t.Fatalf("about: %+v", r.About)
+	}
+	html := render(t, r)
+	for _, want := range []string{`id="about"`, `id="bench-plot"`, `id="bench-table"`, "<td>" + r.About.Rows[0].Mechanism + "</td>", "non-private"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the page lacks %s", want)
+		}
+	}
+	if e := embed(map[string]string{}); e.About != nil || strings.Contains(render(t, e), `id="about"`) {
+		t.Error("the embed mode shows the About view")
+	}
+}

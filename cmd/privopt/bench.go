@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -29,7 +30,8 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	mechs := fs.String("mech", strings.Join(benchDefaultMechanisms, ","), "comma-separated mechanisms")
 	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")
 	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
-	runs := fs.Int("runs", 20, "runs per mechanism and ε")
+	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most)")
+	cellSeconds := fs.Float64("cell-seconds", 60, "time limit per mechanism and ε: fewer runs, or none when one run is predicted to exceed it (0: no limit)")
 	radius := fs.Float64("radius", 10, "declared radius D of the comparison class (fixed a priori)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	svgOut := fs.String("svg", "", "write the accuracy plot (SVG) to this file")
@@ -48,6 +50,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	}
 	if *runs < 1 {
 		return usageError{fmt.Sprintf("--runs must be at least 1, got %d", *runs)}
+	}
+	if !(*cellSeconds >= 0) || math.IsInf(*cellSeconds, 1) {
+		return usageError{fmt.Sprintf("--cell-seconds must be a finite number ≥ 0, got %g", *cellSeconds)}
 	}
 	var epss []float64
 	for _, s := range strings.Split(*epsList, ",") {
@@ -78,7 +83,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	res, err := bench.Run(context.Background(), bench.Config{
-		Train: trainDS, Test: testDS, Mechanisms: entries, Epsilons: epss, Delta: *delta, Runs: *runs, Radius: *radius,
+		Train: trainDS, Test: testDS, Mechanisms: entries, Epsilons: epss, Delta: *delta, Runs: *runs, Radius: *radius, CellSeconds: *cellSeconds,
 		Progress: func(line string) { fmt.Fprintln(stderr, line) },
 	})
 	if err != nil {

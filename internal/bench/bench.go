@@ -22,6 +22,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/plot"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // Config describes a benchmark run. Every setting is fixed before any result is seen.
@@ -37,6 +38,11 @@ type Config struct {
 	Runs int
 	// Radius is D, the declared radius the mechanisms plan against.
 	Radius float64
+	// CellSeconds, when positive, bounds the time spent on one cell: a cell whose single run
+	// is predicted (from the plan's cost at sampler.ReferenceRates, native figures) to take
+	// longer is not run, and a cell stops before a run that would take it past the bound
+	// (predicted from its runs so far), after at least one run.
+	CellSeconds float64
 	// Progress, if not nil, receives a line per finished cell.
 	Progress func(line string)
 }
@@ -116,10 +122,18 @@ func cell(ctx context.Context, cfg Config, p mech.Problem, e Entry, eps float64)
 		row.Error = err.Error()
 		return row, nil
 	}
+	if predicted := pl.Cost().Seconds(sampler.ReferenceRates); cfg.CellSeconds > 0 && predicted > cfg.CellSeconds {
+		row.Error = fmt.Sprintf("one run is predicted to take %.3g s natively, over the limit of %g s per cell", predicted, cfg.CellSeconds)
+		return row, nil
+	}
 	var accs, losses, secs []float64
-	for range cfg.Runs {
+	spent := 0.0
+	for i := range cfg.Runs {
 		if err := ctx.Err(); err != nil {
 			return row, err
+		}
+		if cfg.CellSeconds > 0 && i > 0 && spent*float64(i+1)/float64(i) > cfg.CellSeconds {
+			break
 		}
 		start := time.Now()
 		rel, err := pl.Run(ctx, cfg.Train, rng.New(), nil)
@@ -128,6 +142,7 @@ func cell(ctx context.Context, cfg Config, p mech.Problem, e Entry, eps float64)
 			return row, nil
 		}
 		secs = append(secs, time.Since(start).Seconds())
+		spent += secs[len(secs)-1]
 		acc, logLoss := evaluate(cfg.Test, rel.Model.Weights)
 		accs, losses = append(accs, acc), append(losses, logLoss)
 		a := rel.Report.Achieved
@@ -244,7 +259,7 @@ func Markdown(native Result, wasm *Result) string {
 		fmt.Fprintf(&b, "| %s | %g | %g | %.2f ± %.2f | %.4f | %d | %.3g |", r.Mechanism, r.Epsilon, r.Delta,
 			100*r.AccuracyMean, 100*r.AccuracySD, r.LogLossMean, r.Runs, r.Seconds)
 		if wasm != nil {
-			if w, ok := find(*wasm, r.Mechanism, r.Epsilon); ok && w.Error == "" {
+			if w, ok := Find(*wasm, r.Mechanism, r.Epsilon); ok && w.Error == "" {
 				fmt.Fprintf(&b, " %.3g | %.2f |", w.Seconds, w.Seconds/r.Seconds)
 			} else {
 				b.WriteString(" – | – |")
@@ -255,7 +270,8 @@ func Markdown(native Result, wasm *Result) string {
 	return b.String()
 }
 
-func find(res Result, mechanism string, eps float64) (Row, bool) {
+// Find returns the row of a mechanism at ε.
+func Find(res Result, mechanism string, eps float64) (Row, bool) {
 	for _, r := range res.Rows {
 		if r.Mechanism == mechanism && r.Epsilon == eps {
 			return r, true

@@ -82,3 +82,34 @@ func TestBenchmarkRecordsPlanErrors(t *testing.T) {
 		t.Errorf("rows %+v", res.Rows)
 	}
 }
+
+// freePlan is a plan that predicts no cost, so the cell limit only counts its measured runs.
+type freePlan struct{ mech.Plan }
+
+func (freePlan) Cost() mech.Cost { return mech.Cost{} }
+
+// free is a mechanism whose plans predict no cost.
+type free struct{ mech.Mechanism }
+
+func (f free) Plan(b mech.Budget, p mech.Problem) (mech.Plan, error) {
+	pl, err := f.Mechanism.Plan(b, p)
+	return freePlan{pl}, err
+}
+
+// The cell limit: a cell whose one run is predicted over it is not run, and says why; a cell
+// stops after the run that reaches it (here the first, whatever its time, since the limit is
+// a femtosecond).
+func TestBenchmarkCellLimit(t *testing.T) {
+	cfg := Config{Train: task(100, 3), Test: task(50, 4), Epsilons: []float64{1}, Delta: 1e-6, Runs: 3, Radius: 5, CellSeconds: 1e-15,
+		Mechanisms: []Entry{{Name: "langevin", Mech: mech.Langevin{}}, {Name: "free", Mech: free{mech.OutputPerturbation{Gaussian: true}}}}}
+	res, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := res.Rows[0]; !strings.Contains(r.Error, "predicted to take") || r.Runs != 0 {
+		t.Errorf("langevin: %+v", r)
+	}
+	if r := res.Rows[1]; r.Error != "" || r.Runs != 1 {
+		t.Errorf("free: %+v", r)
+	}
+}
