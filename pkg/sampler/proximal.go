@@ -312,9 +312,14 @@ func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
 	// gradient steps of size 2/(L + m) = 2/(β + 2/s²) contract the distance to its minimizer by
 	// (κ − 1)/(κ + 1) = s²β/(2 + s²β) each, the rate the plan assumes (proxEnvelopeStep).
 	eta := 2 / (ch.c.Smoothness + 2/s2)
+	sub, _ := ch.grad.(Subgradient)
 	for range proxSteps {
 		ch.stats.Gradients += int64(ch.n)
-		ch.grad.Grad(ch.g, ch.w)
+		if sub != nil {
+			sub.Subgradient(ch.g, ch.w)
+		} else {
+			ch.grad.Grad(ch.g, ch.w)
+		}
 		for i := range ch.w {
 			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
 		}

@@ -35,6 +35,14 @@ type Gradient interface {
 	Grad(grad, x []float64) float64
 }
 
+// Subgradient is implemented by Gradient targets that can write the same subgradient as Grad
+// faster without f(x) (for a logistic loss the value costs a logarithm per example); the
+// proximal steps of the envelope oracle use it, and Grad otherwise.
+type Subgradient interface {
+	// Subgradient writes into grad the bits Grad(grad, x) writes.
+	Subgradient(grad, x []float64)
+}
+
 // Examples is implemented by targets whose f is a mean of per-example terms,
 // f(x) = (1/N)·Σᵢ ExampleValue(i, x); the stochastic oracle (B) needs it, and its cost per
 // step does not grow with N.

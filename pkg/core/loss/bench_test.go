@@ -45,6 +45,26 @@ func BenchmarkLinearGrad(b *testing.B) {
 	sink = s
 }
 
+// BenchmarkMeanGrad measures one full-batch gradient of the logistic loss at the adult-lr size
+// (n = 32561, d = 92), with the value (Mean) and without it (MeanGrad, what samplers and noisy
+// gradient descent use).
+func BenchmarkMeanGrad(b *testing.B) {
+	l := benchLinear(b, 32561)
+	w := randVec(rand.New(rand.NewPCG(45, 46)), 92, 0.3)
+	g := make([]float64, 92)
+	for _, tc := range []struct {
+		name string
+		run  func()
+	}{{"with-value", func() { l.Mean(g, w) }}, {"gradient-only", func() { l.MeanGrad(g, w) }}} {
+		b.Run(tc.name, func(b *testing.B) {
+			for b.Loop() {
+				tc.run()
+			}
+			b.ReportMetric(float64(b.N)*32561/b.Elapsed().Seconds()/1e6, "Mgrads/s")
+		})
+	}
+}
+
 // BenchmarkObjectiveFuncGrad measures one full-batch value and gradient of the ridge-
 // regularized logistic objective at the adult-lr size (n = 32561, d = 92).
 func BenchmarkObjectiveFuncGrad(b *testing.B) {

@@ -82,6 +82,27 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 	return sum / float64(l.n)
 }
 
+// MeanGrad writes the mean gradient (1/n)Σ ∇ℓ_i(w) into grad, the same bits as Mean's,
+// without the mean value: for a scalar loss whose derivative is cheaper alone (the logistic
+// loss's value costs a logarithm its derivative does not) it skips the value.
+func (l *Linear) MeanGrad(grad, w []float64) {
+	d, ok := l.s.(derivativeOnly)
+	if !ok {
+		l.Mean(grad, w)
+		return
+	}
+	checkLen(w, l.d)
+	checkLen(grad, l.d)
+	clear(grad)
+	for i := 0; i < l.n; i++ {
+		row := l.x[i*l.d : (i+1)*l.d]
+		if dz := d.Derivative(dot(row, w), l.y[i]); dz != 0 {
+			axpy(grad, dz, row)
+		}
+	}
+	scale(grad, 1/float64(l.n))
+}
+
 // Constants returns, in ℓp on dom, from the bounds only (with the feature bound inflated by
 // 2·Slack):
 //   - Lipschitz G = s.Slope(Z, Y)·X_{p*}, where X_{p*} = NormBound(X, XNorm, p*, D) bounds

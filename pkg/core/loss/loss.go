@@ -43,6 +43,16 @@ type Loss interface {
 	Constants(dom geom.Domain, p float64) (Constants, error)
 }
 
+// MeanGrad writes the mean gradient (1/n)Σ_i ∇ℓ_i(w) of l into grad: the same bits as
+// l.Mean(grad, w), computed without the mean value when l can (Linear does).
+func MeanGrad(l Loss, grad, w []float64) {
+	if g, ok := l.(interface{ MeanGrad(grad, w []float64) }); ok {
+		g.MeanGrad(grad, w)
+		return
+	}
+	l.Mean(grad, w)
+}
+
 // Constants are the constants of a convex function f on a domain C in the norm ‖·‖ of
 // exponent Norm, with dual norm ‖·‖_*.
 type Constants struct {
@@ -153,17 +163,19 @@ func predictionRange(xb, xNorm float64, dom geom.Domain) float64 {
 }
 
 // dot returns Σ a_i·b_i over the first len(a) entries. The loop takes eight entries per
-// iteration into four accumulators (so the additions pipeline) and, by reslicing, lets the
-// compiler drop every bounds check in the loop body; this is about twice as fast under
-// WebAssembly as a plain loop. It panics if len(b) < len(a).
+// iteration into four accumulators (so the additions pipeline), through array pointers
+// (*[8]float64), so that the compiler checks bounds once per block: under WebAssembly this is
+// about twice as fast as a plain loop and faster than reslicing alone
+// (BenchmarkMeanGrad). It panics if len(b) < len(a).
 func dot(a, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64
-	for len(a) >= 8 && len(b) >= 8 {
-		s0 += a[0]*b[0] + a[4]*b[4]
-		s1 += a[1]*b[1] + a[5]*b[5]
-		s2 += a[2]*b[2] + a[6]*b[6]
-		s3 += a[3]*b[3] + a[7]*b[7]
+	for len(a) >= 8 {
+		x, y := (*[8]float64)(a), (*[8]float64)(b)
+		s0 += x[0]*y[0] + x[4]*y[4]
+		s1 += x[1]*y[1] + x[5]*y[5]
+		s2 += x[2]*y[2] + x[6]*y[6]
+		s3 += x[3]*y[3] + x[7]*y[7]
 		a, b = a[8:], b[8:]
 	}
 	for i, v := range a {
@@ -172,19 +184,20 @@ func dot(a, b []float64) float64 {
 	return (s0 + s1) + (s2 + s3)
 }
 
-// axpy adds c·x to y over the first len(x) entries, eight per iteration without bounds
-// checks in the loop body. It panics if len(y) < len(x).
+// axpy adds c·x to y over the first len(x) entries, eight per iteration through array
+// pointers (one bounds check per block). It panics if len(y) < len(x).
 func axpy(y []float64, c float64, x []float64) {
 	y = y[:len(x)]
-	for len(x) >= 8 && len(y) >= 8 {
-		y[0] += c * x[0]
-		y[1] += c * x[1]
-		y[2] += c * x[2]
-		y[3] += c * x[3]
-		y[4] += c * x[4]
-		y[5] += c * x[5]
-		y[6] += c * x[6]
-		y[7] += c * x[7]
+	for len(x) >= 8 {
+		u, v := (*[8]float64)(x), (*[8]float64)(y)
+		v[0] += c * u[0]
+		v[1] += c * u[1]
+		v[2] += c * u[2]
+		v[3] += c * u[3]
+		v[4] += c * u[4]
+		v[5] += c * u[5]
+		v[6] += c * u[6]
+		v[7] += c * u[7]
 		x, y = x[8:], y[8:]
 	}
 	for i, v := range x {

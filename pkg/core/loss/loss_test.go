@@ -124,6 +124,33 @@ func TestGradients(t *testing.T) {
 	}
 }
 
+// TestMeanGradBits: MeanGrad writes the same bits as Mean's gradient, for every loss (those
+// with a cheaper derivative-only path and those without), at points where margins are large
+// in both signs (where the logistic loss's two branches differ).
+func TestMeanGradBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(25, 26))
+	for _, c := range lossCases(t) {
+		if c.p != 2 {
+			continue
+		}
+		d := c.loss.Dim()
+		for _, scale := range []float64{0.1, 3, 40} {
+			w := randVec(rng, d, scale)
+			want, got := make([]float64, d), make([]float64, d)
+			c.loss.Mean(want, w)
+			MeanGrad(c.loss, got, w)
+			for j := range want {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%s at scale %g: MeanGrad %v, Mean %v", c.name, scale, got, want)
+				}
+			}
+		}
+	}
+	if _, ok := Scalar(Logistic{}).(derivativeOnly); !ok {
+		t.Error("the logistic loss lost its derivative-only path")
+	}
+}
+
 // TestConstantsNeverExceeded checks, on random pairs of points of the domain and every
 // example, the stated constants in the stated norm: |ℓ_i(w) − ℓ_i(w')| ≤ G‖w − w'‖ and
 // ‖∇ℓ_i(w) − ∇ℓ_i(w')‖_* ≤ β‖w − w'‖; and that every gradient has dual norm at most G.

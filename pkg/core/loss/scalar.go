@@ -26,6 +26,12 @@ type Scalar interface {
 	CheckLabel(y, ymax float64) error
 }
 
+// derivativeOnly is a Scalar whose derivative ∂ℓ/∂z costs less without the value; Derivative
+// returns the same bits as the second result of Deriv.
+type derivativeOnly interface {
+	Derivative(z, y float64) float64
+}
+
 // Margin is a classification loss ℓ(z, y) = φ(y·z) for labels y ∈ {−1, +1}, with φ convex
 // and non-increasing (so the robust loss of Robust is convex). For a margin loss,
 // Slope(zmax, ·) = |φ'(−zmax)|, since |φ'| is non-increasing.
@@ -69,12 +75,23 @@ func (Logistic) MarginValue(m float64) float64 {
 // MarginDeriv returns log(1 + e^{−m}) and −1/(1 + e^m).
 func (Logistic) MarginDeriv(m float64) (float64, float64) {
 	e := detmath.Exp(-math.Abs(m))
+	return math.Max(-m, 0) + detmath.Log1p(e), -logisticSigmoid(m, e)
+}
+
+// logisticSigmoid returns 1/(1 + e^m) given e = e^{−|m|}, without overflow for any m.
+func logisticSigmoid(m, e float64) float64 {
 	r := 1 / (1 + e) // 1/(1 + e^{−|m|})
-	s := r
 	if m > 0 {
-		s = r * e // e^{−m}/(1 + e^{−m}) = 1/(1 + e^m)
+		return r * e // e^{−m}/(1 + e^{−m}) = 1/(1 + e^m)
 	}
-	return math.Max(-m, 0) + detmath.Log1p(e), -s
+	return r
+}
+
+// Derivative returns y·φ'(y·z) = −y/(1 + e^{yz}), the second result of Deriv, without the
+// logarithm of the value.
+func (Logistic) Derivative(z, y float64) float64 {
+	m := y * z
+	return y * -logisticSigmoid(m, detmath.Exp(-math.Abs(m)))
 }
 
 // Value returns φ(y·z).

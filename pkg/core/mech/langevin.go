@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
@@ -271,7 +272,7 @@ func (pl *langevinPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 	every := max(1, pl.steps/100)
 	k := 0
 	for ; k < pl.steps && ctx.Err() == nil; k++ {
-		l.Mean(grad, theta)
+		loss.MeanGrad(l, grad, theta)
 		for i := range theta {
 			theta[i] = shrink*theta[i] - pl.h*grad[i]
 		}

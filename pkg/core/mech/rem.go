@@ -344,3 +344,9 @@ func (t *remTarget) Grad(grad, x []float64) float64 {
 	}
 	return t.k * v
 }
+func (t *remTarget) Subgradient(grad, x []float64) {
+	loss.MeanGrad(t.loss, grad, x)
+	for i := range grad {
+		grad[i] *= t.k
+	}
+}

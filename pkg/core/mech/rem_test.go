@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -171,6 +172,30 @@ func TestREMExampleRank(t *testing.T) {
 		}
 		if got := pl.(*remPlan).samplerConstants().ExampleRank; got != tc.want {
 			t.Errorf("%+v: rank %d, want %d", tc.spec, got, tc.want)
+		}
+	}
+}
+
+// TestREMTargetSubgradient: the gradient-only path of the sampler's target writes the bits of
+// its value-and-gradient path (the envelope oracle's proximal steps use one, its acceptance
+// test the other).
+func TestREMTargetSubgradient(t *testing.T) {
+	ds := toyData(200, 4, 9)
+	p := toyProblem(ds)
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := &remTarget{loss: l, k: 37.5, domain: p.Domain}
+	r := rng.Seeded(3)
+	for range 5 {
+		x := make([]float64, 4)
+		r.NormalVec(x)
+		want, got := make([]float64, 4), make([]float64, 4)
+		tg.Grad(want, x)
+		tg.Subgradient(got, x)
+		if !slices.Equal(got, want) {
+			t.Fatalf("Subgradient %v, Grad %v", got, want)
 		}
 	}
 }
