@@ -32,7 +32,8 @@ Commands:
   worker-size      the Worker's upload size, from `wrangler deploy --dry-run` (no account needed);
                    fails above the free plan's 3 MB compressed
   worker-build     build the Worker into wasm/cfworker/build/ (wrangler runs it before dev and deploy)
-  bench [ARGS]     the adult-lr benchmark natively and in WebAssembly (node): writes
+  bench [ARGS]     the adult-lr benchmark natively, in WebAssembly (node) and, for the times,
+                   in Chromium through the page's engine: writes
                    internal/bench/results/ (results.md, native.json, wasm.json and
                    accuracy.svg; ARGS go to `privopt bench`, e.g. --runs 5 --eps 1)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
@@ -204,7 +205,7 @@ worker() {
 
 bench() {
 	need_go
-	need_node
+	need_test_tools
 	local out=internal/bench/results
 	mkdir -p tests/.bin
 	go build -o tests/.bin/privopt ./cmd/privopt
@@ -213,8 +214,13 @@ bench() {
 	tests/.bin/privopt bench --json "$out/native.json" "$@"
 	say "build.sh: the benchmark, in WebAssembly (node)"
 	"$(go env GOROOT)/lib/wasm/go_js_wasm_exec" tests/.bin/privopt.wasm bench --json "$out/wasm.json" "$@"
-	tests/.bin/privopt bench --svg "$out/accuracy.svg" --merge "$out/native.json" "$out/wasm.json" >"$out/results.md"
-	say "build.sh: wrote $out/results.md and $out/accuracy.svg (the page's About view embeds the JSON: rebuild it)"
+	say "build.sh: the private fits in Chromium, through the page's engine"
+	build
+	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
+		node tests/bench-chromium.mjs "$out/native.json" "${PRIVOPT_SHARED:-$ROOT/../shared}/data/adult/adult.data" \
+		examples/adult-lr.schema.json "$out/chromium.json" 3 60
+	tests/.bin/privopt bench --svg "$out/accuracy.svg" --merge "$out/native.json" "$out/wasm.json" "$out/chromium.json" >"$out/results.md"
+	say "build.sh: wrote $out/ (the page's About view embeds its JSON: rebuild the page)"
 	cat "$out/results.md"
 }
 

@@ -93,7 +93,43 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
-				vgn.SetInnerHTML(vugu.HTML("\x3Ctr\x3E\x3Cth scope=\"col\"\x3Emechanism\x3C/th\x3E\x3Cth scope=\"col\"\x3Eε\x3C/th\x3E\x3Cth scope=\"col\"\x3Etest accuracy (%)\x3C/th\x3E\x3Cth scope=\"col\"\x3Eruns\x3C/th\x3E\x3Cth scope=\"col\"\x3Enative (s)\x3C/th\x3E\x3Cth scope=\"col\"\x3Ewasm (s)\x3C/th\x3E\x3Cth scope=\"col\"\x3Ewasm/native\x3C/th\x3E\x3Cth scope=\"col\"\x3Ecertified\x3C/th\x3E\x3C/tr\x3E"))
+				{
+					vgparent := vgn
+					_ = vgparent
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("mechanism"))
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("ε"))
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("test accuracy (%)"))
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("runs"))
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("native (s)"))
+						for vgiterkeyt, p := range c.A.Platforms {
+							var vgiterkey interface{} = vgiterkeyt
+							_ = vgiterkey
+							p := p
+							_ = p
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}, vugu.VGAttribute{Namespace: "", Key: "colspan", Val: "2"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(p + " (s), ratio")
+						}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: []vugu.VGAttribute{{Namespace: "", Key: "scope", Val: "col"}}}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("certified"))
+					}
+				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 				vgparent.AppendChild(vgn)
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
@@ -123,15 +159,15 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(r.Runs)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
-							vgparent.AppendChild(vgn)
-							vgn.SetInnerHTML(r.Native)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
-							vgparent.AppendChild(vgn)
-							vgn.SetInnerHTML(r.Wasm)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
-							vgparent.AppendChild(vgn)
-							vgn.SetInnerHTML(r.Ratio)
+							for vgiterkeyt, v := range r.Times {
+								var vgiterkey interface{} = vgiterkeyt
+								_ = vgiterkey
+								v := v
+								_ = v
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "num"}}}
+								vgparent.AppendChild(vgn)
+								vgn.SetInnerHTML(v)
+							}
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(r.Certified)

@@ -15,14 +15,18 @@ type About struct {
 	Plot plot.Drawing
 	// Baselines and Setup describe the benchmark in a sentence each.
 	Baselines, Setup string
-	// Rows are the table's rows; Err explains why there are none.
-	Rows []AboutRow
-	Err  string
+	// Platforms names the columns of times after the native one; Rows are the table's rows;
+	// Err explains why there are none.
+	Platforms []string
+	Rows      []AboutRow
+	Err       string
 }
 
-// AboutRow is one cell of the benchmark, formatted for the table.
+// AboutRow is one cell of the benchmark, formatted for the table: Times holds the native time
+// and then, per platform, its time and its ratio to the native one.
 type AboutRow struct {
-	Mechanism, Epsilon, Accuracy, Runs, Native, Wasm, Ratio, Certified string
+	Mechanism, Epsilon, Accuracy, Runs, Certified string
+	Times                                         []string
 }
 
 // AboutView renders the About view.
@@ -32,28 +36,37 @@ type AboutView struct {
 
 // NewAbout lays out the embedded benchmark results.
 func NewAbout() *About {
-	native, wasm, err := results.Load()
+	native, others, err := results.Load()
 	if err != nil {
 		return &About{Err: err.Error()}
 	}
 	a := &About{
 		Baselines: fmt.Sprintf("Baselines: non-private logistic regression %.2f %% test accuracy, majority class %.2f %%.",
 			100*native.Baselines.NonPrivateAccuracy, 100*native.Baselines.MajorityAccuracy),
-		Setup: fmt.Sprintf("Private logistic regression on UCI Adult (32,561 training rows, 92 features, ‖x‖₂ ≤ 1, tested on 16,281 rows), δ = 10⁻⁶ for the approximate-DP mechanisms, declared radius D = %g fixed in advance. Times are per private fit, natively (%s) and in WebAssembly (Node.js), on the machine that ran ./build.sh bench.",
+		Setup: fmt.Sprintf("Private logistic regression on UCI Adult (32,561 training rows, 92 features, ‖x‖₂ ≤ 1, tested on 16,281 rows), δ = 10⁻⁶ for the approximate-DP mechanisms, declared radius D = %g fixed in advance. Times are per private fit, natively (%s) and in WebAssembly, on the machine that ran ./build.sh bench.",
 			native.Radius, native.Platform),
+	}
+	for _, o := range others {
+		a.Platforms = append(a.Platforms, bench.PlatformLabel(o.Platform))
 	}
 	if a.Plot, err = bench.Plot(native); err != nil {
 		a.Err = err.Error()
 	}
 	for _, r := range native.Rows {
-		row := AboutRow{Mechanism: r.Mechanism, Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Accuracy: "–", Native: "–", Wasm: "–", Ratio: "–", Certified: r.Certified}
+		row := AboutRow{Mechanism: r.Mechanism, Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Accuracy: "–", Certified: r.Certified}
+		row.Times = append(row.Times, "–")
+		for range others {
+			row.Times = append(row.Times, "–", "–")
+		}
 		if r.Error != "" {
 			row.Certified = "not run: " + r.Error
 		} else {
 			row.Accuracy = fmt.Sprintf("%.2f ± %.2f", 100*r.AccuracyMean, 100*r.AccuracySD)
-			row.Native = fmt.Sprintf("%.3g", r.Seconds)
-			if w, ok := bench.Find(wasm, r.Mechanism, r.Epsilon); ok && w.Error == "" {
-				row.Wasm, row.Ratio = fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds)
+			row.Times[0] = fmt.Sprintf("%.3g", r.Seconds)
+			for k, o := range others {
+				if w, ok := bench.Find(o, r.Mechanism, r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
+					row.Times[1+2*k], row.Times[2+2*k] = fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds)
+				}
 			}
 		}
 		a.Rows = append(a.Rows, row)

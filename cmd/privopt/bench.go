@@ -18,8 +18,10 @@ import (
 const benchSynopsis = `Runs the adult-lr benchmark (bench/ADULT.md): every mechanism at every ε, several runs each
 with fresh randomness, and prints the table (markdown) with test accuracy, log-loss, the
 certified guarantee and the time per private fit, plus the non-private and majority-class
-baselines. --json writes the results; --merge NATIVE.json WASM.json instead combines a native
-and a WebAssembly run into one table with the time ratio (./build.sh bench does all of it).
+baselines. --json writes the results; --merge NATIVE.json WASM.json [CHROMIUM.json] instead
+combines a native run with a WebAssembly one (and one in Chromium through the page's engine,
+from tests/bench-chromium.mjs) into one table with the time ratios (./build.sh bench does all of
+it). --cell-seconds bounds the time spent per mechanism and ε.
 Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -35,15 +37,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	radius := fs.Float64("radius", 10, "declared radius D of the comparison class (fixed a priori)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	svgOut := fs.String("svg", "", "write the accuracy plot (SVG) to this file")
-	merge := fs.Bool("merge", false, "combine NATIVE.json and WASM.json (two arguments) into one table")
-	if err := fs.parseArgs(args, 2); err != nil {
+	merge := fs.Bool("merge", false, "combine NATIVE.json and WASM.json [CHROMIUM.json] (arguments) into one table")
+	if err := fs.parseArgs(args, 3); err != nil {
 		return err
 	}
 	if *merge {
-		if fs.NArg() != 2 {
-			return usageError{"--merge needs two arguments: NATIVE.json WASM.json"}
+		if fs.NArg() < 2 || fs.NArg() > 3 {
+			return usageError{"--merge needs two or three arguments: NATIVE.json WASM.json [CHROMIUM.json]"}
 		}
-		return mergeBench(fs.Arg(0), fs.Arg(1), *svgOut, stdout)
+		return mergeBench(fs.Args(), *svgOut, stdout)
 	}
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q (arguments go with --merge)", fs.Arg(0))}
@@ -99,7 +101,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprint(stdout, bench.Markdown(res, nil))
+	fmt.Fprint(stdout, bench.Markdown(res))
 	return nil
 }
 
@@ -109,27 +111,24 @@ var benchDefaultMechanisms = []string{"outpert", "outpert-gauss", "langevin", "r
 // pureMechanisms are planned with δ = 0.
 var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}
 
-// mergeBench prints the table of a native and a wasm result side by side.
-func mergeBench(nativePath, wasmPath, svgOut string, stdout io.Writer) error {
-	var native, wasm bench.Result
-	for _, f := range []struct {
-		path string
-		into *bench.Result
-	}{{nativePath, &native}, {wasmPath, &wasm}} {
-		raw, err := os.ReadFile(f.path)
+// mergeBench prints the table of a native result beside the times of the others.
+func mergeBench(paths []string, svgOut string, stdout io.Writer) error {
+	results := make([]bench.Result, len(paths))
+	for i, path := range paths {
+		raw, err := os.ReadFile(path)
 		if err != nil {
 			return err
 		}
-		if err := json.Unmarshal(raw, f.into); err != nil {
-			return fmt.Errorf("%s: %w", f.path, err)
+		if err := json.Unmarshal(raw, &results[i]); err != nil {
+			return fmt.Errorf("%s: %w", path, err)
 		}
 	}
 	if svgOut != "" {
-		if err := writePlot(svgOut, native); err != nil {
+		if err := writePlot(svgOut, results[0]); err != nil {
 			return err
 		}
 	}
-	fmt.Fprint(stdout, bench.Markdown(native, &wasm))
+	fmt.Fprint(stdout, bench.Markdown(results[0], results[1:]...))
 	return nil
 }
 

@@ -63,7 +63,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"bench", "--runs", "0"}, 2, "", "--runs must be at least 1"},
 		{[]string{"bench", "--eps", "1,x"}, 2, "", `--eps: "x" is not a positive number`},
 		{[]string{"bench", "--mech", "magic"}, 2, "", `unknown mechanism "magic"`},
-		{[]string{"bench", "--merge", "a.json"}, 2, "", "--merge needs two arguments"},
+		{[]string{"bench", "--merge", "a.json"}, 2, "", "--merge needs two or three arguments"},
 		{[]string{"bench", "stray"}, 2, "", "arguments go with --merge"},
 	} {
 		code, out, errOut := runCLI(tc.args...)

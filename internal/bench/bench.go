@@ -228,38 +228,30 @@ func WriteJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// Markdown writes the table of a native result with, when wasm is not nil, the times of the
-// same cells in WebAssembly and their ratio.
-func Markdown(native Result, wasm *Result) string {
+// Markdown writes the table of a native result with, for each other result (WebAssembly in
+// node, Chromium through the page's engine), the time of the same cells there and its ratio to
+// the native time.
+func Markdown(native Result, others ...Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Baselines: non-private logistic regression %.2f %% (log-loss %.4f); majority class %.2f %%. Radius D = %g.\n\n",
 		100*native.Baselines.NonPrivateAccuracy, native.Baselines.NonPrivateLogLoss, 100*native.Baselines.MajorityAccuracy, native.Radius)
-	timeHeader := "time " + native.Platform + " (s)"
-	if wasm != nil {
-		timeHeader = "time native (s)"
+	fmt.Fprintf(&b, "| mechanism | ε | δ | test accuracy (%%) | log-loss | runs | time %s (s) |", PlatformLabel(native.Platform))
+	rule := "|---|---|---|---|---|---|---|"
+	for _, o := range others {
+		fmt.Fprintf(&b, " time %s (s) | ratio |", PlatformLabel(o.Platform))
+		rule += "---|---|"
 	}
-	fmt.Fprintf(&b, "| mechanism | ε | δ | test accuracy (%%) | log-loss | runs | %s |", timeHeader)
-	if wasm != nil {
-		b.WriteString(" time wasm (s) | wasm/native |")
-	}
-	b.WriteString(" certified |\n|---|---|---|---|---|---|---|")
-	if wasm != nil {
-		b.WriteString("---|---|")
-	}
-	b.WriteString("---|\n")
+	b.WriteString(" certified |\n" + rule + "---|\n")
 	for _, r := range native.Rows {
 		if r.Error != "" {
-			fmt.Fprintf(&b, "| %s | %g | %g | – | – | 0 | – |", r.Mechanism, r.Epsilon, r.Delta)
-			if wasm != nil {
-				b.WriteString(" – | – |")
-			}
-			fmt.Fprintf(&b, " not run: %s |\n", strings.ReplaceAll(r.Error, "|", "/"))
+			fmt.Fprintf(&b, "| %s | %g | %g | – | – | 0 | – |%s not run: %s |\n", r.Mechanism, r.Epsilon, r.Delta,
+				strings.Repeat(" – | – |", len(others)), strings.ReplaceAll(r.Error, "|", "/"))
 			continue
 		}
 		fmt.Fprintf(&b, "| %s | %g | %g | %.2f ± %.2f | %.4f | %d | %.3g |", r.Mechanism, r.Epsilon, r.Delta,
 			100*r.AccuracyMean, 100*r.AccuracySD, r.LogLossMean, r.Runs, r.Seconds)
-		if wasm != nil {
-			if w, ok := Find(*wasm, r.Mechanism, r.Epsilon); ok && w.Error == "" {
+		for _, o := range others {
+			if w, ok := Find(o, r.Mechanism, r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
 				fmt.Fprintf(&b, " %.3g | %.2f |", w.Seconds, w.Seconds/r.Seconds)
 			} else {
 				b.WriteString(" – | – |")
@@ -268,6 +260,18 @@ func Markdown(native Result, wasm *Result) string {
 		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(r.Certified, "|", "/"))
 	}
 	return b.String()
+}
+
+// PlatformLabel names a result's platform for a table: "wasm (node)" for js/wasm, "wasm
+// (Chromium)" for the page's engine in Chromium, "native" otherwise.
+func PlatformLabel(platform string) string {
+	switch platform {
+	case "js/wasm":
+		return "wasm (node)"
+	case "chromium":
+		return "wasm (Chromium)"
+	}
+	return "native"
 }
 
 // Find returns the row of a mechanism at ε.

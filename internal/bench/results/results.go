@@ -1,29 +1,51 @@
 // Package results holds the adult-lr benchmark's latest results, written by ./build.sh bench
-// (native.json, wasm.json, results.md, accuracy.svg) and embedded in the page's About view.
+// (native.json, wasm.json, chromium.json, results.md, accuracy.svg) and embedded in the page's
+// About view.
 package results
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 
 	"github.com/privopt/privopt/internal/bench"
 )
 
-var (
-	//go:embed native.json
-	nativeJSON []byte
-	//go:embed wasm.json
-	wasmJSON []byte
-)
+//go:embed *.json
+var files embed.FS
 
-// Load returns the native and the WebAssembly results.
-func Load() (native, wasm bench.Result, err error) {
-	if err := json.Unmarshal(nativeJSON, &native); err != nil {
-		return native, wasm, fmt.Errorf("results: native.json: %w", err)
+// timingFiles are the results whose times are compared with the native ones, in table order.
+var timingFiles = []string{"wasm.json", "chromium.json"}
+
+// Load returns the native result and the results of the other platforms that were measured
+// (WebAssembly in node, Chromium through the page's engine), in that order.
+func Load() (native bench.Result, others []bench.Result, err error) {
+	if err := read("native.json", &native); err != nil {
+		return native, nil, err
 	}
-	if err := json.Unmarshal(wasmJSON, &wasm); err != nil {
-		return native, wasm, fmt.Errorf("results: wasm.json: %w", err)
+	for _, name := range timingFiles {
+		var r bench.Result
+		err := read(name, &r)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return native, nil, err
+		}
+		others = append(others, r)
 	}
-	return native, wasm, nil
+	return native, others, nil
+}
+
+func read(name string, into *bench.Result) error {
+	raw, err := files.ReadFile(name)
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(raw, into); err != nil {
+		return fmt.Errorf("results: %s: %w", name, err)
+	}
+	return nil
 }
