@@ -8,7 +8,10 @@ import (
 
 // registry lists the mechanisms by Name, each with its default settings.
 var registry = map[string]Mechanism{
-	"rem": REM{},
+	"rem":      REM{},
+	"expmech":  ExpMech{},
+	"rashomon": Rashomon{},
+	"rem-lp":   REMLp{},
 }
 
 // ByName returns the mechanism with the given name and default settings.
