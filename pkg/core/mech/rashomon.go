@@ -254,9 +254,8 @@ func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		if obj.valueGrad(g, x) <= tau+pl.psi {
+		if pl.gradient(obj, tau, g, x) {
 			flat++
-			clear(g)
 		}
 		for i := range x {
 			x[i] += -hb*g[i] + noise*r.Normal()
@@ -290,6 +289,16 @@ func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 		Model: newModel(pl.problem, ds, x), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
 		Diagnostics: diagnose(l, pl.problem, ds, x, start, details),
 	}, nil
+}
+
+// gradient writes into g the gradient of max{F_λ, τ + ψ} at x that the chain uses: ∇F_λ(x),
+// or 0 where F_λ(x) ≤ τ + ψ (the flat set, which it reports). Its sensitivity is Δ_ψ.
+func (pl *rashomonPlan) gradient(obj ridged, tau float64, g, x []float64) bool {
+	if obj.valueGrad(g, x) <= tau+pl.psi {
+		clear(g)
+		return true
+	}
+	return false
 }
 
 // threshold returns τ ≤ inf_{R^d} F_λ: the strong-convexity bound F_λ(x) − ‖∇F_λ(x)‖²/(2λ) at

@@ -53,11 +53,13 @@ import (
 type REMLp struct {
 	// Norm is the exponent p ∈ [1, ∞] of the norm (default 1).
 	Norm float64
-	// Sampler is the sampling mode (default: the stochastic proximal oracle).
+	// Sampler is the sampling mode (default: the certified proximal sampler with the stochastic
+	// or the envelope oracle, whichever plan predicts fewer queries).
 	Sampler SamplerMode
 	// SamplerShare is the share of δ given to a certified sampler's error (default 0.1).
 	SamplerShare float64
-	// FastSteps is the number of steps of a fast mode (default: 20·κ·√d, not certified).
+	// FastSteps is the number of steps of a fast mode (default: 20·κ·√d with κ = 1 + β/(μσ₂),
+	// not certified).
 	FastSteps int
 }
 
@@ -111,7 +113,8 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	if !(m.Norm >= 1) {
 		return nil, fmt.Errorf("mech: the norm exponent must be in [1, ∞], got %g", m.Norm)
 	}
-	if m.Sampler == "" {
+	auto := m.Sampler == ""
+	if auto {
 		m.Sampler = SampleStochastic
 	}
 	if m.SamplerShare == 0 {
@@ -155,7 +158,7 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl.gp, pl.g2, pl.smooth = cp.Lipschitz, c2.Lipschitz, c2.Smoothness
 	if !pl.gaussian {
-		if pl.remLip, err = remainderLipschitz(pl.reg, box, pl.sigma2, min(p.Loss.Classes, p.Dim)); err != nil {
+		if pl.remLip, err = remainderLipschitz(pl.reg, box, min(p.Loss.Classes, p.Dim)); err != nil {
 			return nil, err
 		}
 	}
@@ -179,7 +182,14 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 		Statement: fmt.Sprintf("E F_D(w) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ d/k + μΘ = 2(Δ/μ_GDP)√(dΘ/σ) for the exact distribution (Gopi, Lee, Liu, Shen and Tian, Theorem 3, with the Gibbs bound of their Proposition 4), Θ = %.6g the range of the ℓ%g regularizer over the comparison set, at the calibrated μ_GDP", pl.theta, m.Norm)}
 	pl.guarantee = pl.base
 	if certified {
-		if pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget); err != nil {
+		pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
+		if auto {
+			// The default is the cheaper of the stochastic and envelope oracles' plans.
+			if env, envErr := sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, sampler.EnvelopeOracle, pl.tvBudget); envErr == nil && (err != nil || env.Cost.Queries < pl.plan.Cost.Queries) {
+				pl.plan, err, pl.mech.Sampler = env, nil, SampleEnvelope
+			}
+		}
+		if err != nil {
 			return nil, err
 		}
 		folded, err := privacy.FoldSamplerError(pl.base, pl.plan.TV)
@@ -244,36 +254,44 @@ func comparisonRange(r geom.Regularizer, p Problem) (float64, error) {
 }
 
 // remainderLipschitz returns L with ‖∇h(w)‖₂ ≤ L on the box, for the remainder
-// h = r − (σ₂/2)‖w‖² of a regularizer r = (S/2)‖w‖_q² (q < 2) centred at 0, σ₂ its modulus
-// in ℓ2, and k the number of singular values of a Schatten regularizer (ignored for ℓq).
+// h = r − (σ₂/2)‖w‖² of a regularizer r = (S/2)‖w‖_q² (1 < q < 2) centred at 0, whose modulus
+// in ℓ2 is σ₂ = S(q − 1); k is the number of singular values of a Schatten regularizer (the
+// number of coordinates for ℓq).
 //
-// Derivation: ∇r and σ₂w point the same way coordinatewise (for ℓq: ∇r_i = S‖w‖_q^{2−q}·
-// sign(w_i)|w_i|^{q−1}; for Schatten-q they share the singular vectors of w), with non-negative
-// magnitudes, so each magnitude of ∇h is at most the larger of the two and
-// ‖∇h‖₂² ≤ ‖∇r‖₂² + σ₂²‖w‖₂². For ℓq both terms are non-decreasing in every |w_i|, so their
-// maximum over the box is at the point v with v_i = max(|lo_i|, |hi_i|), where ∇r is evaluated
-// by geom. For Schatten-q, ‖∇r‖_F = S‖σ‖_q^{2−q}(Σσ_i^{2(q−1)})^{1/2} ≤ S·k^{(2−q)/q}‖w‖_F (power
-// means: ‖σ‖_q ≤ k^{1/q−1/2}‖σ‖₂ and Σσ_i^{2(q−1)} ≤ k^{2−q}‖σ‖₂^{2(q−1)}), and ‖w‖_F ≤ ‖v‖₂.
-func remainderLipschitz(r geom.Regularizer, box *geom.Box, sigma2 float64, k int) (float64, error) {
+// Derivation: write N = ‖w‖_q and a_i = |w_i|/N (the singular values of w for Schatten-q, which
+// shares its singular vectors with ∇r and w). Then ∇h has the magnitudes S·N·ψ(a_i) with
+// ψ(a) = a^{q−1} − (q − 1)a, which is non-negative and increasing on [0, 1], so
+// ‖∇h‖₂ = S·N·(Σψ(a_i)²)^{1/2} with Σa_i^q = 1. As a function of u = a^q, ψ² is concave on
+// [0, 1] (with t = u^{2/q−1}, its second derivative has the sign of
+// (1 − 1/q)(1 − t)² − (1/q)(1 − (q − 1)t)², which is ≤ 0 because 1/q ≥ 1/2 and (q − 1)t ≤ t),
+// so by Jensen Σψ(a_i)² ≤ k·ψ(k^{−1/q})²: the equal magnitudes are the worst case. Hence
+// ‖∇h‖₂ ≤ S·sup‖w‖_q·√k·ψ(k^{−1/q}), with sup‖w‖_q over the box attained at the vertex v,
+// v_i = max(|lo_i|, |hi_i|), for ℓq, and at most k^{1/q−1/2}‖v‖₂ for Schatten-q (‖σ‖_q ≤
+// k^{1/q−1/2}‖σ‖₂ = k^{1/q−1/2}‖w‖_F). On a cube centred at 0 the ℓq bound is attained at a
+// vertex.
+func remainderLipschitz(r geom.Regularizer, box *geom.Box, k int) (float64, error) {
 	lo, hi := box.Lo(), box.Hi()
 	v := make([]float64, len(lo))
 	for i := range v {
 		v[i] = math.Max(math.Abs(lo[i]), math.Abs(hi[i]))
 	}
-	vn := geom.Norm(v, 2)
-	var gn float64
+	var q, s, n float64
 	switch r := r.(type) {
 	case *geom.LpRegularizer:
-		g := make([]float64, len(v))
-		r.Grad(g, v)
-		gn = geom.Norm(g, 2)
+		q, s, k = r.Q(), r.Scale(), len(v)
+		n = geom.Norm(v, q)
 	case *geom.SchattenRegularizer:
-		q := r.Q()
-		gn = r.Scale() * math.Pow(float64(k), (2-q)/q) * vn
+		q, s = r.Q(), r.Scale()
+		n = math.Pow(float64(k), 1/q-0.5) * geom.Norm(v, 2)
 	default:
 		return 0, fmt.Errorf("mech: no Lipschitz bound for the regularizer %T", r)
 	}
-	l := math.Hypot(gn, sigma2*vn) * (1 + fpSlack)
+	if !(q > 1 && q < 2) || math.Abs(r.Modulus(2)-s*(q-1)) > 1e-12*s {
+		return 0, fmt.Errorf("mech: internal error: the remainder bound needs 1 < q < 2 and modulus S(q − 1), got q = %g", q)
+	}
+	kf := float64(k)
+	psi := math.Pow(kf, -(q-1)/q) - (q-1)*math.Pow(kf, -1/q)
+	l := s * n * math.Sqrt(kf) * psi * (1 + fpSlack)
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return 0, fmt.Errorf("mech: the regularizer's Lipschitz constant on the box is not finite (%g)", l)
 	}
