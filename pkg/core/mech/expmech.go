@@ -178,9 +178,8 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	if err != nil {
 		return nil, err
 	}
-	score := func(x []float64) float64 { return l.Mean(nil, x) }
 	// The floor is below min_C F_D by a margin that covers the rounding of the bound.
-	floor := m.lower - fpSlack*(1+math.Abs(m.lower)+pl.rangeBound)
+	floor, clip := m.lower-fpSlack*(1+math.Abs(m.lower)+pl.rangeBound), math.Inf(-1)
 	details := map[string]float64{"solver_iterations": float64(m.iterations), "solver_lower": m.lower, "solver_upper": m.upper}
 	if pl.psi > 0 {
 		tau, err := pl.threshold(m)
@@ -188,9 +187,9 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 			return nil, err
 		}
 		details["threshold"] = tau
-		floor = tau + pl.psi
-		score = func(x []float64) float64 { return math.Max(l.Mean(nil, x), floor) }
+		floor, clip = tau+pl.psi, tau+pl.psi
 	}
+	score := meanScore(l, nonNegative(pl.problem.Loss), clip)
 	if progress != nil {
 		progress(Progress{Fraction: 0, Stage: "exact rejection sampling"})
 	}

@@ -213,6 +213,45 @@ func exampleRange(p Problem, g2, diam float64) float64 {
 	return math.Min(r, (phi.MarginValue(-z)-phi.MarginValue(z))*(1+fpSlack))
 }
 
+// gibbsScore evaluates the score of a proposal x, or stops early: it returns the score, or
+// above = true as soon as the score is certain to exceed limit.
+type gibbsScore func(x []float64, limit float64) (score float64, above bool)
+
+// meanScore returns the score max{F(x), clip} with F the mean of the per-example losses of l
+// (clip = −∞ for F itself). When every per-example loss is non-negative (nonNegative), the
+// rows are summed in order and the evaluation stops once the partial sum exceeds n·limit: the
+// remaining rows can only add to it, so the score exceeds limit whatever they are. The value
+// returned for a complete evaluation is the sum of the rows in order divided by n, which is
+// how the losses compute their mean.
+func meanScore(l loss.Loss, nonNegative bool, clip float64) gibbsScore {
+	n := l.Len()
+	return func(x []float64, limit float64) (float64, bool) {
+		stop := math.Inf(1)
+		if nonNegative {
+			stop = limit * float64(n)
+		}
+		sum := 0.0
+		for i := range n {
+			sum += l.Value(x, i)
+			if i&31 == 31 && sum > stop {
+				return sum / float64(n), true
+			}
+		}
+		return math.Max(sum/float64(n), clip), false
+	}
+}
+
+// nonNegative reports whether every per-example loss of the spec is non-negative everywhere:
+// true for every loss privopt knows (log(1 + e^{−m}), max(0, ·), squares, Huber, the softmax
+// cross-entropy log Σe^{z_k} − z_y, and the robust versions of the margin losses).
+func nonNegative(s LossSpec) bool {
+	switch s.Name {
+	case "logistic", "hinge", "smooth-hinge", "squared", "huber", "multinomial":
+		return s.Tilt == 0
+	}
+	return false
+}
+
 // sampleGibbs draws one point exactly from the law ∝ exp(−β·score(x)) on the bounded domain c,
 // given floor ≤ min_C score, by rejection: it proposes x uniformly on C and accepts it when an
 // independent standard exponential E exceeds t = β(score(x) − floor) ≥ 0, which happens with
@@ -221,13 +260,15 @@ func exampleRange(p Problem, g2, diam float64) float64 {
 // acceptance rate. The privacy of the result does not even need the proposal to be exactly
 // uniform, only data-independent (its law cancels in the ratio of two datasets' laws); it does
 // need P(E > t) = exp(−t), which rng's exponential sampler gives up to the rounding of its
-// ziggurat tables, with an unbounded tail (so no proposal has acceptance probability 0).
+// ziggurat tables, with an unbounded tail (so no proposal has acceptance probability 0). E is
+// drawn first, so that the score's evaluation can stop as soon as it is certain to exceed
+// floor + E/β (a rejection); that changes the work, not the decision.
 //
 // The loop has no cap: it stops when a proposal is accepted or ctx is cancelled, and a
 // cancelled run returns ctx's error and releases nothing. A cap would silently bias the law.
 // The number of proposals depends on the data: it is a local diagnostic, never released.
 // every is called after each proposal with the number made so far (it may be nil).
-func sampleGibbs(ctx context.Context, r *rng.Rand, c *boundedDomain, dim int, beta, floor float64, score func(x []float64) float64, every func(proposals int64)) ([]float64, int64, error) {
+func sampleGibbs(ctx context.Context, r *rng.Rand, c *boundedDomain, dim int, beta, floor float64, score gibbsScore, every func(proposals int64)) ([]float64, int64, error) {
 	x := make([]float64, dim)
 	for proposals := int64(1); ; proposals++ {
 		if err := ctx.Err(); err != nil {
@@ -236,15 +277,19 @@ func sampleGibbs(ctx context.Context, r *rng.Rand, c *boundedDomain, dim int, be
 		if err := c.draw(r, x); err != nil {
 			return nil, proposals, err
 		}
-		s := score(x)
+		e := r.Exp()
+		s, above := score(x, floor+e/beta)
+		if every != nil {
+			every(proposals)
+		}
+		if above {
+			continue
+		}
 		t := beta * (s - floor)
 		if math.IsNaN(t) || t < 0 {
 			return nil, proposals, fmt.Errorf("mech: internal error: the score %g at a proposal is below the certified floor %g", s, floor)
 		}
-		if every != nil {
-			every(proposals)
-		}
-		if r.Exp() > t {
+		if e > t {
 			return x, proposals, nil
 		}
 	}

@@ -419,7 +419,8 @@ func TestMinimizeMean(t *testing.T) {
 func TestSampleGibbsCancel(t *testing.T) {
 	dom, _ := newBoundedDomain(cube(t, 5, 1))
 	ctx, cancel := context.WithCancel(context.Background())
-	x, proposals, err := sampleGibbs(ctx, rng.Seeded(1), dom, 5, 1e6, 0, func(x []float64) float64 { return 1 + x[0] }, func(k int64) {
+	score := func(x []float64, _ float64) (float64, bool) { return 1 + x[0], false }
+	x, proposals, err := sampleGibbs(ctx, rng.Seeded(1), dom, 5, 1e6, 0, score, func(k int64) {
 		if k == 1000 {
 			cancel()
 		}
@@ -428,7 +429,7 @@ func TestSampleGibbsCancel(t *testing.T) {
 		t.Errorf("got %v, %d proposals, error %v; want nothing after 1000 proposals and context.Canceled", x, proposals, err)
 	}
 	// A floor above the score is a broken certificate: an error, never a clipped acceptance.
-	if _, _, err := sampleGibbs(context.Background(), rng.Seeded(1), dom, 5, 1, 3, func(x []float64) float64 { return 1 + x[0] }, nil); err == nil {
+	if _, _, err := sampleGibbs(context.Background(), rng.Seeded(1), dom, 5, 1, 3, score, nil); err == nil {
 		t.Error("a floor above the score was accepted")
 	}
 }
@@ -506,5 +507,38 @@ func TestGibbsRejects(t *testing.T) {
 	}
 	if _, err := (ExpMech{}).Plan(Budget{Epsilon: 1}, hinge); err != nil {
 		t.Errorf("the exponential mechanism refused the hinge loss: %v", err)
+	}
+}
+
+// TestMeanScoreEarlyStop: the early-stopping score never changes a decision: when it stops,
+// the full mean exceeds the limit; when it does not, it returns the full mean (bit for bit the
+// loss's Mean) clipped below at clip.
+func TestMeanScoreEarlyStop(t *testing.T) {
+	ds := toyData(500, 3, 17)
+	p := boxProblem(t, ds, 3)
+	l, _ := p.NewLoss(ds)
+	r := rng.Seeded(2)
+	dom, _ := newBoundedDomain(p.Domain)
+	x := make([]float64, 3)
+	stopped := 0
+	for _, clip := range []float64{math.Inf(-1), 0.9} {
+		score := meanScore(l, true, clip)
+		for range 2000 {
+			_ = dom.draw(r, x)
+			full := l.Mean(nil, x)
+			limit := 0.2 + 2*r.Float64()
+			s, above := score(x, limit)
+			switch {
+			case above && !(full > limit):
+				t.Fatalf("stopped early at %v, but F = %g ≤ limit %g", x, full, limit)
+			case above:
+				stopped++
+			case s != math.Max(full, clip):
+				t.Fatalf("score %g, want max(F, clip) = %g", s, math.Max(full, clip))
+			}
+		}
+	}
+	if stopped == 0 {
+		t.Error("the score never stopped early")
 	}
 }
