@@ -37,11 +37,13 @@ const maxFloorIterations = 20000
 // min_C F_D certified by a solver (minimizeMean), so the release has exactly the law π_D (in
 // real arithmetic; the float64 rounding of F_D, relative about n·2⁻⁵³, is not accounted). The
 // expected number of proposals is 1/E_{uniform}[exp(−β(F_D − floor))], at most
-// exp(β(R + gap)) for every dataset and typically like (c·εn/d)^d: exponentially large in the
-// dimension, so the mechanism is practical only for small d or small εn. The run is never
-// capped (a cap would break pure DP): it stops when a proposal is accepted or when ctx is
-// cancelled, releasing nothing. Its running time depends on the data and is not part of the
-// release.
+// exp(β(R + gap)) for every dataset and, on a box for a β_s-smooth loss whose minimizer over
+// the box is a stationary point, at most e^{β·gap}·Π_i w_i/(√(π/(4a))·erf(w_i√a)), a = β·β_s/2,
+// w_i the box's widths: like (c·εn/d)^{d/2} or worse, exponentially large in the dimension, so
+// the mechanism is practical only for small d or small εn. The plan states the logarithms of
+// both, and Cost uses the second when it applies. The run is never capped (a cap would break
+// pure DP): it stops when a proposal is accepted or when ctx is cancelled, releasing nothing.
+// Its running time depends on the data and is not part of the release.
 //
 // Utility: E F_D(ŵ) − min_C F_D ≤ d/β (seed 004, Theorem 2.4; BST14, Theorem 3.2: the Gibbs
 // measure of a convex function on a convex set in R^d), exactly, since the sampler is exact.
@@ -76,9 +78,13 @@ type gibbsPlan struct {
 	solverIters int
 	solverGap   float64
 	utility     Utility
-	// logProposals is the natural logarithm of the predicted bound on the expected number of
-	// proposals, β·max(0, R + gap − ψ), assuming the solver reaches its gap.
+	// logProposals is the natural logarithm of the bound on the expected number of proposals
+	// for every dataset, β·max(0, R + gap − ψ), assuming the solver reaches its gap.
 	logProposals float64
+	// logProposalsInterior is the same bound when the minimizer of F_D over a box is a
+	// stationary point (an assumption on the data, so a prediction): it uses the loss's
+	// smoothness instead of its range. NaN when it does not apply (a ball, a non-smooth loss).
+	logProposalsInterior float64
 }
 
 // planGibbs plans an exact Gibbs sampler at threshold psi ≥ 0. With psi > 0 the threshold
@@ -143,6 +149,20 @@ func planGibbs(name, paper string, b Budget, p Problem, psi, share float64) (*gi
 		pl.solverIters = int(math.Max(1, math.Min(k, maxFloorIterations)))
 	}
 	pl.logProposals = pl.beta * math.Max(0, pl.rangeBound+pl.solverGap-psi)
+	pl.logProposalsInterior = math.NaN()
+	if dom.ball == nil && !math.IsInf(pl.smooth, 1) {
+		// If min_C F_D is attained where ∇F_D = 0, F_D − F* ≤ (β_s/2)‖x − x*‖², and each
+		// coordinate's Gaussian integral over [lo_i, hi_i] is at least the half-line one from an
+		// end: P(accept) ≥ e^{−β·gap}·Π_i √(π/(4a))·erf(w_i√a)/w_i with a = β·β_s/2.
+		a := pl.beta * pl.smooth / 2
+		logP := -pl.beta * math.Max(0, pl.solverGap-psi)
+		for i := range dom.lo {
+			if w := dom.hi[i] - dom.lo[i]; w > 0 && a > 0 {
+				logP += math.Log(math.Sqrt(math.Pi/(4*a)) * math.Erf(w*math.Sqrt(a)) / w)
+			}
+		}
+		pl.logProposalsInterior = math.Min(-logP, pl.logProposals)
+	}
 	pl.utility = Utility{Bound: d/pl.beta + psi,
 		Statement: "E F_D(w) − min_C F_D ≤ d/β + ψ for the exact Gibbs measure of the convex score max{F_D, F_D* + ψ} on the convex domain C (Ganesh, Thakurta and Upadhyay, Theorem 2.4, after Bassily, Smith and Thakurta 2014, Theorem 3.2; ψ = 0 for the exponential mechanism); the sampler is exact, so the bound holds for the release"}
 	return pl, nil
@@ -151,17 +171,26 @@ func planGibbs(name, paper string, b Budget, p Problem, psi, share float64) (*gi
 func (pl *gibbsPlan) Guarantee() privacy.Curve { return privacy.PureDP{Eps: pl.budget.Epsilon} }
 func (pl *gibbsPlan) Utility() Utility         { return pl.utility }
 
-// Cost counts the solver's passes and the predicted bound on the proposals, each n queries
-// (math.MaxFloat64 when the bound overflows).
+// Cost counts the solver's passes and the predicted number of proposals, each at most n
+// queries: the bound for an interior minimizer when it applies, the bound for every dataset
+// otherwise (math.MaxFloat64 when it overflows).
 func (pl *gibbsPlan) Cost() Cost {
-	steps := float64(pl.solverIters) + math.Exp(math.Min(pl.logProposals, 700))
+	logProp := pl.logProposals
+	if !math.IsNaN(pl.logProposalsInterior) {
+		logProp = pl.logProposalsInterior
+	}
+	steps := float64(pl.solverIters) + math.Exp(math.Min(logProp, 700))
 	return Cost{Queries: math.Min(steps*float64(pl.problem.N), math.MaxFloat64), Steps: steps}
 }
 
 func (pl *gibbsPlan) Parameters() map[string]float64 {
-	return map[string]float64{"beta": pl.beta, "psi": pl.psi, "threshold_error": pl.eta, "example_range": pl.rangeBound,
+	ps := map[string]float64{"beta": pl.beta, "psi": pl.psi, "threshold_error": pl.eta, "example_range": pl.rangeBound,
 		"sensitivity": pl.scoreSens + 2*pl.eta, "lipschitz": pl.g, "diameter": pl.dom.diam, "solver_iterations": float64(pl.solverIters),
 		"solver_gap": pl.solverGap, "log_max_expected_proposals": pl.logProposals}
+	if !math.IsNaN(pl.logProposalsInterior) {
+		ps["log_expected_proposals_interior"] = pl.logProposalsInterior
+	}
+	return ps
 }
 
 // Run certifies the floor (and the threshold), then samples exactly.

@@ -542,3 +542,86 @@ func TestMeanScoreEarlyStop(t *testing.T) {
 		t.Error("the score never stopped early")
 	}
 }
+
+// TestGibbsAcceptancePrediction computes the exact acceptance rate of the exponential
+// mechanism's sampler by quadrature in 2-D (the mean over the box of exp(−β(F − floor)), with
+// the floor the solver certifies) and checks the plan's two bounds on the expected number of
+// proposals: the one for every dataset, and the one for an interior minimizer (which this
+// problem has), within a factor 100 of the truth (it takes the loss's largest curvature, 1/4,
+// in every direction, where the data's curvature is several times smaller).
+func TestGibbsAcceptancePrediction(t *testing.T) {
+	// Labels drawn from a logistic model with weights (3, 0): the minimizer is near (3, 0).
+	ds := smallData(100, 2, 23)
+	r := rng.Seeded(24)
+	for i := range ds.N {
+		ds.Y[i] = -1
+		if r.Float64() < 1/(1+math.Exp(-3*ds.X[2*i])) {
+			ds.Y[i] = 1
+		}
+	}
+	p := boxProblem(t, ds, 6)
+	plan, err := ExpMech{}.Plan(Budget{Epsilon: 2}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := plan.(*gibbsPlan)
+	l, _ := p.NewLoss(ds)
+	m, _ := minimizeMean(context.Background(), l, pl.dom, pl.smooth, pl.g, pl.solverIters, pl.solverGap)
+	const k = 400
+	axis := grid1(-6, 6, k)
+	acc, best, at := 0.0, math.Inf(1), []float64{0, 0}
+	for i, u := range axis {
+		for j, v := range axis {
+			w := 1.0
+			if i == 0 || i == k {
+				w /= 2
+			}
+			if j == 0 || j == k {
+				w /= 2
+			}
+			f := l.Mean(nil, []float64{u, v})
+			if f < best {
+				best, at = f, []float64{u, v}
+			}
+			acc += w * math.Exp(-pl.beta*(f-m.lower))
+		}
+	}
+	acc /= k * k
+	if math.Abs(at[0]) > 5 || math.Abs(at[1]) > 5 || math.IsNaN(pl.logProposalsInterior) {
+		t.Fatalf("the test needs an interior minimizer (at %v) and the interior prediction (%g)", at, pl.logProposalsInterior)
+	}
+	got := -math.Log(acc)
+	if got > pl.logProposals || got > pl.logProposalsInterior {
+		t.Errorf("log expected proposals %g above the bounds %g (every dataset) or %g (interior minimizer)", got, pl.logProposals, pl.logProposalsInterior)
+	}
+	if pl.logProposalsInterior-got > math.Log(100) {
+		t.Errorf("the interior prediction e^%g is more than 100 times the truth e^%g", pl.logProposalsInterior, got)
+	}
+}
+
+// BenchmarkGibbsProposal measures one proposal of the exact sampler (a uniform point, an
+// exponential variate and the early-stopping score) at the shape of the adult-lr two-feature
+// runs: n = 32561 rows, d = 2, the logistic loss on [−10, 10]², ε = 1, with the floor the
+// solver certifies.
+func BenchmarkGibbsProposal(b *testing.B) {
+	ds := smallData(32561, 2, 31)
+	p := boxProblem(b, ds, 10)
+	plan, err := ExpMech{}.Plan(Budget{Epsilon: 1}, p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	pl := plan.(*gibbsPlan)
+	l, _ := p.NewLoss(ds)
+	m, err := minimizeMean(context.Background(), l, pl.dom, pl.smooth, pl.g, pl.solverIters, pl.solverGap)
+	if err != nil {
+		b.Fatal(err)
+	}
+	score := meanScore(l, true, math.Inf(-1))
+	r := rng.Seeded(1)
+	x := make([]float64, 2)
+	b.ResetTimer()
+	for range b.N {
+		_ = pl.dom.draw(r, x)
+		score(x, m.lower+r.Exp()/pl.beta)
+	}
+}
