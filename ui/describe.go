@@ -51,8 +51,8 @@ var mechanismText = map[string]mechanismDescription{
 	},
 	"rem-lp": {
 		"Regularized exponential mechanism in ℓp norms",
-		"The regularized exponential mechanism with a regularizer that is strongly convex in an ℓp norm: better than ℓ2 when the rows are bounded in ℓ∞ or the best model is sparse.",
-		"A convex loss, Lipschitz in the chosen norm on the domain; δ > 0.",
+		"The regularized exponential mechanism with a regularizer that is strongly convex in an ℓp norm (Schatten-p for multinomial weights): better than ℓ2 when the rows are bounded in ℓ∞ and the best model is sparse; with rows bounded in ℓ2 (as the demo's) it is no better than ℓ2. Gaussian differential privacy, a certified sampler's error counted in δ.",
+		"A convex loss, Lipschitz in the chosen norm; δ > 0; for p < 2 a box domain (p = 1 needs at least 3 parameters); no tilt. The certified samplers can be very slow; the fast ones claim no privacy.",
 	},
 	"outpert": {
 		"Output perturbation (pure ε-DP)",
@@ -71,13 +71,13 @@ var mechanismText = map[string]mechanismDescription{
 	},
 	"rashomon": {
 		"Rashomon-set sampler",
-		"Draws a model from the near-optimal models (those whose training loss is within ψ of the best), to show how much equally good models disagree.",
-		"A convex Lipschitz loss on a bounded domain. Each model drawn costs privacy: several draws compose.",
+		"Draws a model from the near-optimal models (those whose training loss is within ψ of the best), to show how much equally good models disagree. With δ = 0 it samples exactly (pure ε-DP); with δ > 0 it runs noisy gradient steps (Gaussian DP).",
+		"A smooth convex Lipschitz loss; with δ = 0 a bounded domain (box or ball), with δ > 0 any domain. Each model drawn costs privacy: several draws compose.",
 	},
 	"expmech": {
 		"Exponential mechanism (pure ε-DP)",
-		"Draws the model with density proportional to exp(−β·F(w)) on a bounded domain, with β = εn/(2L·diameter): pure ε-differential privacy, no δ.",
-		"A Lipschitz loss on a bounded domain (convexity for the utility bound), sampled exactly.",
+		"Draws the model with density proportional to exp(−β·F(w)) on a bounded domain, with β = εn/(2R) where R bounds the range of one row's loss over the domain: pure ε-differential privacy, no δ, sampled exactly.",
+		"A Lipschitz loss on a bounded domain (convexity for the utility bound). Its cost grows exponentially with the number of parameters: practical in a few dimensions only (the predicted time says so).",
 	},
 }
 
@@ -95,15 +95,30 @@ type OptionChoice struct {
 	Uncertified  bool
 }
 
+// samplerChoices are the sampling modes of the REM family.
+var samplerChoices = []OptionChoice{
+	{"proximal-stochastic", "proximal sampler, stochastic oracle (certified)", false},
+	{"proximal-envelope", "proximal sampler, envelope rejection (certified)", false},
+	{"proximal-value", "proximal sampler, value rejection (certified)", false},
+	{"mala", "MALA (fast; mixing not certified: no privacy claimed)", true},
+	{"langevin", "projected Langevin (fast; mixing not certified: no privacy claimed)", true},
+}
+
 var optionText = map[string]map[string]optionDescription{
+	"rem-lp": {
+		"Norm":         {"the exponent p of the norm (1 to ∞; default 1)", nil},
+		"Sampler":      {"how the model is sampled", samplerChoices},
+		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
+		"FastSteps":    {"steps of a fast sampler", nil},
+	},
+	"rashomon": {
+		"Psi":            {"the threshold ψ of near-optimality (0: the default)", nil},
+		"ThresholdShare": {"with δ = 0, the share of the sensitivity spent on the threshold's solver", nil},
+		"Ridge":          {"with δ > 0, the ridge λ (0: the default)", nil},
+		"Steps":          {"with δ > 0, the number of noisy gradient steps (0: the default)", nil},
+	},
 	"rem": {
-		"Sampler": {"how the model is sampled", []OptionChoice{
-			{"proximal-stochastic", "proximal sampler, stochastic oracle (certified)", false},
-			{"proximal-envelope", "proximal sampler, envelope rejection (certified)", false},
-			{"proximal-value", "proximal sampler, value rejection (certified)", false},
-			{"mala", "MALA (fast; mixing not certified: no privacy claimed)", true},
-			{"langevin", "projected Langevin (fast; mixing not certified: no privacy claimed)", true},
-		}},
+		"Sampler": {"how the model is sampled", samplerChoices},
 		"Objective": {"which risk the parameters minimise", []OptionChoice{
 			{"erm", "the training loss (ERM)", false},
 			{"sco", "the population loss (SCO)", false},

@@ -7,11 +7,11 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"strings"
 	"text/tabwriter"
 
 	"github.com/privopt/privopt/pkg/audit"
+	"github.com/privopt/privopt/pkg/core/mech"
 )
 
 const auditSynopsis = `Audits the privacy claims of the mechanisms empirically (package pkg/audit): for each
@@ -54,15 +54,15 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 		var chosen []audit.Case
 		for _, name := range strings.Split(*mechs, ",") {
 			name = strings.TrimSpace(name)
-			i := slices.IndexFunc(cases, func(c audit.Case) bool { return c.Mechanism == name })
-			if i < 0 {
-				var known []string
-				for _, c := range cases {
-					known = append(known, c.Mechanism)
+			n := len(chosen)
+			for _, c := range cases {
+				if c.Mechanism == name {
+					chosen = append(chosen, c)
 				}
-				return usageError{fmt.Sprintf("--mech: no audit for %q (known: %s)", name, strings.Join(known, ", "))}
 			}
-			chosen = append(chosen, cases[i])
+			if len(chosen) == n {
+				return usageError{fmt.Sprintf("--mech: no audit for %q (known: %s)", name, strings.Join(mech.Names(), ", "))}
+			}
 		}
 		cases = chosen
 	}
@@ -71,7 +71,7 @@ func runAudit(args []string, stdout, stderr io.Writer) error {
 	var outcomes []audit.Outcome
 	violations := 0
 	for _, c := range cases {
-		fmt.Fprintf(stderr, "auditing %s (%d runs on each dataset)...\n", c.Mechanism, cfg.Runs+cfg.Calibration)
+		fmt.Fprintf(stderr, "auditing %s (%d runs on each dataset)...\n", c.Name(), cfg.Runs+cfg.Calibration)
 		out, err := c.Audit(ctx, cfg)
 		if err != nil {
 			return err
@@ -106,7 +106,7 @@ func printAudit(w io.Writer, outcomes []audit.Outcome, level float64) {
 			verdict = "VIOLATION"
 		}
 		fmt.Fprintf(tw, "%s\tε=%g δ=%g\t%s n=%d\t%d\t%.3f at %g\t%.3f\t%.3f\t(%.4f, %.4f, %.4f)\t%s\t%.1fs\n",
-			o.Mechanism, o.Budget.Epsilon, o.Budget.Delta, o.PairName, o.Problem.N, o.Runs,
+			o.Name(), o.Budget.Epsilon, o.Budget.Delta, o.PairName, o.Problem.N, o.Runs,
 			o.ClaimedEpsilon, o.Delta, o.EpsilonLower, o.MuLower, o.Worst.AlphaUpper, o.Worst.BetaUpper, o.Worst.Claimed, verdict, o.Seconds)
 	}
 	tw.Flush()

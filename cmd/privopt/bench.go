@@ -29,7 +29,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	train := fs.String("data", "../shared/data/adult/adult.data", "training CSV")
 	test := fs.String("test", "../shared/data/adult/adult.test", "test CSV")
 	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
-	mechs := fs.String("mech", strings.Join(benchDefaultMechanisms, ","), "comma-separated mechanisms")
+	mechs := fs.String("mech", strings.Join(mech.Names(), ","), "comma-separated mechanisms")
 	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")
 	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
 	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most)")
@@ -104,9 +104,6 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, bench.Markdown(res))
 	return nil
 }
-
-// benchDefaultMechanisms are benchmarked unless --mech says otherwise.
-var benchDefaultMechanisms = []string{"outpert", "outpert-gauss", "langevin", "rem"}
 
 // pureMechanisms are planned with δ = 0.
 var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}

@@ -25,9 +25,11 @@ const Name = "adult-train.csv"
 // Attribution credits the dataset, as the page and the README show it.
 const Attribution = "Demo data: a subset of the UCI Adult dataset (Barry Becker and Ronny Kohavi, 1996, " +
 	"UCI Machine Learning Repository, doi:10.24432/C5XW20), licensed CC BY 4.0: the first 4,000 rows " +
-	"of adult.data for training and the first 1,000 rows of adult.test held out."
+	"of adult.data for training and the first 1,000 rows of adult.test held out, without the columns " +
+	"fnlwgt and education, which adult-lr ignores."
 
-// Train returns a reader of the training file: the header and 4,000 rows of adult.data.
+// Train returns a reader of the training file: the header and 4,000 rows of adult.data
+// (without fnlwgt and education, which adult-lr ignores).
 func Train() io.Reader { return bytes.NewReader(train) }
 
 // Test returns a reader of the held-out file: the header and 1,000 rows of adult.test.
@@ -36,6 +38,7 @@ func Test() io.Reader { return bytes.NewReader(test) }
 // TrainSize is the size of the training file in bytes.
 func TrainSize() int64 { return int64(len(train)) }
 
-// Schema returns a reader of the adult-lr schema (examples/adult-lr.schema.json): public
-// bounds and category lists from adult.names, nothing read from the rows.
+// Schema returns a reader of the adult-lr schema (examples/adult-lr.schema.json, without the
+// two ignored columns the demo leaves out): public bounds and category lists from adult.names,
+// nothing read from the rows.
 func Schema() io.Reader { return bytes.NewReader(schema) }

@@ -35,7 +35,8 @@ type Config struct {
 	// onto which outputs are projected (default 200), so the test's runs are not reused.
 	Calibration int
 	// Level is the probability that an audit of a correct mechanism reports a violation
-	// (default 1e-3). It is split by Bonferroni over the thresholds and the two error rates.
+	// (default 1e-3). It is split by Bonferroni over the thresholds, the two tests at each (above
+	// and below it) and their two error rates.
 	Level float64
 	// Thresholds is the number of thresholds tried, at quantiles of the calibration runs'
 	// statistics (default 40, between the 1% and 99% quantiles).
@@ -63,9 +64,12 @@ func (c *Config) defaults() {
 	}
 }
 
-// Point is one threshold test: "dataset 1" when the statistic exceeds the threshold.
+// Point is one threshold test: "dataset 1" when the statistic exceeds the threshold, or, when
+// Below, when it does not (the direction estimated from the calibration runs can point the
+// wrong way when the datasets' outputs differ little, so both tests are made).
 type Point struct {
 	Threshold float64 `json:"threshold"`
+	Below     bool    `json:"below"`
 	// Alpha and Beta are the empirical type I error (on dataset 0) and type II error (on
 	// dataset 1); AlphaUpper and BetaUpper their Clopper–Pearson upper confidence bounds.
 	Alpha, Beta           float64
@@ -172,36 +176,42 @@ func evaluate(s0, s1, reference []float64, claimed privacy.Curve, delta float64,
 	}
 	slices.Sort(s0)
 	slices.Sort(s1)
-	// Each threshold gives two upper bounds; both must hold for the point's claim, so the
-	// level is split over 2·Thresholds bounds.
-	conf := cfg.Level / float64(2*cfg.Thresholds)
+	// Each threshold gives two tests (above and below it) of two upper bounds each; all must
+	// hold for the claim, so the level is split over 4·Thresholds bounds.
+	conf := cfg.Level / float64(4*cfg.Thresholds)
 	res := Result{Delta: delta}
 	worstRatio := math.Inf(1)
 	for k := range cfg.Thresholds {
 		q := 0.01 + 0.98*float64(k)/float64(max(cfg.Thresholds-1, 1))
 		t := reference[int(q*float64(len(reference)-1))]
-		above0 := len(s0) - upperIndex(s0, t) // on dataset 0, said "1": type I
-		below1 := upperIndex(s1, t)           // on dataset 1, said "0": type II
-		p := Point{Threshold: t,
-			Alpha: float64(above0) / float64(len(s0)), Beta: float64(below1) / float64(len(s1)),
-			AlphaUpper: clopperPearsonUpper(above0, len(s0), conf),
-			BetaUpper:  clopperPearsonUpper(below1, len(s1), conf)}
-		p.Claimed = claimed.Tradeoff(p.AlphaUpper)
-		res.Points = append(res.Points, p)
-		if k == 0 {
-			res.Worst = p
-		}
-		if p.Claimed > 0 && p.BetaUpper/p.Claimed < worstRatio {
-			worstRatio, res.Worst = p.BetaUpper/p.Claimed, p
-		}
-		if p.BetaUpper < p.Claimed {
-			res.Violation = true
-		}
-		res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.AlphaUpper, p.BetaUpper, delta))
-		// The symmetric test (say "1" below the threshold) bounds ε the other way round.
-		res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.BetaUpper, p.AlphaUpper, delta))
-		if p.AlphaUpper < 1 && p.BetaUpper < 1 {
-			res.MuLower = math.Max(res.MuLower, privacy.NormalTailInverse(p.AlphaUpper)+privacy.NormalTailInverse(p.BetaUpper))
+		above0 := len(s0) - upperIndex(s0, t) // on dataset 0, above the threshold
+		below1 := upperIndex(s1, t)           // on dataset 1, at or below it
+		for _, below := range []bool{false, true} {
+			errI, errII := above0, below1 // said "1" on dataset 0; said "0" on dataset 1
+			if below {
+				errI, errII = len(s0)-above0, len(s1)-below1
+			}
+			p := Point{Threshold: t, Below: below,
+				Alpha: float64(errI) / float64(len(s0)), Beta: float64(errII) / float64(len(s1)),
+				AlphaUpper: clopperPearsonUpper(errI, len(s0), conf),
+				BetaUpper:  clopperPearsonUpper(errII, len(s1), conf)}
+			p.Claimed = claimed.Tradeoff(p.AlphaUpper)
+			res.Points = append(res.Points, p)
+			if len(res.Points) == 1 {
+				res.Worst = p
+			}
+			if p.Claimed > 0 && p.BetaUpper/p.Claimed < worstRatio {
+				worstRatio, res.Worst = p.BetaUpper/p.Claimed, p
+			}
+			if p.BetaUpper < p.Claimed {
+				res.Violation = true
+			}
+			// An (ε, δ)-DP mechanism has α + e^ε·β ≥ 1 − δ and β + e^ε·α ≥ 1 − δ.
+			res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.AlphaUpper, p.BetaUpper, delta))
+			res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.BetaUpper, p.AlphaUpper, delta))
+			if p.AlphaUpper < 1 && p.BetaUpper < 1 {
+				res.MuLower = math.Max(res.MuLower, privacy.NormalTailInverse(p.AlphaUpper)+privacy.NormalTailInverse(p.BetaUpper))
+			}
 		}
 	}
 	return res, nil
@@ -243,7 +253,7 @@ func clopperPearsonUpper(k, n int, level float64) float64 {
 // Clopper–Pearson bounds. It is computed by a search over thresholds and μ_true.
 func Power(muClaimed float64, runs, thresholds int, level float64) float64 {
 	claimed := privacy.GDP{Mu: muClaimed}
-	conf := level / float64(2*thresholds)
+	conf := level / float64(4*thresholds)
 	detects := func(muTrue float64) bool {
 		for k := range 200 {
 			alpha := 0.005 + 0.99*float64(k)/199

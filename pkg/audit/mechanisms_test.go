@@ -21,11 +21,18 @@ func caseOf(t *testing.T, name string) Case {
 	return Case{}
 }
 
-// TestCasesCoverEveryMechanism: the suite audits every registered mechanism.
+// TestCasesCoverEveryMechanism: the suite audits every registered mechanism, each case under
+// its own name.
 func TestCasesCoverEveryMechanism(t *testing.T) {
-	var got []string
+	var got, names []string
 	for _, c := range Cases() {
-		got = append(got, c.Mechanism)
+		if len(got) == 0 || got[len(got)-1] != c.Mechanism {
+			got = append(got, c.Mechanism)
+		}
+		if slices.Contains(names, c.Name()) {
+			t.Errorf("two cases named %q", c.Name())
+		}
+		names = append(names, c.Name())
 	}
 	if want := mech.Names(); !slices.Equal(got, want) {
 		t.Errorf("audited %v, registered %v", got, want)
@@ -37,14 +44,14 @@ func TestCasesCoverEveryMechanism(t *testing.T) {
 // bound on ε exceeds the claimed ε.
 func TestEveryMechanismPasses(t *testing.T) {
 	for _, c := range Cases() {
-		t.Run(c.Mechanism, func(t *testing.T) {
+		t.Run(c.Name(), func(t *testing.T) {
 			out, err := c.Audit(context.Background(), Config{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			t.Logf("%s: ε lower bound %.3f, claimed ε %.3f at δ = %g (%.1f s)", c.Mechanism, out.EpsilonLower, out.ClaimedEpsilon, out.Delta, out.Seconds)
+			t.Logf("%s: ε lower bound %.3f, claimed ε %.3f at δ = %g (%.1f s)", c.Name(), out.EpsilonLower, out.ClaimedEpsilon, out.Delta, out.Seconds)
 			if out.Violation || out.EpsilonLower > out.ClaimedEpsilon {
-				t.Errorf("%s flagged: worst %+v", c.Mechanism, out.Worst)
+				t.Errorf("%s flagged: worst %+v", c.Name(), out.Worst)
 			}
 		})
 	}

@@ -18,6 +18,11 @@ import (
 type Case struct {
 	// Mechanism is the mechanism's name in the registry of pkg/core/mech.
 	Mechanism string `json:"mechanism"`
+	// Settings, when not nil, replace the registry's default settings (a setting the defaults
+	// cannot use in one dimension, as REM in ℓ1, which needs d ≥ 3).
+	Settings mech.Mechanism `json:"-"`
+	// Variant says what distinguishes two cases of one mechanism ("" when it has one).
+	Variant string `json:"variant,omitempty"`
 	// Budget is the privacy target the mechanism is planned for.
 	Budget mech.Budget `json:"budget"`
 	// Problem is the public problem; Pair builds the two datasets of Problem.N rows.
@@ -46,9 +51,20 @@ func HuberProblem(n int) mech.Problem {
 		Domain: geom.Whole{D: 1}, Radius: 0.3}
 }
 
-// Cases returns the audit of every registered mechanism, in the order of mech.Names. The
-// budgets are moderate (ε of 2 or 3, δ = 1e-6 where the mechanism needs one), where a sampled
-// tradeoff curve has power.
+// auditBox is the parameter box [−0.8, 0.8] of the mechanisms that need a bounded domain: the
+// Huber pair is tight on it.
+func auditBox() *geom.Box {
+	b, err := geom.NewBox([]float64{-0.8}, []float64{0.8})
+	if err != nil {
+		panic(err) // a valid constant box
+	}
+	return b
+}
+
+// Cases returns the audits of every registered mechanism, in the order of mech.Names (a
+// mechanism with two guarantees, pure ε and (ε, δ), has a case for each). The budgets are
+// moderate (ε of 2 or 3, δ = 1e-6 where the mechanism needs one), where a sampled tradeoff
+// curve has power.
 func Cases() []Case {
 	hinge := func(name string, b mech.Budget) Case {
 		return Case{Mechanism: name, Budget: b, Problem: HingeProblem(auditN), PairName: "hinge", Pair: HingePair}
@@ -56,19 +72,39 @@ func Cases() []Case {
 	huber := func(name string, b mech.Budget) Case {
 		return Case{Mechanism: name, Budget: b, Problem: HuberProblem(auditN), PairName: "huber", Pair: HuberPair}
 	}
-	byName := map[string]Case{
-		"rem":           hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6}),
-		"outpert":       huber("outpert", mech.Budget{Epsilon: 3}),
-		"outpert-gauss": huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6}),
-		"langevin":      huber("langevin", mech.Budget{Epsilon: 3, Delta: 1e-6}),
+	boxed := func(c Case) Case {
+		c.Problem.Domain = auditBox()
+		c.PairName += " on [−0.8, 0.8]"
+		return c
+	}
+	pureRashomon := boxed(huber("rashomon", mech.Budget{Epsilon: 2}))
+	pureRashomon.Variant = "pure ε"
+	langevinRashomon := huber("rashomon", mech.Budget{Epsilon: 3, Delta: 1e-6})
+	langevinRashomon.Variant = "(ε, δ): Langevin"
+	remLp := boxed(huber("rem-lp", mech.Budget{Epsilon: 2, Delta: 1e-6}))
+	remLp.Settings, remLp.Variant = mech.REMLp{Norm: 1.5}, "p = 1.5"
+	byName := map[string][]Case{
+		"rem":           {hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6})},
+		"rem-lp":        {remLp},
+		"outpert":       {huber("outpert", mech.Budget{Epsilon: 3})},
+		"outpert-gauss": {huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6})},
+		"langevin":      {huber("langevin", mech.Budget{Epsilon: 3, Delta: 1e-6})},
+		"expmech":       {boxed(huber("expmech", mech.Budget{Epsilon: 2}))},
+		"rashomon":      {pureRashomon, langevinRashomon},
 	}
 	var out []Case
 	for _, name := range mech.Names() {
-		if c, ok := byName[name]; ok {
-			out = append(out, c)
-		}
+		out = append(out, byName[name]...)
 	}
 	return out
+}
+
+// Name is the case's mechanism and variant, as the audit's table shows it.
+func (c Case) Name() string {
+	if c.Variant == "" {
+		return c.Mechanism
+	}
+	return c.Mechanism + " (" + c.Variant + ")"
 }
 
 // auditDelta returns the δ at which a case's ε lower bound is reported: the budget's δ, or
@@ -80,11 +116,14 @@ func (c Case) auditDelta() float64 {
 	return 1e-6
 }
 
-// Plan plans the case's mechanism with its default settings.
+// Plan plans the case's mechanism with its settings (the registry's defaults unless Settings).
 func (c Case) Plan() (mech.Plan, error) {
-	m, err := mech.ByName(c.Mechanism)
-	if err != nil {
-		return nil, err
+	m := c.Settings
+	if m == nil {
+		var err error
+		if m, err = mech.ByName(c.Mechanism); err != nil {
+			return nil, err
+		}
 	}
 	return m.Plan(c.Budget, c.Problem)
 }
@@ -105,7 +144,7 @@ type Outcome struct {
 func (c Case) Audit(ctx context.Context, cfg Config) (Outcome, error) {
 	pl, err := c.Plan()
 	if err != nil {
-		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Name(), err)
 	}
 	return c.AuditPlan(ctx, pl, cfg)
 }
@@ -119,11 +158,11 @@ func (c Case) AuditPlan(ctx context.Context, pl mech.Plan, cfg Config) (Outcome,
 	claimed := pl.Guarantee()
 	res, err := Run(ctx, RunPlan(pl), d0, d1, claimed, c.auditDelta(), cfg)
 	if err != nil {
-		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Name(), err)
 	}
 	eps, err := claimed.Epsilon(c.auditDelta())
 	if err != nil {
-		return Outcome{}, fmt.Errorf("audit %s: %w", c.Mechanism, err)
+		return Outcome{}, fmt.Errorf("audit %s: %w", c.Name(), err)
 	}
 	return Outcome{Case: c, Result: res, ClaimedEpsilon: eps, Runs: cfg.Runs + cfg.Calibration,
 		Seconds: time.Since(start).Seconds()}, nil

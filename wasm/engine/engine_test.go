@@ -131,7 +131,7 @@ func TestLoadDemo(t *testing.T) {
 	if l.Name != demo.Name || l.Bytes != demo.TrainSize() || l.Suggested || !strings.Contains(l.Attribution, "CC BY 4.0") {
 		t.Errorf("loaded %+v", l)
 	}
-	if len(l.Header) != 15 || l.Header[0] != "age" || len(l.Rows) != PreviewRows || l.Rows[0][1] != "State-gov" {
+	if len(l.Header) != 13 || l.Header[0] != "age" || len(l.Rows) != PreviewRows || l.Rows[0][1] != "State-gov" {
 		t.Errorf("preview: header %q, first row %q", l.Header, l.Rows[0])
 	}
 	var s data.Schema

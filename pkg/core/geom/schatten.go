@@ -1,58 +1,146 @@
 package geom
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
 	"slices"
-
-	"gonum.org/v1/gonum/mat"
 )
 
-// errSVD is returned when gonum's SVD does not converge (only seen with non-finite input).
-var errSVD = errors.New("singular value decomposition did not converge")
+// factors is a thin singular value decomposition A = U·diag(σ)·Vᵀ of a rows×cols matrix,
+// k = min(rows, cols): σ in decreasing order, U (rows×k) and V (cols×k) row-major, or nil
+// when only the singular values were asked for.
+type factors struct {
+	sigma      []float64
+	u, v       []float64
+	rows, cols int
+}
 
-// svd returns the thin SVD of the rows×cols matrix stored row-major in a (a is not
-// modified): a = U·diag(σ)·Vᵀ with σ in decreasing order, U rows×k, V cols×k,
-// k = min(rows, cols). U and V are computed only when vectors is true.
-func svd(a []float64, rows, cols int, vectors bool) (sigma []float64, u, v *mat.Dense, err error) {
+// svd returns the thin SVD of the rows×cols matrix stored row-major in a (not modified), by
+// one-sided Jacobi rotations (Hestenes 1958): columns of a working copy of A (of Aᵀ when A
+// is wide) are rotated in pairs until every pair is orthogonal to working precision, which
+// gives singular values with a small relative error (Demmel and Veselić 1992), here for the
+// small K×d matrices of multinomial models. U and V are kept only when vectors is true. It
+// returns an error for a shape mismatch, a non-finite entry, or no convergence in 60 sweeps.
+func svd(a []float64, rows, cols int, vectors bool) (factors, error) {
 	if rows < 1 || cols < 1 || len(a) != rows*cols {
-		return nil, nil, nil, fmt.Errorf("matrix of %d entries is not %d×%d", len(a), rows, cols)
+		return factors{}, fmt.Errorf("matrix of %d entries is not %d×%d", len(a), rows, cols)
 	}
 	if !allFinite(a) {
-		return nil, nil, nil, errors.New("matrix has a non-finite entry")
+		return factors{}, errors.New("matrix has a non-finite entry")
 	}
-	kind := mat.SVDNone
+	// Work on the tall orientation: B (m×n, m ≥ n) is A, or Aᵀ when A is wide; its columns
+	// are stored as the rows of w (n rows of length m) so that a rotation touches two rows.
+	wide := rows < cols
+	m, n := rows, cols
+	if wide {
+		m, n = cols, rows
+	}
+	w := make([]float64, n*m)
+	for i := range rows {
+		for j := range cols {
+			if wide {
+				w[i*m+j] = a[i*cols+j] // column i of Aᵀ is row i of A
+			} else {
+				w[j*m+i] = a[i*cols+j]
+			}
+		}
+	}
+	var vt []float64 // the rotations accumulated: row j of vt is column j of V_B
 	if vectors {
-		kind = mat.SVDThin
+		vt = make([]float64, n*n)
+		for j := range n {
+			vt[j*n+j] = 1
+		}
 	}
-	var f mat.SVD
-	if !f.Factorize(mat.NewDense(rows, cols, a), kind) {
-		return nil, nil, nil, errSVD
+	converged := false
+	for sweep := 0; sweep < 60 && !converged; sweep++ {
+		converged = true
+		for p := 0; p < n-1; p++ {
+			for q := p + 1; q < n; q++ {
+				wp, wq := w[p*m:(p+1)*m], w[q*m:(q+1)*m]
+				var alpha, beta, gamma float64
+				for i := range wp {
+					alpha += wp[i] * wp[i]
+					beta += wq[i] * wq[i]
+					gamma += wp[i] * wq[i]
+				}
+				if gamma == 0 || math.Abs(gamma) <= 0x1p-52*math.Sqrt(alpha*beta) {
+					continue
+				}
+				converged = false
+				zeta := (beta - alpha) / (2 * gamma)
+				t := math.Copysign(1, zeta) / (math.Abs(zeta) + math.Hypot(1, zeta))
+				c := 1 / math.Hypot(1, t)
+				s := c * t
+				rotate(wp, wq, c, s)
+				if vectors {
+					rotate(vt[p*n:(p+1)*n], vt[q*n:(q+1)*n], c, s)
+				}
+			}
+		}
 	}
-	sigma = f.Values(nil)
-	if vectors {
-		u, v = new(mat.Dense), new(mat.Dense)
-		f.UTo(u)
-		f.VTo(v)
+	if !converged {
+		return factors{}, errors.New("the Jacobi SVD did not converge in 60 sweeps")
 	}
-	return sigma, u, v, nil
+	order := make([]int, n)
+	sigma := make([]float64, n)
+	for j := range n {
+		order[j] = j
+		sigma[j] = Norm(w[j*m:(j+1)*m], 2)
+	}
+	slices.SortStableFunc(order, func(x, y int) int { return cmp.Compare(sigma[y], sigma[x]) })
+	f := factors{sigma: make([]float64, n), rows: rows, cols: cols}
+	for k, j := range order {
+		f.sigma[k] = sigma[j]
+	}
+	if !vectors {
+		return f, nil
+	}
+	// B = U_B·Σ·V_Bᵀ with U_B's columns w_j/σ_j and V_B's columns the rows of vt; A = B, or
+	// A = Bᵀ = V_B·Σ·U_Bᵀ when A is wide.
+	ub, vb := make([]float64, m*n), make([]float64, n*n)
+	for k, j := range order {
+		for i := range m {
+			if sigma[j] > 0 {
+				ub[i*n+k] = w[j*m+i] / sigma[j]
+			}
+		}
+		for i := range n {
+			vb[i*n+k] = vt[j*n+i]
+		}
+	}
+	f.u, f.v = ub, vb
+	if wide {
+		f.u, f.v = vb, ub
+	}
+	return f, nil
+}
+
+// rotate replaces (x, y) by (c·x − s·y, s·x + c·y).
+func rotate(x, y []float64, c, s float64) {
+	y = y[:len(x)]
+	for i, xi := range x {
+		yi := y[i]
+		x[i], y[i] = c*xi-s*yi, s*xi+c*yi
+	}
 }
 
 // SchattenNorm returns the Schatten-p norm ‖A‖_{S_p} = ‖σ(A)‖_p of the rows×cols matrix A
 // stored row-major in a, for p ∈ [1, ∞]: the trace norm for p = 1, the Frobenius norm for
-// p = 2, the operator norm for p = ∞. Method: singular values from gonum's mat.SVD (accurate
-// to a few ulps of σ₁), then Norm. It returns an error for a shape mismatch, a non-finite
+// p = 2, the operator norm for p = ∞. Method: singular values by one-sided Jacobi (svd; a
+// small relative error), then Norm. It returns an error for a shape mismatch, a non-finite
 // entry or an SVD failure.
 func SchattenNorm(a []float64, rows, cols int, p float64) (float64, error) {
 	if !(p >= 1) {
 		return 0, fmt.Errorf("geom: Schatten norm: exponent %v not in [1, ∞]", p)
 	}
-	sigma, _, _, err := svd(a, rows, cols, false)
+	f, err := svd(a, rows, cols, false)
 	if err != nil {
 		return 0, fmt.Errorf("geom: Schatten norm: %w", err)
 	}
-	return Norm(sigma, p), nil
+	return Norm(f.sigma, p), nil
 }
 
 // SchattenBall is the ball {A ∈ R^{rows×cols} : ‖A‖_{S_p} ≤ R} centred at 0, over matrices
@@ -112,16 +200,16 @@ func (b *SchattenBall) Project(dst, a []float64) {
 		copy(dst, a)
 		return
 	}
-	sigma, u, v, err := svd(a, b.rows, b.cols, true)
+	f, err := svd(a, b.rows, b.cols, true)
 	if err != nil {
 		for i := range dst {
 			dst[i] = math.NaN()
 		}
 		return
 	}
-	ball := &Ball{p: b.p, r: b.r, d: len(sigma)}
-	ball.Project(sigma, sigma)
-	reconstruct(dst, u, sigma, v)
+	ball := &Ball{p: b.p, r: b.r, d: len(f.sigma)}
+	ball.Project(f.sigma, f.sigma)
+	f.reconstruct(dst)
 	shrink := 0x1p-52
 	for k := 0; k < 64 && !b.Contains(dst); k++ {
 		for i := range dst {
@@ -131,19 +219,18 @@ func (b *SchattenBall) Project(dst, a []float64) {
 	}
 }
 
-// reconstruct writes U·diag(s)·Vᵀ into dst (row-major).
-func reconstruct(dst []float64, u *mat.Dense, s []float64, v *mat.Dense) {
-	rows, k := u.Dims()
-	cols, _ := v.Dims()
-	us := mat.NewDense(rows, k, nil)
-	us.Copy(u)
-	for j, sj := range s {
-		for i := 0; i < rows; i++ {
-			us.Set(i, j, us.At(i, j)*sj)
+// reconstruct writes U·diag(σ)·Vᵀ into dst (rows×cols, row-major).
+func (f factors) reconstruct(dst []float64) {
+	k := len(f.sigma)
+	for i := range f.rows {
+		for j := range f.cols {
+			s := 0.0
+			for l := range k {
+				s += f.u[i*k+l] * f.sigma[l] * f.v[j*k+l]
+			}
+			dst[i*f.cols+j] = s
 		}
 	}
-	out := mat.NewDense(rows, cols, dst)
-	out.Mul(us, v.T())
 }
 
 // SchattenRegularizer is r(A) = (S/2)·‖A − A0‖_{S_q}² over rows×cols matrices stored
@@ -245,18 +332,18 @@ func (r *SchattenRegularizer) Grad(grad, a []float64) float64 {
 		}
 		return r.s / 2 * n * n
 	}
-	sigma, u, v, err := svd(d, r.rows, r.cols, true)
+	f, err := svd(d, r.rows, r.cols, true)
 	if err != nil {
 		for i := range grad {
 			grad[i] = math.NaN()
 		}
 		return math.NaN()
 	}
-	n := NormGrad(sigma, sigma, r.q) // σ ≥ 0, so the subgradient is (σ/n)^{q−1}
-	for i := range sigma {
-		sigma[i] *= r.s * n
+	n := NormGrad(f.sigma, f.sigma, r.q) // σ ≥ 0, so the subgradient is (σ/n)^{q−1}
+	for i := range f.sigma {
+		f.sigma[i] *= r.s * n
 	}
-	reconstruct(grad, u, sigma, v)
+	f.reconstruct(grad)
 	return r.s / 2 * n * n
 }
 

@@ -9,9 +9,12 @@ import (
 // registry lists the mechanisms by Name, each with its default settings.
 var registry = map[string]Mechanism{
 	"rem":           REM{},
+	"rem-lp":        REMLp{},
 	"outpert":       OutputPerturbation{},
 	"outpert-gauss": OutputPerturbation{Gaussian: true},
 	"langevin":      Langevin{},
+	"expmech":       ExpMech{},
+	"rashomon":      Rashomon{},
 }
 
 // ByName returns the mechanism with the given name and default settings.

@@ -1,0 +1,337 @@
+package mech
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/core/solve"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Defaults of the Rashomon-set sampler.
+const (
+	defaultThresholdShare = 0.05
+	// rashomonMixTV is the total-variation distance to the Gibbs measure that the (ε, δ) mode's
+	// default number of steps aims at, under a continuous-time mixing model (utility only).
+	rashomonMixTV = 0.01
+	// maxThresholdIterations caps L-BFGS in the (ε, δ) mode; a failure only drops the threshold.
+	maxThresholdIterations = 10000
+)
+
+// Rashomon is the Rashomon-set sampler of Ganesh, Thakurta and Upadhyay (seed 004, §2–3):
+// it releases one sample of the Gibbs measure of the thresholded loss,
+//
+//	π_D(w) ∝ exp(−β·max{F_D(w), τ_D + ψ}) on the domain C,
+//
+// with τ_D a certified approximation of the minimum F_D* computed inside the mechanism. The
+// measure is flat on the Rashomon set {w ∈ C : F_D(w) ≤ τ_D + ψ} of near-optimal models and at
+// least as dense there as anywhere else. It has two modes, chosen by the budget's δ.
+//
+// Pure ε-DP (δ = 0), on a box or an ℓp ball, for a smooth loss. As for ExpMech, the score's
+// change between neighbours spans an interval of length s = 2R/n (R/n under add/remove) on C;
+// the minimum F_D* changes within the same interval, and the threshold is computed by FISTA
+// with an a-priori bound, so τ_D ∈ [F_D* − η, F_D*] for every dataset, η = share·s/2. The
+// score's change then spans at most s + 2η (the maximum of two functions changes between the
+// smaller and the larger of their changes), and β = ε/(s + 2η) gives ε-DP: this is seed 004's
+// Theorem 2.1 (β = εn/(2L‖C‖)) with the solver's error accounted for, which the paper, assuming
+// F_D* exact, does not do. Sampling is exact rejection from uniform proposals (sampleGibbs) with
+// the floor τ_D + ψ, which every score value reaches, so the acceptance probability never
+// exceeds 1; the cost is that of ExpMech, lowered by ψ in the exponent. Utility: E F_D(ŵ) −
+// F_D* ≤ ψ + d/β exactly (Theorem 2.4 for the convex score, and τ_D ≤ F_D*). Default ψ = d/β.
+//
+// (ε, δ)-DP (δ > 0), on any domain with a Euclidean projection, for a smooth loss, with a ridge
+// λ > 0: the objective is F_λ = F_D + (λ/2)‖w‖², and τ_D ≤ inf_{R^d} F_λ is the strong-convexity
+// lower bound F_λ(x) − ‖∇F_λ(x)‖²/(2λ) at an L-BFGS solution x (−∞ if L-BFGS fails: privacy
+// needs only τ_D ≤ inf F_λ). The release is the last point of T steps of projected Langevin
+// dynamics (noisy gradient descent) on U = β·max{F_λ, τ_D + ψ},
+//
+//	w ← Π_C(w − h·∇U(w) + √(2h)·ξ),  ξ ~ N(0, I),  from a data-independent start,
+//
+// where ∇U = β∇F_λ outside the flat set and 0 inside. Guarantee: μ-GDP with μ = βΔ_ψ√(Th/2)
+// exactly (Gaussian composition of T Gaussian mechanisms; the projection is post-processing;
+// seed 004, Lemma 2.2, whose RDP bound is this curve's), calibrated with the exact curve. Δ_ψ
+// bounds ‖∇max{F_λ,D, τ_D + ψ} − ∇max{F_λ,D′, τ_D′ + ψ}‖ at every point: 2G/n (G/n under
+// add/remove) where neither is flat, 0 where both are, and where only D's is flat,
+// ‖∇F_λ,D′‖ ≤ ‖∇F_λ,D‖ + 2G/n ≤ √(2Mψ) + 2G/n, since an M-smooth function satisfies
+// ‖∇F‖² ≤ 2M(F − inf F) and F_λ,D ≤ τ_D + ψ ≤ inf F_λ,D + ψ there. So Δ_ψ = 2G/n + √(2Mψ)
+// (M the smoothness of F_λ): the "safe" value of the project's notes, valid for every dataset
+// because τ_D bounds the unconstrained infimum (seed 004's 3·max{L/n, √(Mψ/2)} assumes an
+// interior minimizer). No sampler error enters the privacy: the chain as run is the mechanism.
+// Its distance to π_D is not certified (the discretization is not bounded); it affects only
+// the utility and the Rashomon property. The default number of steps comes from the
+// continuous-time mixing rate (log-Sobolev constant βλ·e^{−βψ}, Bakry–Émery and Holley–Stroock,
+// seed 004, Lemma B.5) for a total-variation distance of 0.01, with h = 1/(4βM); β follows from
+// μ. Utility of π_D: E F_D(ŵ) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ λD²/2 + ψ + d/β (Theorem 2.4 for the
+// convex score; τ_D ≤ min_C F_λ). Defaults: ψ = s²/(2M₀), s = 2G/n and M₀ the loss's
+// smoothness, the largest threshold that (about) doubles the gradient sensitivity (seed 004,
+// Theorem 2.3 (ii)); λ minimising the bound under the mixing model.
+type Rashomon struct {
+	// Psi is the threshold ψ > 0; 0 chooses the mode's default (use ExpMech for ψ = 0).
+	Psi float64
+	// ThresholdShare (pure mode) is the share of the sensitivity spent on the threshold's
+	// solver error (default 0.05): β = ε/(s·(1 + share)).
+	ThresholdShare float64
+	// Ridge (approximate mode) is λ > 0; 0 chooses the default.
+	Ridge float64
+	// Steps (approximate mode) is the number T of Langevin steps; 0 chooses the default.
+	Steps int
+}
+
+// Name returns "rashomon".
+func (Rashomon) Name() string { return "rashomon" }
+
+// Paper names the source.
+func (Rashomon) Paper() string {
+	return "Ganesh, Thakurta and Upadhyay, DP Sampling from Rashomon Sets, and the Universality of Langevin Diffusion for Convex Optimization (Theorems 2.1, 2.3, 2.4, Lemma 2.2)"
+}
+
+// Plan fixes every parameter from public quantities: the pure mode when the budget's δ is 0,
+// the Langevin mode otherwise.
+func (m Rashomon) Plan(b Budget, p Problem) (Plan, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if !(m.Psi >= 0) || math.IsInf(m.Psi, 1) {
+		return nil, fmt.Errorf("mech: the Rashomon threshold ψ must be finite and positive, got %g", m.Psi)
+	}
+	if b.Delta == 0 {
+		share := m.ThresholdShare
+		if share == 0 {
+			share = defaultThresholdShare
+		}
+		psi := m.Psi
+		if psi == 0 {
+			// β does not depend on ψ > 0: plan once to find it, then set ψ = d/β.
+			pl, err := planGibbs(m.Name(), m.Paper(), b, p, 1, share)
+			if err != nil {
+				return nil, err
+			}
+			psi = float64(pl.dim) / pl.beta
+		}
+		return planGibbs(m.Name(), m.Paper(), b, p, psi, share)
+	}
+	return m.planLangevin(b, p)
+}
+
+// rashomonPlan is a planned run of the (ε, δ) Rashomon sampler.
+type rashomonPlan struct {
+	mech           Rashomon
+	budget         Budget
+	problem        Problem
+	g, smooth      float64 // G and M₀ of the losses in ℓ2
+	lambda, psi    float64
+	sens, deltaPsi float64 // 2G/n and Δ_ψ
+	beta, step     float64 // β and h (so that h·β = 1/(4M))
+	steps          int
+	muTarget, mu   float64
+	solverTarget   float64 // L-BFGS certificate ‖x − x*‖ for τ
+	utility        Utility
+}
+
+// planLangevin plans the (ε, δ) mode.
+func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if p.Loss.Tilt != 0 {
+		return nil, errors.New("mech: the Rashomon sampler needs a mean of per-example losses; tilted ERM is supported by output perturbation")
+	}
+	if !(m.Ridge >= 0) || math.IsInf(m.Ridge, 1) || m.Steps < 0 {
+		return nil, fmt.Errorf("mech: the ridge must be finite and at least 0 and the steps at least 0, got %g and %d", m.Ridge, m.Steps)
+	}
+	c, err := p.Constants(2)
+	if err != nil {
+		return nil, err
+	}
+	if math.IsInf(c.Lipschitz, 1) || math.IsInf(c.Smoothness, 1) {
+		return nil, fmt.Errorf("mech: the (ε, δ) Rashomon sampler needs a Lipschitz, smooth loss (its sensitivity uses the smoothness), not %q on this domain", p.Loss.Name)
+	}
+	pl := &rashomonPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, smooth: c.Smoothness, psi: m.Psi}
+	pl.sens = b.Sensitivity(pl.g, p.N)
+	if pl.psi == 0 {
+		pl.psi = pl.sens * pl.sens / (2 * pl.smooth)
+	}
+	if pl.muTarget, err = privacy.CalibrateGDP(b.Epsilon, b.Delta); err != nil {
+		return nil, err
+	}
+	d, dd := float64(p.params()), p.Radius
+	// The continuous-time mixing model (utility only): KL of the start N(0, I/(βM)) from a
+	// Gaussian of precision βλ centred within ‖w‖ ≤ D is at most (d·log(M/λ) + βλD²)/2; the
+	// log-Sobolev constant βλ·e^{−βψ} gives time log(KL₀/(2·TV²))/(2βλe^{−βψ}), and with
+	// h = 1/(4βM) that is T = 2(M/λ)·log(KL₀/(2·TV²))·e^{βψ} steps. β then follows from
+	// μ = Δ_ψ√(βT/(8M)). λ minimises λD²/2 + d/β at that T. A fixed-point iteration settles
+	// the three; privacy does not depend on it (μ is recomputed from the final values).
+	logMix, betaPsi := 10.0, 0.0
+	for range 50 {
+		pl.lambda = m.Ridge
+		if pl.lambda == 0 {
+			pl.lambda = pl.deltaOf(pl.smooth) * math.Sqrt(d*logMix*math.Exp(betaPsi)/2) / (dd * pl.muTarget)
+		}
+		mm := pl.smooth + pl.lambda
+		pl.deltaPsi = pl.deltaOf(mm)
+		pl.steps = m.Steps
+		if pl.steps == 0 {
+			pl.steps = int(math.Min(math.Ceil(2*mm/pl.lambda*logMix*math.Exp(betaPsi)), 1<<31))
+		}
+		pl.beta = 8 * mm * pl.muTarget * pl.muTarget / (pl.deltaPsi * pl.deltaPsi * float64(pl.steps))
+		kl0 := (d*math.Log(mm/pl.lambda) + pl.beta*pl.lambda*dd*dd) / 2
+		logMix = math.Max(1, math.Log(kl0/(2*rashomonMixTV*rashomonMixTV)))
+		betaPsi = math.Min(pl.beta*pl.psi, 50)
+	}
+	if !(pl.lambda > 0) || math.IsInf(pl.lambda, 1) || !(pl.beta > 0) || math.IsInf(pl.beta, 1) {
+		return nil, fmt.Errorf("mech: no finite parameters for the Rashomon sampler (λ = %g, β = %g)", pl.lambda, pl.beta)
+	}
+	mm := pl.smooth + pl.lambda
+	pl.step = 1 / (4 * pl.beta * mm)
+	pl.mu = pl.beta * pl.deltaPsi * math.Sqrt(float64(pl.steps)*pl.step/2)
+	for pl.mu > pl.muTarget {
+		pl.beta = math.Nextafter(pl.beta, 0)
+		pl.mu = pl.beta * pl.deltaPsi * math.Sqrt(float64(pl.steps)*pl.step/2)
+	}
+	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(privacy.GDP{Mu: pl.mu}) {
+		return nil, errors.New("mech: internal error: the planned chain does not meet the budget")
+	}
+	// τ within min(ψ, 1/β)/10 of the infimum: ‖∇F_λ‖²/(2λ) = λr²/2 for a certificate r.
+	pl.solverTarget = math.Sqrt(2 * math.Min(pl.psi, 1/pl.beta) / 10 / pl.lambda)
+	pl.utility = Utility{Bound: pl.lambda*dd*dd/2 + pl.psi + d/pl.beta,
+		Statement: "E F_D(w) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ λD²/2 + ψ + d/β for the Gibbs measure of max{F_D + (λ/2)‖w‖², τ_D + ψ} on C (Ganesh, Thakurta and Upadhyay, Theorem 2.4, after Bassily, Smith and Thakurta 2014, Theorem 3.2); the release comes from a Langevin chain whose distance to that measure is not certified, so the bound is the theory's for the exact measure"}
+	return pl, nil
+}
+
+// deltaOf returns Δ_ψ = s + √(2Mψ) for smoothness M.
+func (pl *rashomonPlan) deltaOf(smooth float64) float64 {
+	return pl.sens + math.Sqrt(2*smooth*pl.psi)
+}
+
+func (pl *rashomonPlan) Guarantee() privacy.Curve { return privacy.GDP{Mu: pl.mu} }
+func (pl *rashomonPlan) Utility() Utility         { return pl.utility }
+
+// Cost counts the chain's gradient passes (the threshold's L-BFGS run, at most
+// maxThresholdIterations passes and usually far fewer, is not included).
+func (pl *rashomonPlan) Cost() Cost {
+	return Cost{Queries: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+}
+
+func (pl *rashomonPlan) Parameters() map[string]float64 {
+	return map[string]float64{"beta": pl.beta, "psi": pl.psi, "ridge": pl.lambda, "steps": float64(pl.steps), "step": pl.step,
+		"mu_gdp": pl.mu, "sensitivity": pl.deltaPsi, "lipschitz": pl.g, "smoothness": pl.smooth + pl.lambda, "radius": pl.problem.Radius}
+}
+
+// Run computes the threshold and runs the chain.
+func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
+	start := time.Now()
+	l, err := pl.problem.NewLoss(ds)
+	if err != nil {
+		return nil, err
+	}
+	if progress != nil {
+		progress(Progress{Fraction: 0, Stage: "solving"})
+	}
+	obj := ridged{loss: l, lambda: pl.lambda}
+	tau, solverIters := pl.threshold(obj)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	dim := l.Dim()
+	x, g := make([]float64, dim), make([]float64, dim)
+	// Data-independent start: N(0, I/(βM)) projected onto the domain.
+	noise := math.Sqrt(2 * pl.step)
+	for i := range x {
+		x[i] = r.Normal() / math.Sqrt(pl.beta*(pl.smooth+pl.lambda))
+	}
+	pl.problem.Domain.Project(x, x)
+	flat := 0
+	hb := pl.step * pl.beta
+	every := max(1, pl.steps/1000)
+	for t := 1; t <= pl.steps; t++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		if pl.gradient(obj, tau, g, x) {
+			flat++
+		}
+		for i := range x {
+			x[i] += -hb*g[i] + noise*r.Normal()
+		}
+		pl.problem.Domain.Project(x, x)
+		if progress != nil && (t%every == 0 || t == pl.steps) {
+			progress(Progress{Fraction: float64(t) / float64(pl.steps), Stage: "Langevin sampling"})
+		}
+	}
+	if !pl.problem.Domain.Contains(x) {
+		return nil, errors.New("mech: the Langevin chain left the domain (a non-finite value)")
+	}
+	rep, err := privacy.NewReport(pl.Guarantee(), privacy.ReportSpec{
+		Mechanism: pl.mech.Name() + " (projected Langevin chain, (ε, δ))", Paper: pl.mech.Paper(),
+		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
+		Neighbouring: pl.budget.relation(),
+		Sensitivity: privacy.Sensitivity{Value: pl.deltaPsi, Of: "the ℓ2 sensitivity of the gradient of the thresholded objective max{F_D + (λ/2)‖w‖², τ_D + ψ} (β·h times it per step, against noise √(2h))",
+			Derivation: fmt.Sprintf("s + √(2Mψ) with s = %s, M = %.6g (the smoothness of F_D + (λ/2)‖w‖²) and ψ = %.6g; μ = βΔ√(Th/2) with β = %.6g, T = %d, h = %.6g",
+				pl.budget.sensitivityDerivation(pl.g, pl.problem.N), pl.smooth+pl.lambda, pl.psi, pl.beta, pl.steps, pl.step)},
+		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "the guarantee is that of the Langevin chain as run (T Gaussian steps composed, exactly μ-GDP), so no sampler error enters it; the chain's distance to the Rashomon Gibbs measure is not certified, which affects only the utility and the Rashomon property"},
+		Randomness: randomness(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	details := map[string]float64{"threshold_solver_iterations": float64(solverIters), "flat_steps": float64(flat)}
+	if !math.IsInf(tau, -1) {
+		details["threshold"] = tau // absent when L-BFGS failed and the chain had no flat set
+	}
+	return &Release{
+		Model: newModel(pl.problem, ds, x), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
+		Diagnostics: diagnose(l, pl.problem, ds, x, start, details),
+	}, nil
+}
+
+// gradient writes into g the gradient of max{F_λ, τ + ψ} at x that the chain uses: ∇F_λ(x),
+// or 0 where F_λ(x) ≤ τ + ψ (the flat set, which it reports). Its sensitivity is Δ_ψ.
+func (pl *rashomonPlan) gradient(obj ridged, tau float64, g, x []float64) bool {
+	if obj.valueGrad(g, x) <= tau+pl.psi {
+		clear(g)
+		return true
+	}
+	return false
+}
+
+// threshold returns τ ≤ inf_{R^d} F_λ: the strong-convexity bound F_λ(x) − ‖∇F_λ(x)‖²/(2λ) at
+// the L-BFGS solution x, or −∞ when L-BFGS does not reach its certificate (then the chain has
+// no flat set; privacy holds for any τ below the infimum). It returns the solver's iterations.
+func (pl *rashomonPlan) threshold(obj ridged) (float64, int) {
+	dim := obj.loss.Dim()
+	res, err := solve.LBFGS(solve.Problem{Func: func(x []float64) float64 { return obj.valueGrad(nil, x) }, Grad: func(g, x []float64) { obj.valueGrad(g, x) }, FuncGrad: obj.valueGrad},
+		make([]float64, dim), solve.Settings{Target: pl.solverTarget, StrongConvexity: pl.lambda, Smoothness: pl.smooth + pl.lambda, MaxIter: maxThresholdIterations})
+	if err != nil {
+		return math.Inf(-1), maxThresholdIterations
+	}
+	g := make([]float64, dim)
+	f := obj.valueGrad(g, res.X)
+	n := geom.Norm(g, 2)
+	return f - n*n/(2*pl.lambda), res.Stats.Iterations
+}
+
+// ridged is F_λ(w) = F_D(w) + (λ/2)‖w‖².
+type ridged struct {
+	loss   loss.Loss
+	lambda float64
+}
+
+// valueGrad returns F_λ(w) and, if g is not nil, writes ∇F_λ(w) into it.
+func (o ridged) valueGrad(g, w []float64) float64 {
+	f := o.loss.Mean(g, w)
+	sq := 0.0
+	for i, v := range w {
+		sq += v * v
+		if g != nil {
+			g[i] += o.lambda * v
+		}
+	}
+	return f + o.lambda/2*sq
+}
