@@ -10,12 +10,12 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
+	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/geom"
-	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
@@ -108,15 +108,27 @@ type exportedRelease struct {
 	Parameters map[string]float64 `json:"parameters"`
 }
 
-// fitOptions are the parsed options of privopt fit.
+// fitOptions are the parsed options of privopt fit: the files, and the fit's Spec, which is
+// what the page's engine plans from (internal/fit), so both plan the same problem.
 type fitOptions struct {
 	data, schema, test, out string
-	mechanism               mech.Mechanism
-	budget                  mech.Budget
-	loss                    mech.LossSpec
-	radius                  float64
+	spec                    fit.Spec
 	seed                    *uint64
 	progress                bool
+}
+
+// settings collects repeated --opt NAME=VALUE flags: a mechanism's settings by field name.
+type settings map[string]string
+
+func (s settings) String() string { return fmt.Sprint(map[string]string(s)) }
+
+func (s settings) Set(v string) error {
+	name, value, ok := strings.Cut(v, "=")
+	if !ok || name == "" {
+		return fmt.Errorf("want NAME=VALUE, got %q", v)
+	}
+	s[name] = value
+	return nil
 }
 
 func runFit(args []string, stdout, stderr io.Writer) error {
@@ -140,11 +152,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	for _, w := range dataDiag.warnings() {
 		fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.data, w)
 	}
-	problem, err := fitProblem(train, opts)
+	facts, err := fit.FactsOf(train)
 	if err != nil {
 		return err
 	}
-	plan, err := opts.mechanism.Plan(opts.budget, problem)
+	problem, err := fit.Problem(opts.spec, facts)
+	if err != nil {
+		return usageError{err.Error()}
+	}
+	plan, err := fit.Plan(opts.spec, facts)
 	if err != nil {
 		return usageError{err.Error()}
 	}
@@ -185,21 +201,24 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 // parseFit parses and checks the options; every problem is a usage error.
 func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs := newFlags("fit --data FILE --schema SCHEMA.json --mech NAME --eps E [options]", fitSynopsis, stdout)
-	o := &fitOptions{}
+	o := &fitOptions{spec: fit.Spec{Options: settings{}}}
+	sp := &o.spec
 	fs.StringVar(&o.data, "data", "", "the training CSV file (required)")
 	fs.StringVar(&o.schema, "schema", "", "the schema of the CSV files, JSON (required)")
 	fs.StringVar(&o.test, "test", "", "a held-out CSV file with the same schema: report its accuracy and loss (local, not private)")
 	fs.StringVar(&o.out, "out", "", "also write the release (model, report, utility, parameters; no diagnostics) to this JSON file")
-	mechName := fs.String("mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
-	fs.StringVar(&o.loss.Name, "loss", "logistic", "the loss: logistic, hinge, smooth-hinge, squared, huber or multinomial")
-	fs.Float64Var(&o.loss.Param, "param", 0, "the smoothing width of smooth-hinge or the threshold of huber")
-	fs.Float64Var(&o.loss.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
-	fs.Float64Var(&o.loss.RobustRadius, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
-	fs.Float64Var(&o.loss.RobustNorm, "robust-norm", 2, "the exponent q of the perturbations' norm")
+	fs.StringVar(&sp.Mechanism, "mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
+	fs.Var(settings(sp.Options), "opt", "a setting of the mechanism, NAME=VALUE (repeatable; e.g. Sampler=mala, Norm=1.5)")
+	fs.StringVar(&sp.Loss, "loss", "logistic", "the loss: "+strings.Join(allLosses(), ", "))
+	fs.Float64Var(&sp.LossParam, "param", 0, "the smoothing width of smooth-hinge or the threshold of huber")
+	fs.Float64Var(&sp.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
+	fs.Float64Var(&sp.Robust, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
+	robustNorm := fs.Float64("robust-norm", 2, "the exponent q of the perturbations' norm")
+	fs.StringVar(&sp.Domain, "domain", fit.Whole, "the parameter domain: whole, ball (‖w‖₂ ≤ radius) or box (|wᵢ| ≤ radius)")
 	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
-	fs.Float64Var(&o.budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
+	fs.Float64Var(&sp.Budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
 	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
-	fs.Float64Var(&o.radius, "radius", 10, "the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
+	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
 	fs.BoolVar(&o.progress, "progress", false, "write progress lines to stderr")
 	if err := fs.parse(args); err != nil {
@@ -212,51 +231,44 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 			return nil, usageError{fmt.Sprintf("--%s is required", name)}
 		}
 	}
-	m, err := mech.ByName(*mechName)
-	if err != nil {
+	if _, err := fit.Mechanism(sp.Mechanism, sp.Options); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	o.mechanism = m
 	if set["seed"] {
 		o.seed = seed
 	}
-	o.budget.Epsilon = *eps
-	o.budget.Neighbouring = privacy.Neighbouring(*neighbouring)
-	if err := o.budget.Validate(); err != nil {
+	sp.Budget.Epsilon = *eps
+	sp.Budget.Neighbouring = privacy.Neighbouring(*neighbouring)
+	if _, err := fit.Budget(*sp); err != nil {
 		return nil, usageError{err.Error()}
 	}
-	for name, v := range map[string]float64{"param": o.loss.Param, "tilt": o.loss.Tilt, "robust-radius": o.loss.RobustRadius} {
+	if !slices.Contains(allLosses(), sp.Loss) {
+		return nil, usageError{fmt.Sprintf("unknown loss %q (%s)", sp.Loss, strings.Join(allLosses(), ", "))}
+	}
+	for name, v := range map[string]float64{"param": sp.LossParam, "tilt": sp.Tilt, "robust-radius": sp.Robust} {
 		if !(v >= 0) || math.IsInf(v, 1) {
 			return nil, usageError{fmt.Sprintf("--%s must be a finite number ≥ 0, got %g", name, v)}
 		}
 	}
-	if !(o.loss.RobustNorm >= 1) {
-		return nil, usageError{fmt.Sprintf("--robust-norm must be in [1, ∞], got %g", o.loss.RobustNorm)}
+	if !(*robustNorm >= 1) {
+		return nil, usageError{fmt.Sprintf("--robust-norm must be in [1, ∞], got %g", *robustNorm)}
 	}
-	if !(o.radius > 0) || math.IsInf(o.radius, 1) {
-		return nil, usageError{fmt.Sprintf("--radius must be finite and positive, got %g", o.radius)}
+	if sp.Robust > 0 {
+		sp.RobustNorm = fit.Exponent(*robustNorm)
+	}
+	if !(sp.Radius > 0) || math.IsInf(sp.Radius, 1) {
+		return nil, usageError{fmt.Sprintf("--radius must be finite and positive, got %g", sp.Radius)}
 	}
 	return o, nil
 }
 
-// fitProblem builds the public problem from the options and the encoded dataset's declared
-// bounds (from the schema, never from the data).
-func fitProblem(ds *data.Dataset, o *fitOptions) (mech.Problem, error) {
-	spec := o.loss
-	params := ds.D
-	if spec.Name == "multinomial" {
-		spec.Classes = len(ds.Label.Classes)
-		if spec.Classes < 2 {
-			return mech.Problem{}, usageError{"the multinomial loss needs a categorical label with at least 2 declared classes"}
-		}
-		params = spec.Classes * ds.D
+// allLosses lists every loss of internal/fit, for every label kind.
+func allLosses() []string {
+	var out []string
+	for _, kind := range []string{fit.Binary, fit.Numeric, fit.Class} {
+		out = append(out, fit.Losses[kind]...)
 	}
-	y := 1.0
-	if ds.Label.Kind == data.LabelNumeric {
-		y = math.Max(math.Abs(ds.Label.Min), math.Abs(ds.Label.Max))
-	}
-	return mech.Problem{Loss: spec, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: ds.Radius, XNorm: ds.P, Y: y},
-		Domain: geom.Whole{D: params}, Radius: o.radius}, nil
+	return out
 }
 
 // evaluate computes the held-out accuracy and loss of the model on a file.

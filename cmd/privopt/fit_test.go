@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/pkg/core/mech"
 )
 
 const toySchema = `{
@@ -178,5 +179,47 @@ func TestFitAdult(t *testing.T) {
 		if n := len(v["model"].(map[string]any)["weights"].([]any)); n != 92 {
 			t.Errorf("%s: %d weights", tc.mech, n)
 		}
+	}
+}
+
+// TestFitEveryMechanism runs every registered mechanism through privopt fit on the toy file in
+// the box |wᵢ| ≤ 2 (expmech and rem-lp in ℓ1 need a bounded domain), each with the δ it needs:
+// a report whose target is the budget and a model in the box. rem-lp runs its fast sampler
+// (--opt), as its certified one needs millions of steps here, and then claims no privacy.
+func TestFitEveryMechanism(t *testing.T) {
+	csv, schema := toyFiles(t)
+	for _, name := range mech.Names() {
+		delta := "1e-6"
+		if name == "outpert" || name == "expmech" {
+			delta = "0"
+		}
+		args := []string{"--data", csv, "--schema", schema, "--mech", name, "--eps", "2", "--delta", delta,
+			"--domain", "box", "--radius", "2", "--seed", "5"}
+		if name == "rem-lp" {
+			args = append(args, "--opt", "Sampler=mala", "--opt", "FastSteps=200")
+		}
+		v, _ := fitJSON(t, args...)
+		report := v["report"].(map[string]any)
+		target := report["target"].(map[string]any)
+		if target["epsilon"] != 2.0 || fmt.Sprint(target["delta"]) != map[string]string{"0": "0", "1e-6": "1e-06"}[delta] {
+			t.Errorf("%s: target %v", name, target)
+		}
+		for _, w := range v["model"].(map[string]any)["weights"].([]any) {
+			if x := w.(float64); !(x >= -2 && x <= 2) {
+				t.Errorf("%s: weight %g outside the box", name, x)
+			}
+		}
+		if name == "rem-lp" && !strings.Contains(fmt.Sprint(report["statement"]), "not") {
+			t.Errorf("rem-lp with a fast sampler: %v", report["statement"])
+		}
+	}
+	// A bad setting is a usage error naming it.
+	code, _, errOut := runCLI("fit", "--data", csv, "--schema", schema, "--mech", "rem-lp", "--eps", "1", "--delta", "1e-6", "--opt", "Norm=abc")
+	if code != 2 || !strings.Contains(errOut, "Norm") {
+		t.Errorf("--opt Norm=abc: code %d, %q", code, errOut)
+	}
+	code, _, errOut = runCLI("fit", "--data", csv, "--schema", schema, "--mech", "expmech", "--eps", "1")
+	if code != 2 || !strings.Contains(errOut, "bounded domain") {
+		t.Errorf("expmech on the whole space: code %d, %q", code, errOut)
 	}
 }
