@@ -7,6 +7,7 @@ package badinput
 import (
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -66,6 +67,24 @@ func (c Case) Size() int64 {
 		return n
 	}
 	return int64(len(c.CSV))
+}
+
+// CheckRelease checks a case's defined behaviour: a model with weights, all finite, from every
+// row of the file (rows read), with the declared number of values clipped.
+func (c Case) CheckRelease(weights []float64, rows, clipped int) error {
+	for _, w := range weights {
+		if math.IsNaN(w) || math.IsInf(w, 0) {
+			return fmt.Errorf("badinput: %s: the model %v is not finite", c.Name, weights)
+		}
+	}
+	want := c.Rows
+	if want == 0 {
+		want = strings.Count(c.CSV, "\n") - 1
+	}
+	if len(weights) == 0 || rows != want || clipped != c.Clipped {
+		return fmt.Errorf("badinput: %s: %d weights, %d rows, %d clipped; want %d rows and %d clipped", c.Name, len(weights), rows, clipped, want, c.Clipped)
+	}
+	return nil
 }
 
 // StreamedRows is the number of rows of the streamed case: ten million.

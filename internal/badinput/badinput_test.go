@@ -2,6 +2,7 @@ package badinput
 
 import (
 	"bufio"
+	"math"
 	"os"
 	"strings"
 	"testing"
@@ -53,6 +54,23 @@ func TestREADMETable(t *testing.T) {
 	for _, c := range Cases() {
 		if row := "| " + c.Name + " | " + c.Behaviour + " |"; !strings.Contains(string(readme), row) {
 			t.Errorf("README.md has no row %q", row)
+		}
+	}
+}
+
+// TestCheckRelease: a finite model from every row passes; a NaN weight, a dropped row or an
+// uncounted clip fails.
+func TestCheckRelease(t *testing.T) {
+	c := Case{Name: "x", CSV: "a,b,y\n1,2,yes\n30,3,no\n", Clipped: 1}
+	if err := c.CheckRelease([]float64{1, 2, 3}, 2, 1); err != nil {
+		t.Error(err)
+	}
+	for _, bad := range []struct {
+		w             []float64
+		rows, clipped int
+	}{{[]float64{1, math.NaN(), 3}, 2, 1}, {[]float64{1, 2, 3}, 1, 1}, {[]float64{1, 2, 3}, 2, 0}, {nil, 2, 1}} {
+		if c.CheckRelease(bad.w, bad.rows, bad.clipped) == nil {
+			t.Errorf("%v, %d rows, %d clipped passed", bad.w, bad.rows, bad.clipped)
 		}
 	}
 }
