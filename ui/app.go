@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"time"
 
 	"github.com/vugu/vugu"
@@ -118,6 +119,14 @@ func (a *App) Receive(w int, r engine.Response) {
 // shortText writes a number for reading: four significant digits, powers of ten as
 // superscripts (plot.FormatNumber).
 func shortText(v float64) string { return plot.FormatNumber(v) }
+
+// boundText shows a utility bound: "≤ b", or "none proven" for +Inf.
+func boundText(b float64) string {
+	if math.IsInf(b, 1) {
+		return "none proven"
+	}
+	return "≤ " + shortText(b)
+}
 
 // when returns v when ok, "" otherwise (for the templates).
 func when(ok bool, v string) string {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"math"
 	"net/url"
 	"strings"
 	"testing"
@@ -542,5 +543,15 @@ func TestOtherLabels(t *testing.T) {
 		if strings.Contains(html, "Training accuracy") != tc.accuracy {
 			t.Errorf("%s: training accuracy shown: %v", tc.name, !tc.accuracy)
 		}
+	}
+}
+
+// TestBoundText: a proven utility bound shows as "≤ b", an unproven one (+Inf) as such.
+func TestBoundText(t *testing.T) {
+	if got := boundText(0.25); got != "≤ 0.25" {
+		t.Errorf("boundText(0.25) = %q", got)
+	}
+	if got := boundText(math.Inf(1)); got != "none proven" {
+		t.Errorf("boundText(+Inf) = %q", got)
 	}
 }

@@ -232,7 +232,7 @@ func (a *App) PlanRows() []PlanRow {
 		row := PlanRow{Name: p.Name, Title: a.MechanismTitle(p.Name), Chosen: p.Name == a.Mechanism, Error: p.Error}
 		if p.Error == "" {
 			row.Guarantee = p.Guarantee
-			row.Utility = "≤ " + shortText(float64(p.Utility))
+			row.Utility = boundText(float64(p.Utility))
 			row.Time = a.predictedTime(p)
 			row.Note = a.planNote(p)
 		}

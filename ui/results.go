@@ -123,7 +123,7 @@ func (a *App) ReportRows() []ReportRow {
 		{"Sensitivity", shortText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
 		{"Sampler", sampler},
 		{"Randomness", randomness},
-		{"Utility bound (excess training loss)", "≤ " + shortText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
+		{"Utility bound (excess training loss)", boundText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
 		{"Report format", r.Version},
 	}
 }

@@ -89,6 +89,7 @@ func Cases() []Case {
 		"outpert":       {huber("outpert", mech.Budget{Epsilon: 3})},
 		"outpert-gauss": {huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6})},
 		"langevin":      {huber("langevin", mech.Budget{Epsilon: 3, Delta: 1e-6})},
+		"noisy-gd":      {huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6})},
 		"expmech":       {boxed(huber("expmech", mech.Budget{Epsilon: 2}))},
 		"rashomon":      {pureRashomon, langevinRashomon},
 	}

@@ -47,15 +47,31 @@ func BenchmarkLinearGrad(b *testing.B) {
 
 // BenchmarkMeanGrad measures one full-batch gradient of the logistic loss at the adult-lr size
 // (n = 32561, d = 92), with the value (Mean) and without it (MeanGrad, what samplers and noisy
-// gradient descent use).
+// gradient descent use), on dense rows and on one-hot rows of adult-lr's sparsity (15 % of the
+// entries non-zero, held sparse), and the same one-hot rows through the dense loops.
 func BenchmarkMeanGrad(b *testing.B) {
-	l := benchLinear(b, 32561)
+	dense := benchLinear(b, 32561)
+	oneHot, err := NewLinear(Logistic{}, oneHotData(rand.New(rand.NewPCG(47, 48)), 32561, 92, 0.15), Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	oneHotDense := *oneHot
+	oneHotDense.sparse = nil
 	w := randVec(rand.New(rand.NewPCG(45, 46)), 92, 0.3)
 	g := make([]float64, 92)
-	for _, tc := range []struct {
+	type run struct {
 		name string
 		run  func()
-	}{{"with-value", func() { l.Mean(g, w) }}, {"gradient-only", func() { l.MeanGrad(g, w) }}} {
+	}
+	var runs []run
+	for _, data := range []struct {
+		name string
+		l    *Linear
+	}{{"dense", dense}, {"one-hot", oneHot}, {"one-hot-as-dense", &oneHotDense}} {
+		l := data.l
+		runs = append(runs, run{data.name + "/with-value", func() { l.Mean(g, w) }}, run{data.name + "/gradient-only", func() { l.MeanGrad(g, w) }})
+	}
+	for _, tc := range runs {
 		b.Run(tc.name, func(b *testing.B) {
 			for b.Loop() {
 				tc.run()

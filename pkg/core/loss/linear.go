@@ -12,11 +12,16 @@ import (
 // w ∈ R^D. Its gradient is s'(⟨w, x_i⟩, y_i)·x_i. It keeps references to the dataset's X
 // and Y, which must not be modified afterwards. It holds no scratch space and is safe for
 // concurrent use.
+//
+// When at most a quarter of X's entries are non-zero (one-hot encoded categories), it also
+// keeps X's non-zero entries by row, and its values and gradients skip the zeros with the same
+// bits as the dense loops (see sparseRows).
 type Linear struct {
-	s    Scalar
-	x, y []float64
-	n, d int
-	b    Bounds
+	s      Scalar
+	x, y   []float64
+	n, d   int
+	b      Bounds
+	sparse *sparseRows // nil when X is dense
 }
 
 // NewLinear returns the linear-model loss of s over ds with the declared bounds b. It returns
@@ -32,7 +37,24 @@ func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
 	if err := checkData(ds, b, func(y float64) error { return s.CheckLabel(y, b.Y) }); err != nil {
 		return nil, fmt.Errorf("loss: linear %T: %w", s, err)
 	}
-	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b}, nil
+	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b, sparse: newSparseRows(ds.X, ds.N, ds.D)}, nil
+}
+
+// rowDot returns ⟨x_i, w⟩.
+func (l *Linear) rowDot(i int, w []float64) float64 {
+	if l.sparse != nil {
+		return l.sparse.dot(i, w)
+	}
+	return dot(l.x[i*l.d:(i+1)*l.d], w)
+}
+
+// addRow adds c·x_i to y.
+func (l *Linear) addRow(y []float64, c float64, i int) {
+	if l.sparse != nil {
+		l.sparse.axpy(y, c, i)
+		return
+	}
+	axpy(y, c, l.x[i*l.d:(i+1)*l.d])
 }
 
 // Dim returns D.
@@ -44,7 +66,7 @@ func (l *Linear) Len() int { return l.n }
 // Value returns s(⟨w, x_i⟩, y_i): one unrolled dot product and one scalar evaluation.
 func (l *Linear) Value(w []float64, i int) float64 {
 	checkLen(w, l.d)
-	return l.s.Value(dot(l.x[i*l.d:(i+1)*l.d], w), l.y[i])
+	return l.s.Value(l.rowDot(i, w), l.y[i])
 }
 
 // Grad writes s'(⟨w, x_i⟩, y_i)·x_i into grad and returns ℓ_i(w).
@@ -64,18 +86,17 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 	sum := 0.0
 	if grad == nil {
 		for i := 0; i < l.n; i++ {
-			sum += l.s.Value(dot(l.x[i*l.d:(i+1)*l.d], w), l.y[i])
+			sum += l.s.Value(l.rowDot(i, w), l.y[i])
 		}
 		return sum / float64(l.n)
 	}
 	checkLen(grad, l.d)
 	clear(grad)
 	for i := 0; i < l.n; i++ {
-		row := l.x[i*l.d : (i+1)*l.d]
-		v, dz := l.s.Deriv(dot(row, w), l.y[i])
+		v, dz := l.s.Deriv(l.rowDot(i, w), l.y[i])
 		sum += v
 		if dz != 0 {
-			axpy(grad, dz, row)
+			l.addRow(grad, dz, i)
 		}
 	}
 	scale(grad, 1/float64(l.n))
@@ -95,9 +116,8 @@ func (l *Linear) MeanGrad(grad, w []float64) {
 	checkLen(grad, l.d)
 	clear(grad)
 	for i := 0; i < l.n; i++ {
-		row := l.x[i*l.d : (i+1)*l.d]
-		if dz := d.Derivative(dot(row, w), l.y[i]); dz != 0 {
-			axpy(grad, dz, row)
+		if dz := d.Derivative(l.rowDot(i, w), l.y[i]); dz != 0 {
+			l.addRow(grad, dz, i)
 		}
 	}
 	scale(grad, 1/float64(l.n))

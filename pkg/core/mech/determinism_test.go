@@ -13,6 +13,7 @@ import (
 // problem (see TestReleasesIdenticalEverywhere).
 var pinnedReleases = map[string]uint64{
 	"langevin":      0x1de24415c905b8a7,
+	"noisy-gd":      0x0e9be3101028a23d,
 	"outpert":       0x8f9c2cd6dd392743,
 	"outpert-gauss": 0xb8e8c5d95748d781,
 	"rem":           0x4528df4cfde9dfdb,
@@ -69,6 +70,45 @@ func TestReleasesIdenticalEverywhere(t *testing.T) {
 		dg.Add(rel.Report.Achieved.Delta)
 		if want, ok := pinnedReleases[name]; !ok || dg.Sum() != want {
 			t.Errorf("%s: digest %#x, pinned %#x (pinned: %v)", name, dg.Sum(), want, ok)
+		}
+	}
+}
+
+// pinnedSparseReleases are the digests of seeded releases on one-hot-like data, which the
+// losses hold sparse (see TestSparseReleasesIdenticalEverywhere).
+var pinnedSparseReleases = map[string]uint64{
+	"noisy-gd":      0x5da79e94e64e5fd1,
+	"outpert-gauss": 0x27ce098728bd5d46,
+	"rem":           0x82d94e047e581a09,
+}
+
+// TestSparseReleasesIdenticalEverywhere pins releases of a gradient method, output
+// perturbation's solver and REM's per-example values on data with two non-zero entries in
+// eight, natively and under js/wasm, as TestReleasesIdenticalEverywhere does for dense data.
+func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
+	ds := toyData(200, 8, 12)
+	for i := range ds.N {
+		for j := 2; j < 8; j++ {
+			ds.X[i*8+(i+j)%8] = 0
+		}
+	}
+	for name, want := range pinnedSparseReleases {
+		m, err := ByName(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := m.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(13), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		dg := stattest.NewDigest()
+		dg.Add(rel.Model.Weights...)
+		if dg.Sum() != want {
+			t.Errorf("%s: digest %#x, pinned %#x", name, dg.Sum(), want)
 		}
 	}
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
@@ -79,24 +78,13 @@ func (Langevin) Paper() string {
 
 // langevinPlan is a planned run of projected noisy gradient descent.
 type langevinPlan struct {
+	noisySteps
 	mech    Langevin
-	budget  Budget
 	problem Problem
-	dim     int
 
-	g, beta   float64 // G and β of the losses in ℓ2
-	origin    bool    // whether 0 ∈ C
-	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
-	rhoTarget float64
-	d0        float64 // D₀ ≥ ‖θ₀ − θ*‖
-
-	mu, h    float64 // the regulariser and the drift step
-	steps    int
-	grid     rng.Grid
-	stepSens float64 // the ℓ2 sensitivity of one rounded drift, in real units
-	sigma    float64 // the noise's standard deviation, in real units
-	sigma2   float64 // σ_g², in grid units
-	rhoStep  float64 // ρ of one step
+	beta   float64 // β of the losses in ℓ2
+	origin bool    // whether 0 ∈ C
+	mu     float64 // the regulariser
 
 	utility Utility
 }
@@ -119,12 +107,12 @@ func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
 	if math.IsInf(c.Smoothness, 1) {
 		return nil, fmt.Errorf("mech: langevin needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", p.Loss.Name)
 	}
-	pl := &langevinPlan{mech: m, budget: b, problem: p, dim: p.params(), g: c.Lipschitz, beta: c.Smoothness,
-		origin: p.Domain.Contains(make([]float64, p.params()))}
-	pl.delta = roundUp(b.Sensitivity(pl.g, p.N) + meanGradientRounding(p.N, pl.g))
-	if pl.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
+	steps, err := newNoisySteps(b, p, c.Lipschitz)
+	if err != nil {
 		return nil, err
 	}
+	pl := &langevinPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness,
+		origin: p.Domain.Contains(make([]float64, p.params()))}
 	maxSteps := math.Max(1, math.Floor(m.MaxQueries/float64(p.N)))
 	ref := pl.g / p.Radius
 	pl.mu = argminLog(func(mu float64) float64 {
@@ -193,39 +181,9 @@ func (pl *langevinPlan) bound(mu, h, k, sigma2, g float64) float64 {
 	return math.Min(lip, reg+(pl.beta+mu)/2*rms*rms)
 }
 
-// planNoise fixes the grid and σ so that T steps are exactly within the calibrated ρ.
-func (pl *langevinPlan) planNoise() error {
-	d, steps := pl.dim, float64(pl.steps)
-	// σ before the grid's rounding, which sets the grid; then σ with it.
-	drift := roundUp(pl.h * pl.delta)
-	var err error
-	if pl.grid, err = releaseGrid(drift * math.Sqrt(steps/(2*pl.rhoTarget))); err != nil {
-		return err
-	}
-	if pl.stepSens, err = pl.grid.L2Sensitivity(roundUp(drift+pl.grid.Spacing()*sqrtUp(float64(d))), d); err != nil {
-		return err
-	}
-	pl.sigma = pl.stepSens * math.Sqrt(steps/(2*pl.rhoTarget)) * calibrationMargin
-	dg, err := pl.grid.DiscreteGaussian(pl.sigma)
-	if err != nil {
-		return err
-	}
-	pl.sigma2 = dg.Sigma2()
-	s := pl.stepSens / pl.grid.Spacing() // exact: a power-of-two scaling
-	pl.rhoStep = roundUp(s * s / (2 * pl.sigma2))
-	if rho := roundUp(steps * pl.rhoStep); rho > pl.rhoTarget {
-		return fmt.Errorf("mech: internal error: %d steps give ρ = %g above the calibrated %g", pl.steps, rho, pl.rhoTarget)
-	}
-	return nil
-}
-
-// guaranteeAt is the zCDP guarantee of the first k steps.
-func (pl *langevinPlan) guaranteeAt(k int) privacy.RDP {
-	rho := roundUp(float64(k) * pl.rhoStep)
-	c, _ := privacy.ZCDP(rho) // ρ is finite and positive
-	c.Name = fmt.Sprintf("%.6g-zCDP (%d noisy gradient steps, discrete Gaussian σ = %.6g, step sensitivity %.6g; as a Langevin trajectory, μ = βΔ√(t/2) = %.6g)",
-		rho, k, pl.sigma, pl.stepSens, math.Sqrt(2*rho))
-	return c
+// guarantee is the zCDP guarantee of the first k steps.
+func (pl *langevinPlan) guarantee(k int) privacy.RDP {
+	return pl.guaranteeAt(k, fmt.Sprintf("; as a Langevin trajectory, μ = βΔ√(t/2) = %.6g", math.Sqrt(2*pl.rhoAt(k))))
 }
 
 // utilityAt is the utility bound after k steps.
@@ -239,7 +197,7 @@ func (pl *langevinPlan) utilityAt(k int) Utility {
 	return Utility{Bound: b, Statement: fmt.Sprintf("E F_D(θ_k) − min_{θ ∈ C, ‖θ‖ ≤ D} F_D(θ) ≤ %s after k = %d steps, where √V = √(q^{2k}D₀² + dσ²(1 − q^{2k})/(1 − q²)) + 2g√d/(hμ) bounds the root mean square distance to θ* = argmin_C F_μ (the gradient step of the μ-strongly convex, (β + μ)-smooth F_μ with h = 2/(β + 2μ) contracts by q = 1 − hμ; the noise is centred and independent; the grid's rounding adds at most 2g√d per step), with F_D the mean loss (convex, G-Lipschitz, β-smooth), μ = %.4g, h = %.4g, σ = %.4g, G = %.4g, β = %.4g, D = %g; an optimisation bound for the released iterate, not the Gibbs limit d/β", form, k, pl.mu, pl.h, pl.sigma, pl.g, pl.beta, pl.problem.Radius)}
 }
 
-func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.guaranteeAt(pl.steps) }
+func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.guarantee(pl.steps) }
 func (pl *langevinPlan) Utility() Utility         { return pl.utility }
 
 func (pl *langevinPlan) Cost() Cost {
@@ -250,7 +208,7 @@ func (pl *langevinPlan) Parameters() map[string]float64 {
 	eta := pl.sigma * pl.sigma / 2
 	return map[string]float64{"regularization_mu": pl.mu, "step_h": pl.h, "steps": float64(pl.steps), "sigma": pl.sigma,
 		"eta": eta, "beta_inverse_temperature": pl.h / eta, "time": float64(pl.steps) * eta,
-		"rho_zcdp": roundUp(float64(pl.steps) * pl.rhoStep), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
+		"rho_zcdp": pl.rhoAt(pl.steps), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
 		"grid_spacing": pl.grid.Spacing(), "lipschitz": pl.g, "smoothness": pl.beta, "radius": pl.problem.Radius}
 }
 
@@ -261,54 +219,17 @@ func (pl *langevinPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 	if err != nil {
 		return nil, err
 	}
-	noise, err := pl.grid.DiscreteGaussian(pl.sigma)
+	theta, k, err := pl.run(ctx, l, pl.problem.Domain, stepRule{shrink: 1 - pl.h*pl.mu, stage: "noisy gradient descent"}, r, progress)
+	if err != nil {
+		return nil, fmt.Errorf("mech: langevin: %w", err)
+	}
+	rep, err := pl.report(pl.mech, k, pl.guarantee(k), r)
 	if err != nil {
 		return nil, err
 	}
-	theta := make([]float64, pl.dim)
-	grad := make([]float64, pl.dim)
-	pl.problem.Domain.Project(theta, theta)
-	shrink := 1 - pl.h*pl.mu
-	every := max(1, pl.steps/100)
-	k := 0
-	for ; k < pl.steps && ctx.Err() == nil; k++ {
-		loss.MeanGrad(l, grad, theta)
-		for i := range theta {
-			theta[i] = shrink*theta[i] - pl.h*grad[i]
-		}
-		if err := pl.grid.Release(r, theta, theta, noise); err != nil {
-			return nil, fmt.Errorf("mech: langevin step %d: %w", k+1, err)
-		}
-		pl.problem.Domain.Project(theta, theta)
-		if progress != nil && (k+1)%every == 0 && k+1 < pl.steps {
-			progress(Progress{Fraction: float64(k+1) / float64(pl.steps), Stage: "noisy gradient descent"})
-		}
-	}
-	if progress != nil && k > 0 {
-		progress(Progress{Fraction: float64(k) / float64(pl.steps), Stage: "done"})
-	}
-	if k == 0 {
-		return nil, fmt.Errorf("mech: langevin: cancelled before the first step: %w", ctx.Err())
-	}
-	guarantee := pl.guaranteeAt(k)
-	rep, err := privacy.NewReport(guarantee, privacy.ReportSpec{
-		Mechanism: pl.mech.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: pl.mech.Paper(),
-		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
-		Sensitivity: privacy.Sensitivity{Value: pl.stepSens,
-			Of: "the ℓ2 distance between one step's rounded drifts θ − h∇F_μ(θ) on neighbouring datasets, in real units",
-			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(n + 4)·2⁻⁵³·G",
-				pl.h, pl.grid.Spacing(), pl.delta, pl.budget.sensitivityDerivation(pl.g, pl.problem.N))},
-		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "no sampler: the guarantee is that of the noisy steps themselves, whatever their mixing"},
-		Randomness: randomness(r),
-	})
-	if err != nil {
-		return nil, err
-	}
-	rep.Statement += fmt.Sprintf(" The release is the last of %d noisy gradient steps (of %d planned) from the data-independent start Π_C(0); each step adds discrete Gaussian noise on a grid (floating-point safe) and is ρ-zCDP, composed over the steps taken and converted by the conversion of Canonne, Kamath and Steinke 2020.", k, pl.steps)
+	rep.Statement += " The release is the last iterate, from the data-independent start Π_C(0)."
 	utility := pl.utility
 	if k < pl.steps {
-		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
 		utility = pl.utilityAt(k)
 	}
 	details := map[string]float64{"steps_taken": float64(k), "steps_planned": float64(pl.steps)}

@@ -104,79 +104,105 @@ func TestLangevinUtilityOnAverage(t *testing.T) {
 	}
 }
 
-// TestLangevinAnytime stops the chain after its first step (the progress callback cancels the
-// context): the release is θ₁ with the privacy of one step (ρ/T), and θ₁ minus the
-// deterministic drift −h∇F_D(0) is the step's noise, whose mean square over 300 runs in
-// d = 20 (6000 coordinates) is σ² within 6 standard deviations (√(2/6000) relative: a false
-// failure has probability about 2e-9). Cancelled before the first step, Run fails.
-func TestLangevinAnytime(t *testing.T) {
+// noisyPlan plans a noisy gradient method and returns the plan and its steps.
+func noisyPlan(t *testing.T, m Mechanism, b Budget, p Problem) (Plan, *noisySteps) {
+	t.Helper()
+	pl, err := m.Plan(b, p)
+	if err != nil {
+		t.Fatalf("%s %+v: %v", m.Name(), b, err)
+	}
+	switch pl := pl.(type) {
+	case *langevinPlan:
+		return pl, &pl.noisySteps
+	case *noisyGDPlan:
+		return pl, &pl.noisySteps
+	}
+	t.Fatalf("%s: not a noisy gradient method", m.Name())
+	return nil, nil
+}
+
+// TestNoisyStepsAnytime stops langevin and noisy-gd after their first step (the progress
+// callback cancels the context): the release is θ₁ with the privacy of one step (ρ/T), and θ₁
+// minus the deterministic drift −h∇F_D(0) is the step's noise, whose mean square over 300 runs
+// in d = 20 (6000 coordinates) is σ² within 6 standard deviations (√(2/6000) relative: a false
+// failure has probability about 2e-9 per mechanism). Cancelled before the first step, Run
+// fails.
+func TestNoisyStepsAnytime(t *testing.T) {
 	ds := toyData(100, 20, 3)
 	p := toyProblem(ds)
 	b := Budget{Epsilon: 1, Delta: 1e-6}
-	pl := planLangevin(t, b, p)
-	if pl.steps < 2 {
-		t.Fatalf("the plan has %d steps: nothing to stop", pl.steps)
-	}
-	l, err := p.NewLoss(ds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	drift := make([]float64, ds.D)
-	l.Mean(drift, make([]float64, ds.D))
-	for i := range drift {
-		drift[i] *= -pl.h
-	}
-	const runs = 300
-	ms := 0.0
-	for seed := range runs {
-		ctx, cancel := context.WithCancel(context.Background())
-		rel, err := pl.Run(ctx, ds, rng.Seeded(uint64(seed)), func(Progress) { cancel() })
-		cancel()
+	for _, m := range []Mechanism{Langevin{}, NoisyGD{}} {
+		pl, s := noisyPlan(t, m, b, p)
+		if s.steps < 2 {
+			t.Fatalf("%s: the plan has %d steps: nothing to stop", m.Name(), s.steps)
+		}
+		l, err := p.NewLoss(ds)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if seed == 0 {
-			if rel.Diagnostics.Details["steps_taken"] != 1 || !strings.Contains(rel.Report.Statement, "stopped early") {
-				t.Errorf("stopped run: details %v, statement %q", rel.Diagnostics.Details, rel.Report.Statement)
+		drift := make([]float64, ds.D)
+		l.Mean(drift, make([]float64, ds.D))
+		for i := range drift {
+			drift[i] *= -s.h
+		}
+		const runs = 300
+		ms := 0.0
+		for seed := range runs {
+			ctx, cancel := context.WithCancel(context.Background())
+			rel, err := pl.Run(ctx, ds, rng.Seeded(uint64(seed)), func(Progress) { cancel() })
+			cancel()
+			if err != nil {
+				t.Fatal(err)
 			}
-			one, _ := privacy.ZCDP(pl.rhoStep)
-			full := pl.Guarantee().Delta(b.Epsilon)
-			if got := rel.Report.Achieved.Delta; got >= full || got > one.Delta(b.Epsilon)*(1+1e-9) {
-				t.Errorf("one step reports δ = %g; one step's curve gives %g, the full chain %g", got, one.Delta(b.Epsilon), full)
+			if seed == 0 {
+				if rel.Diagnostics.Details["steps_taken"] != 1 || !strings.Contains(rel.Report.Statement, "stopped early") {
+					t.Errorf("%s: stopped run: details %v, statement %q", m.Name(), rel.Diagnostics.Details, rel.Report.Statement)
+				}
+				one, _ := privacy.ZCDP(s.rhoStep)
+				full := pl.Guarantee().Delta(b.Epsilon)
+				if got := rel.Report.Achieved.Delta; got >= full || got > one.Delta(b.Epsilon)*(1+1e-9) {
+					t.Errorf("%s: one step reports δ = %g; one step's curve gives %g, the full chain %g", m.Name(), got, one.Delta(b.Epsilon), full)
+				}
+				if lp, ok := pl.(*langevinPlan); ok && rel.Utility.Bound <= lp.Utility().Bound {
+					t.Errorf("one step's utility bound %g is not above the full chain's %g", rel.Utility.Bound, lp.Utility().Bound)
+				}
 			}
-			if rel.Utility.Bound <= pl.Utility().Bound {
-				t.Errorf("one step's utility bound %g is not above the full chain's %g", rel.Utility.Bound, pl.Utility().Bound)
+			for j, v := range rel.Model.Weights {
+				ms += (v - drift[j]) * (v - drift[j]) / (runs * float64(ds.D))
 			}
 		}
-		for j, v := range rel.Model.Weights {
-			ms += (v - drift[j]) * (v - drift[j]) / (runs * float64(ds.D))
+		want := s.sigma * s.sigma
+		if sd := math.Sqrt(2 / float64(runs*ds.D)); math.Abs(ms/want-1) > 6*sd {
+			t.Errorf("%s: one step's noise has mean square %g, planned σ² = %g (ratio %.4f)", m.Name(), ms, want, ms/want)
 		}
-	}
-	want := pl.sigma * pl.sigma
-	if sd := math.Sqrt(2 / float64(runs*ds.D)); math.Abs(ms/want-1) > 6*sd {
-		t.Errorf("one step's noise has mean square %g, planned σ² = %g (ratio %.4f)", ms, want, ms/want)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
-	if _, err := pl.Run(ctx, ds, rng.Seeded(1), nil); err == nil {
-		t.Error("a run cancelled before its first step released")
+		ctx, cancel := context.WithCancel(context.Background())
+		cancel()
+		if _, err := pl.Run(ctx, ds, rng.Seeded(1), nil); err == nil {
+			t.Errorf("%s: a run cancelled before its first step released", m.Name())
+		}
 	}
 }
 
-// TestLangevinRelease: a full seeded run reports every planned step, is labelled not private,
+// TestNoisyStepsRelease: a full seeded run of langevin and of noisy-gd reports every planned step, is labelled not private,
 // stays in a box domain, and is reproducible from its seed.
-func TestLangevinRelease(t *testing.T) {
+func TestNoisyStepsRelease(t *testing.T) {
+	for _, m := range []Mechanism{Langevin{}, NoisyGD{}} {
+		t.Run(m.Name(), func(t *testing.T) { testNoisyRelease(t, m) })
+	}
+}
+
+func testNoisyRelease(t *testing.T, m Mechanism) {
 	ds := toyData(100, 3, 2)
 	p := toyProblem(ds)
 	p.Domain = boxDomain(t, 3, 0.5)
-	pl := planLangevin(t, Budget{Epsilon: 2, Delta: 1e-6}, p)
+	pl, s := noisyPlan(t, m, Budget{Epsilon: 2, Delta: 1e-6}, p)
 	var last Progress
 	rel, err := pl.Run(context.Background(), ds, rng.Seeded(4), func(pr Progress) { last = pr })
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rel.Diagnostics.Details["steps_taken"] != float64(pl.steps) || last.Fraction != 1 || rel.Report.Private ||
-		rel.Report.Sensitivity.Value != pl.stepSens || strings.Contains(rel.Report.Statement, "stopped early") {
+	if rel.Diagnostics.Details["steps_taken"] != float64(s.steps) || last.Fraction != 1 || rel.Report.Private ||
+		rel.Report.Sensitivity.Value != s.stepSens || strings.Contains(rel.Report.Statement, "stopped early") {
 		t.Errorf("release %+v, last progress %+v", rel.Report, last)
 	}
 	if !p.Domain.Contains(rel.Model.Weights) {
@@ -191,8 +217,9 @@ func TestLangevinRelease(t *testing.T) {
 	}
 }
 
-// TestLangevinRejects: pure DP, tilted and non-smooth losses are refused at planning.
-func TestLangevinRejects(t *testing.T) {
+// TestNoisyStepsRejects: pure DP, tilted and non-smooth losses are refused at planning by
+// langevin and noisy-gd, and noisy-gd's settings out of range too.
+func TestNoisyStepsRejects(t *testing.T) {
 	ds := toyData(50, 2, 4)
 	p := toyProblem(ds)
 	tilted, hinge, robust := p, p, p
@@ -209,15 +236,22 @@ func TestLangevinRejects(t *testing.T) {
 		{"hinge", Budget{Epsilon: 1, Delta: 1e-6}, hinge},
 		{"robust", Budget{Epsilon: 1, Delta: 1e-6}, robust},
 	} {
-		if _, err := (Langevin{}).Plan(tc.b, tc.p); err == nil {
-			t.Errorf("%s: accepted", tc.name)
+		for _, m := range []Mechanism{Langevin{}, NoisyGD{}} {
+			if _, err := m.Plan(tc.b, tc.p); err == nil {
+				t.Errorf("%s: %s accepted", m.Name(), tc.name)
+			}
+		}
+	}
+	for _, m := range []NoisyGD{{Momentum: 1}, {Momentum: -0.1}, {StepScale: -1}, {MaxSteps: -1}, {StepScale: math.Inf(1)}} {
+		if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
+			t.Errorf("noisy-gd %+v accepted", m)
 		}
 	}
 }
 
 // TestRegistry: the command-line names resolve to these mechanisms.
 func TestRegistry(t *testing.T) {
-	for _, name := range []string{"outpert", "outpert-gauss", "langevin"} {
+	for _, name := range []string{"outpert", "outpert-gauss", "langevin", "noisy-gd"} {
 		m, err := ByName(name)
 		if err != nil || m.Name() != name {
 			t.Errorf("ByName(%q) = %v, %v", name, m, err)
@@ -237,7 +271,7 @@ func TestMultinomial(t *testing.T) {
 	p := toyProblem(ds)
 	p.Loss = LossSpec{Name: "multinomial", Classes: 2}
 	p.Domain = geom.Whole{D: 6}
-	for _, m := range []Mechanism{OutputPerturbation{Gaussian: true}, Langevin{}} {
+	for _, m := range []Mechanism{OutputPerturbation{Gaussian: true}, Langevin{}, NoisyGD{}} {
 		pl, err := m.Plan(Budget{Epsilon: 4, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)

@@ -13,6 +13,7 @@ package mech
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"time"
@@ -237,11 +238,43 @@ type (
 // Utility is a mechanism's theoretical guarantee on the excess empirical risk:
 // E[F_D(ŵ)] − min_{w ∈ C, ‖w‖ ≤ D} F_D(w) ≤ Bound, where F_D is the mean loss (the tilted or
 // robust loss when the problem asks for one), the expectation is over the mechanism's
-// randomness, and Statement says which theorem gives it and under which assumptions.
+// randomness, and Statement says which theorem gives it and under which assumptions. A Bound
+// of +Inf means that no bound is proven (the Statement says why); in JSON it is null.
 type Utility struct {
 	Bound     float64 `json:"bound"`
 	Statement string  `json:"statement"`
 }
+
+// utilityJSON is Utility's JSON form: a bound that is not proven is null.
+type utilityJSON struct {
+	Bound     *float64 `json:"bound"`
+	Statement string   `json:"statement"`
+}
+
+// MarshalJSON writes the bound, or null when none is proven.
+func (u Utility) MarshalJSON() ([]byte, error) {
+	j := utilityJSON{Statement: u.Statement}
+	if !math.IsInf(u.Bound, 1) {
+		j.Bound = &u.Bound
+	}
+	return json.Marshal(j)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (u *Utility) UnmarshalJSON(b []byte) error {
+	var j utilityJSON
+	if err := json.Unmarshal(b, &j); err != nil {
+		return err
+	}
+	u.Bound, u.Statement = math.Inf(1), j.Statement
+	if j.Bound != nil {
+		u.Bound = *j.Bound
+	}
+	return nil
+}
+
+// Proven reports whether a bound is proven.
+func (u Utility) Proven() bool { return !math.IsInf(u.Bound, 1) }
 
 // Mechanism is a private mechanism: it plans a run from public quantities alone.
 type Mechanism interface {

@@ -13,6 +13,7 @@ var registry = map[string]Mechanism{
 	"outpert":       OutputPerturbation{},
 	"outpert-gauss": OutputPerturbation{Gaussian: true},
 	"langevin":      Langevin{},
+	"noisy-gd":      NoisyGD{},
 	"expmech":       ExpMech{},
 	"rashomon":      Rashomon{},
 }

@@ -1,0 +1,176 @@
+package mech
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// noisySteps is the privacy of the noisy gradient methods (langevin, noisy-gd): T steps, each
+// of which rounds a drift y − h·∇(mean loss)(y), evaluated at a point y of the domain computed
+// from earlier releases only, to a grid and adds discrete Gaussian noise there.
+//
+// Given the earlier releases, the drifts on neighbouring datasets differ by h·Δ (Δ the mean
+// gradient's sensitivity, rounding included) plus what the grid's rounding adds, 2g√d: one step
+// is ρ_k-zCDP with ρ_k = (hΔ + 2g√d)²/(2σ²) (Canonne, Kamath and Steinke 2020), and the T
+// steps compose adaptively to T·ρ_k. Every later computation (a momentum, a projection, an
+// average of iterates) uses released values only, so it is post-processing.
+type noisySteps struct {
+	budget    Budget
+	n, dim    int
+	g         float64 // G, the losses' Lipschitz constant in ℓ2
+	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
+	rhoTarget float64 // the largest ρ that meets the budget
+
+	h        float64 // the drift step
+	steps    int     // T
+	grid     rng.Grid
+	stepSens float64 // the ℓ2 sensitivity of one rounded drift, in real units
+	sigma    float64 // the noise's standard deviation, in real units
+	sigma2   float64 // σ_g², in grid units
+	rhoStep  float64 // ρ of one step
+}
+
+// newNoisySteps computes Δ and the ρ target from the budget.
+func newNoisySteps(b Budget, p Problem, g float64) (noisySteps, error) {
+	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: g}
+	s.delta = roundUp(b.Sensitivity(g, p.N) + meanGradientRounding(p.N, g))
+	var err error
+	s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta)
+	return s, err
+}
+
+// planNoise fixes the grid and σ so that the s.steps steps of drift step s.h are exactly
+// within the calibrated ρ.
+func (s *noisySteps) planNoise() error {
+	d, steps := s.dim, float64(s.steps)
+	// σ before the grid's rounding, which sets the grid; then σ with it.
+	drift := roundUp(s.h * s.delta)
+	var err error
+	if s.grid, err = releaseGrid(drift * math.Sqrt(steps/(2*s.rhoTarget))); err != nil {
+		return err
+	}
+	if s.stepSens, err = s.grid.L2Sensitivity(roundUp(drift+s.grid.Spacing()*sqrtUp(float64(d))), d); err != nil {
+		return err
+	}
+	s.sigma = s.stepSens * math.Sqrt(steps/(2*s.rhoTarget)) * calibrationMargin
+	dg, err := s.grid.DiscreteGaussian(s.sigma)
+	if err != nil {
+		return err
+	}
+	s.sigma2 = dg.Sigma2()
+	sg := s.stepSens / s.grid.Spacing() // exact: a power-of-two scaling
+	s.rhoStep = roundUp(sg * sg / (2 * s.sigma2))
+	if rho := roundUp(steps * s.rhoStep); rho > s.rhoTarget {
+		return fmt.Errorf("mech: internal error: %d steps give ρ = %g above the calibrated %g", s.steps, rho, s.rhoTarget)
+	}
+	return nil
+}
+
+// rhoAt is the zCDP parameter of the first k steps.
+func (s *noisySteps) rhoAt(k int) float64 { return roundUp(float64(k) * s.rhoStep) }
+
+// guaranteeAt is the zCDP guarantee of the first k steps, named with what they are.
+func (s *noisySteps) guaranteeAt(k int, what string) privacy.RDP {
+	rho := s.rhoAt(k)
+	c, _ := privacy.ZCDP(rho) // ρ is finite and positive
+	c.Name = fmt.Sprintf("%.6g-zCDP (%d noisy gradient steps, discrete Gaussian σ = %.6g, step sensitivity %.6g%s)",
+		rho, k, s.sigma, s.stepSens, what)
+	return c
+}
+
+// report is the privacy report of a run that took k steps.
+func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Rand) (privacy.Report, error) {
+	rep, err := privacy.NewReport(guarantee, privacy.ReportSpec{
+		Mechanism: m.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: m.Paper(),
+		Target:       privacy.Budget{Epsilon: s.budget.Epsilon, Delta: s.budget.Delta},
+		Neighbouring: s.budget.relation(),
+		Sensitivity: privacy.Sensitivity{Value: s.stepSens,
+			Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
+			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(n + 4)·2⁻⁵³·G",
+				s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n))},
+		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "no sampler: the guarantee is that of the noisy steps themselves, whatever their mixing"},
+		Randomness: randomness(r),
+	})
+	if err != nil {
+		return rep, err
+	}
+	rep.Statement += fmt.Sprintf(" Each of the %d noisy gradient steps taken (of %d planned) adds discrete Gaussian noise on a grid (floating-point safe) and is ρ-zCDP; the steps are composed and converted by the conversion of Canonne, Kamath and Steinke 2020.", k, s.steps)
+	if k < s.steps {
+		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
+	}
+	return rep, nil
+}
+
+// stepRule is how a noisy gradient method moves: θ_{k+1} = Π_C(round(shrink·y_k −
+// h·∇F_D(y_k)) + ξ_k) with y_k = Π_C(θ_k + momentum·(θ_k − θ_{k−1})) (y_k = θ_k without
+// momentum), releasing θ_T or, with averageTail, the mean of θ_{⌈T/2⌉}, …, θ_T.
+type stepRule struct {
+	shrink, momentum float64
+	averageTail      bool
+	stage            string // the progress label
+}
+
+// run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
+// release and the number of steps taken (0 when cancelled before the first).
+func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule stepRule, r *rng.Rand, progress func(Progress)) ([]float64, int, error) {
+	noise, err := s.grid.DiscreteGaussian(s.sigma)
+	if err != nil {
+		return nil, 0, err
+	}
+	theta := make([]float64, s.dim)
+	grad := make([]float64, s.dim)
+	dom.Project(theta, theta)
+	var prev, y, avg []float64
+	y = theta
+	if rule.momentum != 0 {
+		prev, y = append([]float64(nil), theta...), make([]float64, s.dim)
+	}
+	if rule.averageTail {
+		avg = make([]float64, s.dim)
+	}
+	tail := (s.steps + 1) / 2 // the average is over steps tail…T
+	every := max(1, s.steps/100)
+	k := 0
+	for ; k < s.steps && ctx.Err() == nil; k++ {
+		if rule.momentum != 0 {
+			for i := range y {
+				y[i] = theta[i] + rule.momentum*(theta[i]-prev[i])
+			}
+			dom.Project(y, y)
+			copy(prev, theta)
+		}
+		loss.MeanGrad(l, grad, y)
+		for i := range theta {
+			theta[i] = rule.shrink*y[i] - s.h*grad[i]
+		}
+		if err := s.grid.Release(r, theta, theta, noise); err != nil {
+			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
+		}
+		dom.Project(theta, theta)
+		if avg != nil && k+1 >= tail {
+			w := 1 / float64(k+2-tail)
+			for i := range avg {
+				avg[i] += w * (theta[i] - avg[i])
+			}
+		}
+		if progress != nil && (k+1)%every == 0 && k+1 < s.steps {
+			progress(Progress{Fraction: float64(k+1) / float64(s.steps), Stage: rule.stage})
+		}
+	}
+	if progress != nil && k > 0 {
+		progress(Progress{Fraction: float64(k) / float64(s.steps), Stage: "done"})
+	}
+	if k == 0 {
+		return nil, 0, fmt.Errorf("mech: cancelled before the first step: %w", ctx.Err())
+	}
+	if avg != nil && k >= tail {
+		return avg, k, nil
+	}
+	return theta, k, nil
+}

@@ -1,0 +1,105 @@
+package mech
+
+import (
+	"context"
+	"encoding/json"
+	"math"
+	"testing"
+
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// TestNoisyGDCalibration recomputes noisy-gd's plan: h = 1/β, T = ⌈c·β·√(2ρ)/(Δ√d)⌉ within
+// [1, MaxSteps], Δ = 2G/n (G/n under add/remove) plus rounding, one step's sensitivity at
+// least hΔ + 2g√d, and T steps of the discrete Gaussian within the largest ρ that meets the
+// budget, whose curve meets it. The utility says that no bound is proven, also in JSON.
+func TestNoisyGDCalibration(t *testing.T) {
+	ds := toyData(3000, 4, 1)
+	p := toyProblem(ds)
+	for _, tc := range []struct {
+		m NoisyGD
+		b Budget
+	}{
+		{NoisyGD{}, Budget{Epsilon: 0.1, Delta: 1e-9}},
+		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{Momentum: 0.5, StepScale: 1, MaxSteps: 7}, Budget{Epsilon: 8, Delta: 1e-6}},
+	} {
+		pl, s := noisyPlan(t, tc.m, tc.b, p)
+		gp := pl.(*noisyGDPlan)
+		d := float64(ds.D)
+		want := 2 * s.g / float64(ds.N)
+		if tc.b.Neighbouring == privacy.AddRemove {
+			want /= 2
+		}
+		if s.delta < want || s.delta > want*(1+1e-8) {
+			t.Errorf("%+v: Δ = %g, want %g plus rounding", tc.b, s.delta, want)
+		}
+		if s.h != 1/gp.beta || math.Abs(gp.beta-0.25) > 1e-8 {
+			t.Errorf("%+v: h = %g, β = %g", tc.b, s.h, gp.beta)
+		}
+		c, maxSteps := 4.0, 1000.0
+		if tc.m.StepScale != 0 {
+			c, maxSteps = tc.m.StepScale, float64(tc.m.MaxSteps)
+		}
+		target, err := privacy.CalibrateZCDP(tc.b.Epsilon, tc.b.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		steps := math.Min(maxSteps, math.Max(1, math.Ceil(c*gp.beta*math.Sqrt(2*target)/(s.delta*math.Sqrt(d)))))
+		if float64(s.steps) != steps {
+			t.Errorf("%+v: %d steps, want %g", tc.b, s.steps, steps)
+		}
+		g := s.grid.Spacing()
+		if s.stepSens < s.h*s.delta+2*g*math.Sqrt(d) {
+			t.Errorf("%+v: step sensitivity %g below hΔ + 2g√d", tc.b, s.stepSens)
+		}
+		dg, _ := s.grid.DiscreteGaussian(s.sigma)
+		sg := s.stepSens / g
+		if rho := float64(s.steps) * sg * sg / (2 * dg.Sigma2()); rho > target || rho < target*(1-1e-6) {
+			t.Errorf("%+v: %d steps give ρ = %g, target %g", tc.b, s.steps, rho, target)
+		}
+		if delta := pl.Guarantee().Delta(tc.b.Epsilon); delta > tc.b.Delta {
+			t.Errorf("%+v: δ(ε) = %g above the target", tc.b, delta)
+		}
+		u := pl.Utility()
+		raw, err := json.Marshal(u)
+		var back Utility
+		if err != nil || json.Unmarshal(raw, &back) != nil || u.Proven() || back.Proven() || string(raw[:13]) != `{"bound":null` {
+			t.Errorf("%+v: utility %+v, JSON %s (%v), back %+v", tc.b, u, raw, err, back)
+		}
+	}
+}
+
+// TestNoisyGDBeatsLangevin: on a toy problem (n = 3000, d = 4, ε = 1), the mean training
+// loss of 20 seeded noisy-gd releases is at most 0.02 above the minimum over the comparison
+// class ‖w‖ ≤ D and below that of langevin, whose strongly convex regulariser is sized for its
+// worst-case bound. (Measured: −0.103 against +0.053, noisy-gd not being confined to ‖w‖ ≤ D;
+// one release's loss varies by a fraction of the gap, so a false failure is negligible.)
+func TestNoisyGDBeatsLangevin(t *testing.T) {
+	ds := toyData(3000, 4, 5)
+	p := toyProblem(ds)
+	fmin := minLowerBound(t, p, ds)
+	b := Budget{Epsilon: 1, Delta: 1e-6}
+	excess := map[string]float64{}
+	for _, m := range []Mechanism{NoisyGD{}, Langevin{}} {
+		pl, err := m.Plan(b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		const runs = 20
+		for seed := range runs {
+			rel, err := pl.Run(context.Background(), ds, rng.Seeded(uint64(seed)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			excess[m.Name()] += (objectiveValue(t, p, ds, rel.Model.Weights) - fmin) / runs
+		}
+	}
+	t.Logf("mean excess training loss: %v", excess)
+	if e := excess["noisy-gd"]; !(e < 0.02) || !(e < excess["langevin"]) {
+		t.Errorf("mean excess training loss: %v", excess)
+	}
+}
