@@ -2,10 +2,8 @@ package mech
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -91,25 +89,12 @@ type langevinPlan struct {
 
 // Plan fixes μ, h, T, the grid and σ from the budget and the problem.
 func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
-	c, err := lipschitzConstants(b, p)
+	steps, c, err := newNoisySteps(m.Name(), b, p)
 	if err != nil {
 		return nil, err
-	}
-	if b.Delta == 0 {
-		return nil, errors.New("mech: langevin is (ε, δ)-DP (zCDP) and needs δ > 0 (for pure ε-DP use outpert)")
-	}
-	if p.Loss.Tilt != 0 {
-		return nil, errors.New("mech: langevin needs a mean of per-example losses; tilted ERM is supported by output perturbation")
 	}
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
-	}
-	if math.IsInf(c.Smoothness, 1) {
-		return nil, fmt.Errorf("mech: langevin needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", p.Loss.Name)
-	}
-	steps, err := newNoisySteps(b, p, c.Lipschitz)
-	if err != nil {
-		return nil, err
 	}
 	pl := &langevinPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness,
 		origin: p.Domain.Contains(make([]float64, p.params()))}
@@ -214,27 +199,9 @@ func (pl *langevinPlan) Parameters() map[string]float64 {
 
 // Run runs the chain; a cancelled context stops it, and the steps taken are released.
 func (pl *langevinPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
-	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
-	if err != nil {
-		return nil, err
-	}
-	theta, k, err := pl.run(ctx, l, pl.problem.Domain, stepRule{shrink: 1 - pl.h*pl.mu, stage: "noisy gradient descent"}, r, progress)
-	if err != nil {
-		return nil, fmt.Errorf("mech: langevin: %w", err)
-	}
-	rep, err := pl.report(pl.mech, k, pl.guarantee(k), r)
-	if err != nil {
-		return nil, err
-	}
-	rep.Statement += " The release is the last iterate, from the data-independent start Π_C(0)."
-	utility := pl.utility
-	if k < pl.steps {
-		utility = pl.utilityAt(k)
-	}
-	details := map[string]float64{"steps_taken": float64(k), "steps_planned": float64(pl.steps)}
-	return &Release{
-		Model: newModel(pl.problem, ds, theta), Report: rep, Utility: utility, Parameters: pl.Parameters(),
-		Diagnostics: diagnose(l, pl.problem, ds, theta, start, details),
-	}, nil
+	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem,
+		rule:      stepRule{shrink: 1 - pl.h*pl.mu, stage: "noisy gradient descent"},
+		guarantee: pl.guarantee, utility: pl.utilityAt, parameters: pl.Parameters(),
+		release: "The release is the last iterate, from the data-independent start Π_C(0).",
+	}, ds, r, progress)
 }

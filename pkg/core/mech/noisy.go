@@ -4,7 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"time"
 
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -36,13 +38,27 @@ type noisySteps struct {
 	rhoStep  float64 // ρ of one step
 }
 
-// newNoisySteps computes Δ and the ρ target from the budget.
-func newNoisySteps(b Budget, p Problem, g float64) (noisySteps, error) {
-	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: g}
-	s.delta = roundUp(b.Sensitivity(g, p.N) + meanGradientRounding(p.N, g))
-	var err error
+// newNoisySteps checks that the noisy gradient method called name can serve the budget and
+// the problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
+// returns the losses' constants.
+func newNoisySteps(name string, b Budget, p Problem) (noisySteps, loss.Constants, error) {
+	c, err := lipschitzConstants(b, p)
+	if err != nil {
+		return noisySteps{}, c, err
+	}
+	if b.Delta == 0 {
+		return noisySteps{}, c, fmt.Errorf("mech: %s is (ε, δ)-DP (zCDP) and needs δ > 0 (for pure ε-DP use outpert)", name)
+	}
+	if p.Loss.Tilt != 0 {
+		return noisySteps{}, c, fmt.Errorf("mech: %s needs a mean of per-example losses; tilted ERM is supported by output perturbation", name)
+	}
+	if math.IsInf(c.Smoothness, 1) {
+		return noisySteps{}, c, fmt.Errorf("mech: %s needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", name, p.Loss.Name)
+	}
+	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz}
+	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
 	s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta)
-	return s, err
+	return s, c, err
 }
 
 // planNoise fixes the grid and σ so that the s.steps steps of drift step s.h are exactly
@@ -173,4 +189,40 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		return avg, k, nil
 	}
 	return theta, k, nil
+}
+
+// fitted describes a noisy gradient method's release for fit: its guarantee and utility
+// after k steps, what the release is (a sentence of the report) and the planned parameters.
+type fitted struct {
+	mech       Mechanism
+	problem    Problem
+	rule       stepRule
+	guarantee  func(k int) privacy.RDP
+	utility    func(k int) Utility
+	release    string
+	parameters map[string]float64
+}
+
+// fit runs the steps on ds and returns the release with the privacy and the utility of the
+// steps actually taken.
+func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
+	start := time.Now()
+	l, err := f.problem.NewLoss(ds)
+	if err != nil {
+		return nil, err
+	}
+	theta, k, err := s.run(ctx, l, f.problem.Domain, f.rule, r, progress)
+	if err != nil {
+		return nil, fmt.Errorf("mech: %s: %w", f.mech.Name(), err)
+	}
+	rep, err := s.report(f.mech, k, f.guarantee(k), r)
+	if err != nil {
+		return nil, err
+	}
+	rep.Statement += " " + f.release
+	details := map[string]float64{"steps_taken": float64(k), "steps_planned": float64(s.steps)}
+	return &Release{
+		Model: newModel(f.problem, ds, theta), Report: rep, Utility: f.utility(k), Parameters: f.parameters,
+		Diagnostics: diagnose(l, f.problem, ds, theta, start, details),
+	}, nil
 }

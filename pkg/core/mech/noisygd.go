@@ -2,10 +2,8 @@ package mech
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
-	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -88,22 +86,12 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	if !(m.Momentum >= 0 && m.Momentum < 1) || !(m.StepScale > 0) || math.IsInf(m.StepScale, 1) || m.MaxSteps < 1 {
 		return nil, fmt.Errorf("mech: noisy-gd needs Momentum in [0, 1), StepScale > 0 and MaxSteps ≥ 1 (have %g, %g, %d)", m.Momentum, m.StepScale, m.MaxSteps)
 	}
-	c, err := lipschitzConstants(b, p)
+	steps, c, err := newNoisySteps(m.Name(), b, p)
 	if err != nil {
 		return nil, err
 	}
-	if b.Delta == 0 {
-		return nil, errors.New("mech: noisy-gd is (ε, δ)-DP (zCDP) and needs δ > 0 (for pure ε-DP use outpert)")
-	}
-	if p.Loss.Tilt != 0 {
-		return nil, errors.New("mech: noisy-gd needs a mean of per-example losses; tilted ERM is supported by output perturbation")
-	}
-	if math.IsInf(c.Smoothness, 1) || !(c.Smoothness > 0) {
-		return nil, fmt.Errorf("mech: noisy-gd needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", p.Loss.Name)
-	}
-	steps, err := newNoisySteps(b, p, c.Lipschitz)
-	if err != nil {
-		return nil, err
+	if !(c.Smoothness > 0) {
+		return nil, fmt.Errorf("mech: noisy-gd needs a loss with positive smoothness, for its step 1/β (the %s loss has β = %g)", p.Loss.Name, c.Smoothness)
 	}
 	pl := &noisyGDPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness}
 	pl.h = 1 / c.Smoothness
@@ -138,24 +126,9 @@ func (pl *noisyGDPlan) Parameters() map[string]float64 {
 // Run runs the descent; a cancelled context stops it, and what the steps taken give is
 // released.
 func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
-	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
-	if err != nil {
-		return nil, err
-	}
-	rule := stepRule{shrink: 1, momentum: pl.mech.Momentum, averageTail: true, stage: "noisy gradient descent with momentum"}
-	theta, k, err := pl.run(ctx, l, pl.problem.Domain, rule, r, progress)
-	if err != nil {
-		return nil, fmt.Errorf("mech: noisy-gd: %w", err)
-	}
-	rep, err := pl.report(pl.mech, k, pl.guarantee(k), r)
-	if err != nil {
-		return nil, err
-	}
-	rep.Statement += " The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0)."
-	details := map[string]float64{"steps_taken": float64(k), "steps_planned": float64(pl.steps)}
-	return &Release{
-		Model: newModel(pl.problem, ds, theta), Report: rep, Utility: pl.Utility(), Parameters: pl.Parameters(),
-		Diagnostics: diagnose(l, pl.problem, ds, theta, start, details),
-	}, nil
+	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem,
+		rule:      stepRule{shrink: 1, momentum: pl.mech.Momentum, averageTail: true, stage: "noisy gradient descent with momentum"},
+		guarantee: pl.guarantee, utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
+		release: "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0).",
+	}, ds, r, progress)
 }
