@@ -33,7 +33,7 @@ func TestAuditLangevinMutants(t *testing.T) {
 		{"half σ", 0.5},
 		{"the Lemma 3.1 constant", muGood / muLemma},
 	} {
-		out, err := c.AuditPlan(context.Background(), mech.WithLangevinNoise(good, tc.scale), audit.Config{})
+		out, err := c.AuditPlan(context.Background(), mech.WithStepNoise(good, tc.scale), audit.Config{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,5 +41,28 @@ func TestAuditLangevinMutants(t *testing.T) {
 		if !out.Violation {
 			t.Errorf("langevin with %s was not caught (worst %+v)", tc.name, out.Worst)
 		}
+	}
+}
+
+// TestAuditNoisyGDMutant: noisy-gd's one-step audit case (which passes in pkg/audit) is caught
+// with half the calibrated σ.
+func TestAuditNoisyGDMutant(t *testing.T) {
+	var c audit.Case
+	for _, k := range audit.Cases() {
+		if k.Mechanism == "noisy-gd" && k.Variant == "one step" {
+			c = k
+		}
+	}
+	good, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.AuditPlan(context.Background(), mech.WithStepNoise(good, 0.5), audit.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("noisy-gd, one step, half σ: violation %v, ε lower bound %.3f", out.Violation, out.EpsilonLower)
+	if !out.Violation {
+		t.Errorf("noisy-gd with half σ was not caught (worst %+v)", out.Worst)
 	}
 }
