@@ -47,7 +47,7 @@ var mechanismText = map[string]mechanismDescription{
 	"rem": {
 		"Regularized exponential mechanism (ℓ2)",
 		"Draws the model at random, favouring low training loss: its density is proportional to exp(−k·(F(w) + μ‖w‖²/2)). k and μ follow from ε, δ and the declared bounds; the guarantee is Gaussian differential privacy, and a certified sampler's error is counted in δ.",
-		"A convex loss, Lipschitz with the declared row bound; δ > 0; the whole space or a box; no tilt. The certified samplers can be slow (their cost grows like (μ·n)²); the fast samplers (MALA, Langevin) do not certify their mixing, and then no privacy is claimed.",
+		"A convex loss, Lipschitz with the declared row bound; δ > 0; the whole space, a box or an ℓ2 ball; no tilt. The certified samplers can be slow (their cost grows like (μ·n)²); the fast samplers (MALA, Langevin) do not certify their mixing, and then no privacy is claimed.",
 	},
 	"rem-lp": {
 		"Regularized exponential mechanism in ℓp norms",

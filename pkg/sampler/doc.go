@@ -1,5 +1,5 @@
 // Package sampler draws from strongly log-concave distributions
-// π(x) ∝ exp(−f(x) − (m/2)‖x − c‖²) on the whole space or a box, as the regularized
+// π(x) ∝ exp(−f(x) − (m/2)‖x − c‖²) on the whole space, a box or an ℓ2 ball, as the regularized
 // exponential mechanism needs.
 //
 // The certified mode is the proximal (alternating) sampler of Lee, Shen and Tian with one of

@@ -128,6 +128,9 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	if dim < 1 {
 		return Plan{}, fmt.Errorf("sampler: the dimension must be at least 1, got %d", dim)
 	}
+	if c.Domain == OtherDomain {
+		return Plan{}, errors.New("sampler: the certified sampler supports the whole space, boxes and ℓ2 balls (no exact draw of a Gaussian restricted to another domain with a bounded cost is known); use a fast mode")
+	}
 	m, g := c.StrongConvexity, c.Lipschitz
 	p := Plan{Oracle: oracle, Dim: dim, Examples: n, KL0: g * g / (2 * m), Alpha: defaultAlpha}
 	mixBudget, oracleBudget, capBudget := tv/2, tv/4, tv/4
@@ -154,12 +157,13 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	case EnvelopeOracle:
 		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
 		mixBudget += oracleBudget
+		constrained := c.Domain != WholeSpace
 		r := c.rank(dim)
-		if c.Box {
-			r = dim // truncation can shift the proposal's mean in every coordinate
+		if constrained {
+			r = dim // restricting the proposal can move it in every direction
 		}
-		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, r)
-		if !c.Box && c.Smoothness > 0 {
+		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, r, constrained)
+		if !constrained && c.Smoothness > 0 {
 			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, m, r); s2 > p.ProposalVar {
 				p.ProposalVar, p.ProxSteps, p.MinAcceptance = s2, j, acc
 			}
@@ -182,9 +186,16 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	perCall := capBudget / float64(p.Steps)
 	p.TrialCap = int(math.Ceil(detmath.Log(perCall) / detmath.Log1p(-p.MinAcceptance)))
 	p.TVCap = float64(p.Steps) * detmath.Pow(1-p.MinAcceptance, float64(p.TrialCap))
-	// On a box every proposal coordinate is a truncated-normal draw with its own cap (two
-	// proposals per trial for oracles A and B, plus the start).
-	p.TVCap += float64(dim) * (2*float64(p.Steps)*float64(p.TrialCap) + 1) * truncFailure
+	// Proposals restricted to K have caps of their own: on a box every coordinate is a
+	// truncated-normal draw, on a ball every proposal a radial and a truncated-normal draw
+	// (two proposals per trial for oracles A and B, plus the start).
+	proposals := 2*float64(p.Steps)*float64(p.TrialCap) + 1
+	switch c.Domain {
+	case BoxDomain:
+		p.TVCap += proposals * float64(dim) * truncFailure
+	case BallDomain:
+		p.TVCap += proposals * ballFailure
+	}
 	p.TV = p.TVMix + p.TVOracle + p.TVCap
 	if !(p.TV <= tv) {
 		return Plan{}, fmt.Errorf("sampler: internal error: the plan's error %g exceeds the budget %g", p.TV, tv)
@@ -196,36 +207,58 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 // envelopeStep chooses the proposal variance s² of oracle C and bounds its acceptance, for a
 // target that is a mean of terms each depending on x through an r-dimensional projection P
 // (r = d claims nothing). The gap f(x) − f(w) − g·(x − w) is the mean of the terms' gaps,
-// each at most 2G‖P(x − w)‖, and at most (β/2)‖P(x − w)‖² when the terms are β-smooth. With
-// x − w = −s²g + s·z on the whole space, E‖P(x − w)‖ ≤ s√r + s²G and E‖P(x − w)‖² ≤ r·s² + s⁴G²
-// (on a box, r = d: per coordinate the truncated proposal stays within s of the projected
-// mean in mean square), so by Jensen the acceptance is at least exp(−2G(s√r + s²G)) and
-// exp(−(β/2)(r·s² + s⁴G²)). s is the largest value for which either bound is at least 1/e,
-// with s² below 1/(2m) so that h = s²/(1 − s²m) is finite.
-func envelopeStep(g, beta, m float64, r int) (s2, minAcceptance float64) {
+// each at most 2G‖P(x − w)‖, and at most (β/2)‖P(x − w)‖² when the terms are β-smooth.
+//
+// On the whole space w = c′ and x − w = −s²g + s·z, so E‖P(x − w)‖ ≤ s√r + s²G and
+// E‖P(x − w)‖² ≤ r·s² + s⁴G² exactly. On a convex K (constrained; r = d), x follows
+// N(μ, s²I) restricted to K with μ = c′ − s²g, and w = Π_K(c′). That law is (1/s²)-strongly
+// log-concave with its mode at x* = Π_K(μ), so E‖x − x*‖² ≤ d·s² (integrate by parts: the
+// boundary term ⟨x − x*, n(x)⟩ is non-negative on ∂K because x* ∈ K; see
+// TestRestrictedSecondMoment), and ‖x* − w‖ ≤ ‖μ − c′‖ ≤ s²G since Π_K is non-expansive: by
+// Minkowski E‖x − w‖² ≤ (s√d + s²G)², and E‖x − w‖ ≤ s√d + s²G. (The cross term is real:
+// restricting the proposal can push x away from w, see TestRestrictedEnvelopeMoments.)
+//
+// By Jensen the acceptance is at least exp(−2G·E‖P(x − w)‖) and exp(−(β/2)·E‖P(x − w)‖²).
+// s is the largest value for which either bound is at least 1/e, with s² below 1/(2m) so that
+// h = s²/(1 − s²m) is finite.
+func envelopeStep(g, beta, m float64, r int, constrained bool) (s2, minAcceptance float64) {
 	rf := float64(r)
-	first := func(s float64) float64 { return s*math.Sqrt(rf) + s*s*g }
-	second := func(s float64) float64 { return rf*s*s + s*s*s*s*g*g }
-	// 2G·first(s) = 1.
+	// 2G·E‖P(x − w)‖ = 1: G·s² + √r·s = 1/(2G).
 	s := 1 / (2 * math.Sqrt(rf))
 	if g > 0 {
 		s = (math.Sqrt(rf+2) - math.Sqrt(rf)) / (2 * g)
 	}
 	if beta > 0 {
-		// (β/2)·second(s) = 1: a quadratic in s², G²·u² + r·u − 2/β = 0.
-		u := 2 / (beta * rf)
-		if g > 0 {
+		var u float64 // u = s², with (β/2)·E‖P(x − w)‖² = 1
+		switch {
+		case g == 0:
+			u = 2 / (beta * rf)
+		case constrained: // G·s² + √r·s = √(2/β)
+			root := (math.Sqrt(rf+4*g*math.Sqrt(2/beta)) - math.Sqrt(rf)) / (2 * g)
+			u = root * root
+		default: // G²·u² + r·u − 2/β = 0
 			u = (math.Sqrt(rf*rf+8*g*g/beta) - rf) / (2 * g * g)
 		}
 		s = math.Max(s, math.Sqrt(u))
 	}
 	s2 = math.Min(s*s, 0.5/m)
-	s = math.Sqrt(s2)
-	minAcceptance = detmath.Exp(-2 * g * first(s))
+	mean, meanSquare := envelopeMoments(math.Sqrt(s2), g, r, constrained)
+	minAcceptance = detmath.Exp(-2 * g * mean)
 	if beta > 0 {
-		minAcceptance = math.Max(minAcceptance, detmath.Exp(-beta/2*second(s)))
+		minAcceptance = math.Max(minAcceptance, detmath.Exp(-beta/2*meanSquare))
 	}
 	return s2, minAcceptance
+}
+
+// envelopeMoments bounds E‖P(x − w)‖ and E‖P(x − w)‖² for oracle C's proposal x and envelope
+// point w = Π_K(c′), as derived in envelopeStep's comment.
+func envelopeMoments(s, g float64, r int, constrained bool) (mean, meanSquare float64) {
+	rf := float64(r)
+	mean = s*math.Sqrt(rf) + s*s*g
+	if constrained {
+		return mean, mean * mean
+	}
+	return mean, rf*s*s + s*s*s*s*g*g
 }
 
 // proxEnvelopeStep plans oracle C with the envelope built near the proximal point

@@ -71,7 +71,10 @@ type chain struct {
 	grad     Gradient
 	examples Examples
 	n        int
-	lo, hi   []float64 // the box's corners; nil on the whole space
+	dom      geom.Domain
+	kind     DomainKind
+	lo, hi   []float64   // the box's corners (BoxDomain)
+	ball     *ballNormal // draws restricted to the ℓ2 ball (BallDomain)
 	c        Constants
 	center   []float64
 	r        *rng.Rand
@@ -86,23 +89,21 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 	if err := c.Validate(d); err != nil {
 		return nil, err
 	}
-	ch := &chain{target: t, c: c, center: c.center(d), r: r, n: 1}
-	dom := t.Domain()
-	if dom.Dim() != d {
-		return nil, fmt.Errorf("sampler: the domain has dimension %d, the target %d", dom.Dim(), d)
+	ch := &chain{target: t, c: c, center: c.center(d), r: r, n: 1, dom: t.Domain()}
+	if ch.dom.Dim() != d {
+		return nil, fmt.Errorf("sampler: the domain has dimension %d, the target %d", ch.dom.Dim(), d)
 	}
-	switch b := dom.(type) {
-	case geom.Whole:
-		if c.Box {
-			return nil, errors.New("sampler: the constants are for a box, the domain is the whole space")
-		}
+	ch.kind = KindOf(ch.dom)
+	if ch.kind != c.Domain {
+		return nil, fmt.Errorf("sampler: the domain is %v, but the constants are for %v (Constants.Domain)", ch.kind, c.Domain)
+	}
+	switch b := ch.dom.(type) {
 	case *geom.Box:
-		if !c.Box {
-			return nil, errors.New("sampler: the domain is a box, but the constants do not say so (Constants.Box)")
-		}
 		ch.lo, ch.hi = b.Lo(), b.Hi()
-	default:
-		return nil, fmt.Errorf("sampler: the domain %T is not supported (geom.Whole or a *geom.Box)", dom)
+	case *geom.Ball:
+		if ch.kind == BallDomain {
+			ch.ball = newBallNormal(b.Center(), b.R(), d)
+		}
 	}
 	ch.grad, _ = t.(Gradient)
 	if ex, ok := t.(Examples); ok {
@@ -114,44 +115,60 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 	return ch, nil
 }
 
-// gaussian fills dst with a draw from N(mean, s²I) restricted to the domain.
+// gaussian fills dst with a draw from N(mean, s²I) restricted to the domain (on an
+// OtherDomain, which only the fast modes accept, with its projection on the domain).
 func (ch *chain) gaussian(dst, mean []float64, s float64) {
-	if ch.lo == nil {
+	switch ch.kind {
+	case BoxDomain:
+		for i := range dst {
+			v, capped := truncNormal(ch.r, mean[i], s, ch.lo[i], ch.hi[i])
+			if capped {
+				ch.stats.CapHits++
+			}
+			dst[i] = v
+		}
+	case BallDomain:
+		if ch.ball.draw(ch.r, dst, mean, s) {
+			ch.stats.CapHits++
+		}
+	default:
 		for i := range dst {
 			dst[i] = mean[i] + s*ch.r.Normal()
 		}
-		return
-	}
-	for i := range dst {
-		v, capped := truncNormal(ch.r, mean[i], s, ch.lo[i], ch.hi[i])
-		if capped {
-			ch.stats.CapHits++
+		if ch.kind == OtherDomain {
+			ch.dom.Project(dst, dst)
 		}
-		dst[i] = v
 	}
 }
 
 // project writes the projection of x onto the domain into dst.
 func (ch *chain) project(dst, x []float64) {
-	for i, v := range x {
-		if ch.lo != nil {
-			v = math.Min(math.Max(v, ch.lo[i]), ch.hi[i])
+	switch ch.kind {
+	case WholeSpace:
+		copy(dst, x)
+	case BoxDomain:
+		for i, v := range x {
+			dst[i] = math.Min(math.Max(v, ch.lo[i]), ch.hi[i])
 		}
-		dst[i] = v
+	default:
+		ch.dom.Project(dst, x)
 	}
 }
 
 // inDomain reports whether x is in the domain.
 func (ch *chain) inDomain(x []float64) bool {
-	if ch.lo == nil {
+	switch ch.kind {
+	case WholeSpace:
+		return true
+	case BoxDomain:
+		for i, v := range x {
+			if v < ch.lo[i] || v > ch.hi[i] {
+				return false
+			}
+		}
 		return true
 	}
-	for i, v := range x {
-		if v < ch.lo[i] || v > ch.hi[i] {
-			return false
-		}
-	}
-	return true
+	return ch.dom.Contains(x)
 }
 
 // value evaluates f and counts the queries.
@@ -192,9 +209,15 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(Progr
 			return Result{}, errors.New("sampler: the envelope oracle needs a target with subgradients (Gradient)")
 		}
 	}
+	if ch.kind == OtherDomain {
+		return Result{}, errUnsupportedDomain(ch.dom)
+	}
 	ch.start()
 	if err := ch.proximalSteps(ctx, p, progress); err != nil {
 		return Result{X: ch.x, Stats: ch.stats}, err
+	}
+	if ch.ball != nil && ch.ball.failed {
+		return Result{X: ch.x, Stats: ch.stats}, errors.New("sampler: internal error: a draw restricted to the ball had no acceptance bound (numerical failure); the sample is not certified and is withheld")
 	}
 	return Result{
 		X: ch.x, Stats: ch.stats, Certified: true, TV: p.TV,

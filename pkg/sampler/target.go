@@ -23,8 +23,9 @@ type Target interface {
 	Value(x []float64) float64
 	// Constants returns the public constants of f and the Gaussian part.
 	Constants() Constants
-	// Domain returns K. The certified sampler supports the whole space (geom.Whole) and
-	// boxes (*geom.Box), where Gaussian proposals restricted to K can be drawn exactly.
+	// Domain returns K. The certified sampler supports the whole space (geom.Whole), boxes
+	// (*geom.Box) and ℓ2 balls (*geom.Ball with p = 2), where Gaussian proposals restricted to
+	// K can be drawn exactly; the fast modes support every convex geom.Domain.
 	Domain() geom.Domain
 }
 
@@ -70,9 +71,65 @@ type Constants struct {
 	StrongConvexity float64
 	// Center is c, the centre of the Gaussian part (nil means the origin).
 	Center []float64
-	// Box is true when the domain is a box (proposals are then truncated, which some of the
-	// plan's bounds must allow for); false for the whole space.
-	Box bool
+	// Domain is the kind of K (proposals restricted to K, which some of the plan's bounds
+	// must allow for, cost differently on a box and on a ball).
+	Domain DomainKind
+}
+
+// DomainKind is the kind of a target's domain K, as far as a plan needs to know it.
+type DomainKind int
+
+const (
+	// WholeSpace is Rᵈ (geom.Whole).
+	WholeSpace DomainKind = iota
+	// BoxDomain is a box (*geom.Box): proposals are drawn coordinate by coordinate.
+	BoxDomain
+	// BallDomain is an ℓ2 ball (*geom.Ball with p = 2): proposals are drawn by a radial
+	// decomposition (ballnormal.go).
+	BallDomain
+	// OtherDomain is any other convex domain (an ℓp ball with p ≠ 2, say): the fast modes
+	// support it, the certified sampler does not (no exact draw of a Gaussian restricted to
+	// it with a bounded cost is known).
+	OtherDomain
+)
+
+// String names the kind.
+func (k DomainKind) String() string {
+	switch k {
+	case WholeSpace:
+		return "the whole space"
+	case BoxDomain:
+		return "a box"
+	case BallDomain:
+		return "an ℓ2 ball"
+	case OtherDomain:
+		return "a convex domain"
+	}
+	return fmt.Sprintf("DomainKind(%d)", int(k))
+}
+
+// errUnsupportedDomain says why the certified sampler does not run on dom (an OtherDomain).
+func errUnsupportedDomain(dom geom.Domain) error {
+	what := fmt.Sprintf("a %T", dom)
+	if b, ok := dom.(*geom.Ball); ok {
+		what = fmt.Sprintf("an ℓ%g ball", b.P())
+	}
+	return fmt.Errorf("sampler: the certified sampler supports the whole space, boxes and ℓ2 balls, not %s (no exact draw of a Gaussian restricted to it with a bounded cost is known); use a fast mode", what)
+}
+
+// KindOf returns the kind of a domain.
+func KindOf(dom geom.Domain) DomainKind {
+	switch b := dom.(type) {
+	case geom.Whole:
+		return WholeSpace
+	case *geom.Box:
+		return BoxDomain
+	case *geom.Ball:
+		if b.P() == 2 {
+			return BallDomain
+		}
+	}
+	return OtherDomain
 }
 
 // Validate checks the constants for a target of dimension dim.
@@ -92,6 +149,9 @@ func (c Constants) Validate(dim int) error {
 	}
 	if c.ExampleRank < 0 || c.ExampleRank > dim {
 		return fmt.Errorf("sampler: the per-example rank must be in [0, %d], got %d", dim, c.ExampleRank)
+	}
+	if c.Domain < WholeSpace || c.Domain > OtherDomain {
+		return fmt.Errorf("sampler: unknown domain kind %v", c.Domain)
 	}
 	if c.Center != nil && len(c.Center) != dim {
 		return fmt.Errorf("sampler: the centre has %d coordinates, want %d", len(c.Center), dim)

@@ -57,7 +57,7 @@ func (t *linearTarget) ExampleValue(i int, x []float64) float64 {
 	return s
 }
 func (t *linearTarget) Constants() Constants {
-	return Constants{Lipschitz: t.lipschi, ExampleLipschitz: t.gi, ExampleRank: 1, StrongConvexity: t.m, Center: t.center}
+	return Constants{Lipschitz: t.lipschi, ExampleLipschitz: t.gi, ExampleRank: 1, StrongConvexity: t.m, Center: t.center, Domain: KindOf(t.dom)}
 }
 func (t *linearTarget) Domain() geom.Domain { return t.dom }
 
@@ -123,7 +123,10 @@ func (t *oneDim) ExampleValue(i int, x []float64) float64 {
 	return v
 }
 func (t *oneDim) Constants() Constants {
-	c := Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m, Box: t.bounded}
+	c := Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m}
+	if t.bounded {
+		c.Domain = BoxDomain
+	}
 	if t.smooth {
 		c.Smoothness = t.k / 4
 	}

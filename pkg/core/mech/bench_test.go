@@ -51,17 +51,39 @@ func head(ds *data.Dataset, n int) *data.Dataset {
 
 // BenchmarkREMAdultCertified plans the regularized exponential mechanism on adult-lr (its first
 // 1,000, 5,000, 10,000 and 15,000 rows, and all 32,561) at ε = 1, δ = 1e-6 (μ_GDP ≈ 0.24 after
-// the sampler's share) for each certified oracle, runs 200 steps of the plan, and reports the measured time per step and the time the whole
+// the sampler's share) for each certified oracle on the whole space (and with oracle C on the
+// ℓ2 ball of radius 10 for the first 1,000 and 5,000 rows), runs 200 steps of the plan, and reports the measured time per step and the time the whole
 // certified run would take (steps × time per step), next to the cost model's prediction from
 // the measured query and draw rates.
 func BenchmarkREMAdultCertified(b *testing.B) {
 	full := adultTrain(b)
+	ball, err := geom.NewBall(full.D, 2, 10, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	type variant struct {
+		n      int
+		mode   SamplerMode
+		domain geom.Domain
+		name   string
+	}
+	var variants []variant
 	for _, n := range []int{1000, 5000, 10000, 15000, full.N} {
-		ds := head(full, n)
-		p := Problem{Loss: LossSpec{Name: "logistic"}, Dim: ds.D, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
-			Domain: geom.Whole{D: ds.D}, Radius: 10}
 		for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue} {
-			b.Run(fmt.Sprintf("n=%d/%s", n, mode), func(b *testing.B) {
+			variants = append(variants, variant{n, mode, geom.Whole{D: full.D}, fmt.Sprintf("n=%d/%s", n, mode)})
+		}
+	}
+	// On the ℓ2 ball of radius D (the restricted proposals and oracle C's constrained step).
+	for _, n := range []int{1000, 5000} {
+		variants = append(variants, variant{n, SampleEnvelope, ball, fmt.Sprintf("n=%d/%s/ball", n, SampleEnvelope)})
+	}
+	for _, v := range variants {
+		ds := head(full, v.n)
+		n, mode := v.n, v.mode
+		p := Problem{Loss: LossSpec{Name: "logistic"}, Dim: ds.D, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+			Domain: v.domain, Radius: 10}
+		{
+			b.Run(v.name, func(b *testing.B) {
 				pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
 				if err != nil {
 					b.Fatal(err)

@@ -115,13 +115,11 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	if p.Loss.Tilt != 0 {
 		return nil, errors.New("mech: the regularized exponential mechanism needs a mean of per-example losses; tilted ERM is supported by output perturbation")
 	}
-	switch p.Domain.(type) {
-	case geom.Whole, *geom.Box:
-	default:
-		return nil, fmt.Errorf("mech: the regularized exponential mechanism samples on the whole space or a box, not a %T", p.Domain)
-	}
 	if m.Sampler == "" {
 		m.Sampler = SampleAuto
+	}
+	if err := checkSamplerDomain(m.Sampler, p.Domain); err != nil {
+		return nil, err
 	}
 	if m.Objective == "" {
 		m.Objective = "erm"
@@ -200,6 +198,23 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	return pl, nil
 }
 
+// checkSamplerDomain says whether a sampling mode runs on the domain: the certified modes (and
+// SampleAuto, which is certified) on the whole space, a box or an ℓ2 ball, where Gaussian
+// proposals restricted to the domain are drawn exactly; the fast modes on any of geom's convex
+// domains.
+func checkSamplerDomain(mode SamplerMode, dom geom.Domain) error {
+	_, certified := mode.oracle()
+	certified = certified || mode == SampleAuto
+	if kind := sampler.KindOf(dom); certified && kind == sampler.OtherDomain {
+		what := fmt.Sprintf("a %T", dom)
+		if b, ok := dom.(*geom.Ball); ok {
+			what = fmt.Sprintf("an ℓ%g ball", b.P())
+		}
+		return fmt.Errorf("mech: certified sampling runs on the whole space, a box or an ℓ2 ball, not on %s (no exact draw of a Gaussian restricted to it with a bounded cost is known): choose a box or an ℓ2 ball, or a fast sampler (mala or langevin, whose privacy is not certified)", what)
+	}
+	return nil
+}
+
 // cheapestPlan plans the three certified oracles and returns the one with the smallest
 // predicted time at sampler.ReferenceRates (only the ratios between oracles matter).
 func cheapestPlan(c sampler.Constants, dim, n int, tv float64) (sampler.Plan, error) {
@@ -239,10 +254,9 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 	if math.IsInf(smooth, 1) {
 		smooth = 0
 	}
-	_, box := pl.problem.Domain.(*geom.Box)
 	return sampler.Constants{
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
-		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Box: box,
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: sampler.KindOf(pl.problem.Domain),
 	}
 }
 

@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"slices"
 	"strings"
@@ -113,11 +114,14 @@ func TestREMRejects(t *testing.T) {
 	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, tilted); err == nil {
 		t.Error("a tilted loss accepted")
 	}
-	ball, _ := geom.NewBall(2, 2, 1, nil)
+	ball, _ := geom.NewBall(2, 1, 1, nil)
 	onBall := p
 	onBall.Domain = ball
-	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err == nil {
-		t.Error("a ball domain accepted")
+	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err == nil || !strings.Contains(err.Error(), "ℓ1 ball") {
+		t.Errorf("certified sampling on an ℓ1 ball: error %v", err)
+	}
+	if _, err := (REM{Sampler: SampleMALA}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err != nil {
+		t.Errorf("MALA on an ℓ1 ball: %v", err)
 	}
 	pl, _ := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
 	other := toyData(51, 2, 5)
@@ -197,5 +201,39 @@ func TestREMTargetSubgradient(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("Subgradient %v, Grad %v", got, want)
 		}
+	}
+}
+
+// remOnBallPin is the digest of TestREMOnABall's release (natively and in wasm).
+const remOnBallPin = 0xea7e50b302f624f7
+
+// TestREMOnABall runs the certified REM (its default, oracle C) on an ℓ2 ball small enough to
+// bind (the unconstrained fit is far larger): the release is in the ball and certified, and
+// pinned bit for bit (the test runs natively and under js/wasm). Oracles A and B need millions
+// of steps here (the sampler's tests run them on balls).
+func TestREMOnABall(t *testing.T) {
+	ds := toyData(200, 4, 9)
+	p := toyProblem(ds)
+	ball, err := geom.NewBall(p.params(), 2, 0.3, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.Domain, p.Radius = ball, 0.3
+	pl, err := REM{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := pl.Run(context.Background(), ds, rng.Seeded(11), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ball.Contains(rel.Model.Weights) || !rel.Report.Sampler.Certified || !(rel.Report.Sampler.TV > 0) {
+		t.Errorf("weights %v, sampler %+v", rel.Model.Weights, rel.Report.Sampler)
+	}
+	dg := stattest.NewDigest()
+	dg.Add(rel.Model.Weights...)
+	dg.Add(rel.Report.Achieved.Delta)
+	if dg.Sum() != remOnBallPin {
+		t.Errorf("digest %#x, pinned %#x", dg.Sum(), uint64(remOnBallPin))
 	}
 }

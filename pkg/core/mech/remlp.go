@@ -45,11 +45,13 @@ import (
 // μ = (Δ_p/μ_GDP)√(d/(σ_pΘ)), so E F_D(ŵ) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ 2(Δ_p/μ_GDP)√(dΘ/σ_p)
 // (seed 000, Theorem 3 with the exact calibration; the Gibbs bound d/k is Proposition 4).
 //
-// Sampling (pkg/sampler: the whole space or a box): the target is
+// Sampling (pkg/sampler: certified on the whole space, a box or an ℓ2 ball; the fast modes on
+// any of geom's domains): the target is
 // exp(−f − (m/2)‖w‖²) with m = kμσ₂ (σ₂ = r's modulus in ℓ2: 1 for p ∈ (1, 2], d^{2(1−1/q)} for
 // p = 1) and f = k·F_D + kμ·(r − (σ₂/2)‖w‖²), convex. For p < 2 the remainder is not
-// Lipschitz on the whole space, so the domain must be a box, on which its ℓ2 Lipschitz constant
-// is bounded (remainderLipschitz); for p ≥ 2 r is Gaussian and the remainder is 0.
+// Lipschitz on the whole space, so the domain must be bounded (a box or a ball), on which its
+// ℓ2 Lipschitz constant is bounded (remainderLipschitz); for p ≥ 2 r is Gaussian and the
+// remainder is 0.
 type REMLp struct {
 	// Norm is the exponent p ∈ [1, ∞] of the norm (default 1).
 	Norm float64
@@ -132,15 +134,11 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl.sigmaP, pl.sigma2 = pl.reg.Modulus(m.Norm), pl.reg.Modulus(2)
 	pl.gaussian = regExponent(pl.reg) == 2
-	box, isBox := p.Domain.(*geom.Box)
-	switch {
-	case isBox:
-	case !pl.gaussian:
-		return nil, fmt.Errorf("mech: REM in ℓp for p = %g < 2 samples on a box (its regularizer's remainder is Lipschitz only on a bounded domain), not on a %T", m.Norm, p.Domain)
-	default:
-		if _, ok := p.Domain.(geom.Whole); !ok {
-			return nil, fmt.Errorf("mech: REM in ℓp samples on the whole space or a box, not a %T", p.Domain)
-		}
+	if !pl.gaussian && math.IsInf(p.Domain.Radius(2), 1) {
+		return nil, fmt.Errorf("mech: REM in ℓp for p = %g < 2 samples on a bounded domain (a box or a ball: its regularizer's remainder is Lipschitz only on a bounded domain), not on the whole space", m.Norm)
+	}
+	if err := checkSamplerDomain(m.Sampler, p.Domain); err != nil {
+		return nil, err
 	}
 	if pl.theta, err = comparisonRange(pl.reg, p); err != nil {
 		return nil, err
@@ -158,7 +156,7 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl.gp, pl.g2, pl.smooth = cp.Lipschitz, c2.Lipschitz, c2.Smoothness
 	if !pl.gaussian {
-		if pl.remLip, err = remainderLipschitz(pl.reg, box, min(p.Loss.Classes, p.Dim)); err != nil {
+		if pl.remLip, err = remainderLipschitz(pl.reg, p.Domain, min(p.Loss.Classes, p.Dim)); err != nil {
 			return nil, err
 		}
 	}
@@ -253,7 +251,7 @@ func comparisonRange(r geom.Regularizer, p Problem) (float64, error) {
 	return theta, nil
 }
 
-// remainderLipschitz returns L with ‖∇h(w)‖₂ ≤ L on the box, for the remainder
+// remainderLipschitz returns L with ‖∇h(w)‖₂ ≤ L on a bounded domain, for the remainder
 // h = r − (σ₂/2)‖w‖² of a regularizer r = (S/2)‖w‖_q² (1 < q < 2) centred at 0, whose modulus
 // in ℓ2 is σ₂ = S(q − 1); k is the number of singular values of a Schatten regularizer (the
 // number of coordinates for ℓq).
@@ -265,24 +263,19 @@ func comparisonRange(r geom.Regularizer, p Problem) (float64, error) {
 // [0, 1] (with t = u^{2/q−1}, its second derivative has the sign of
 // (1 − 1/q)(1 − t)² − (1/q)(1 − (q − 1)t)², which is ≤ 0 because 1/q ≥ 1/2 and (q − 1)t ≤ t),
 // so by Jensen Σψ(a_i)² ≤ k·ψ(k^{−1/q})²: the equal magnitudes are the worst case. Hence
-// ‖∇h‖₂ ≤ S·sup‖w‖_q·√k·ψ(k^{−1/q}), with sup‖w‖_q over the box attained at the vertex v,
-// v_i = max(|lo_i|, |hi_i|), for ℓq, and at most k^{1/q−1/2}‖v‖₂ for Schatten-q (‖σ‖_q ≤
-// k^{1/q−1/2}‖σ‖₂ = k^{1/q−1/2}‖w‖_F). On a cube centred at 0 the ℓq bound is attained at a
-// vertex.
-func remainderLipschitz(r geom.Regularizer, box *geom.Box, k int) (float64, error) {
-	lo, hi := box.Lo(), box.Hi()
-	v := make([]float64, len(lo))
-	for i := range v {
-		v[i] = math.Max(math.Abs(lo[i]), math.Abs(hi[i]))
-	}
+// ‖∇h‖₂ ≤ S·sup‖w‖_q·√k·ψ(k^{−1/q}), which grows with sup‖w‖_q; that is at most the domain's
+// Radius(q) for ℓq (exact on a box, at the vertex v_i = max(|lo_i|, |hi_i|), and on a ball
+// centred at 0), and at most k^{1/q−1/2}·Radius(2) for Schatten-q (‖σ‖_q ≤
+// k^{1/q−1/2}‖σ‖₂ = k^{1/q−1/2}‖w‖_F).
+func remainderLipschitz(r geom.Regularizer, dom geom.Domain, k int) (float64, error) {
 	var q, s, n float64
 	switch r := r.(type) {
 	case *geom.LpRegularizer:
-		q, s, k = r.Q(), r.Scale(), len(v)
-		n = geom.Norm(v, q)
+		q, s, k = r.Q(), r.Scale(), dom.Dim()
+		n = dom.Radius(q)
 	case *geom.SchattenRegularizer:
 		q, s = r.Q(), r.Scale()
-		n = math.Pow(float64(k), 1/q-0.5) * geom.Norm(v, 2)
+		n = math.Pow(float64(k), 1/q-0.5) * dom.Radius(2)
 	default:
 		return 0, fmt.Errorf("mech: no Lipschitz bound for the regularizer %T", r)
 	}
@@ -293,7 +286,7 @@ func remainderLipschitz(r geom.Regularizer, box *geom.Box, k int) (float64, erro
 	psi := math.Pow(kf, -(q-1)/q) - (q-1)*math.Pow(kf, -1/q)
 	l := s * n * math.Sqrt(kf) * psi * (1 + fpSlack)
 	if math.IsNaN(l) || math.IsInf(l, 0) {
-		return 0, fmt.Errorf("mech: the regularizer's Lipschitz constant on the box is not finite (%g)", l)
+		return 0, fmt.Errorf("mech: the regularizer's Lipschitz constant on the domain is not finite (%g)", l)
 	}
 	return l, nil
 }
@@ -315,9 +308,8 @@ func (pl *remLpPlan) samplerConstants() sampler.Constants {
 		smooth = pl.k * pl.smooth
 	}
 	lip := pl.k * (pl.g2 + pl.mu*pl.remLip)
-	_, box := pl.problem.Domain.(*geom.Box)
 	return sampler.Constants{Lipschitz: lip, ExampleLipschitz: lip, ExampleRank: rank,
-		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Box: box}
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Domain: sampler.KindOf(pl.problem.Domain)}
 }
 
 func (pl *remLpPlan) Guarantee() privacy.Curve { return pl.guarantee }

@@ -1,0 +1,473 @@
+package sampler
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/privopt/privopt/internal/stattest"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Statistical tests here use fixed seeds; each KS test is at level 1e-4 (internal/stattest),
+// and the two-sample KS tests below too.
+
+// truncMoments returns E|x − w| and E(x − w)² for x ~ N(mu, s²) restricted to [lo, hi], by
+// quadrature over the part of the interval that holds the mass.
+func truncMoments(mu, s, lo, hi, w float64) (m1, m2 float64) {
+	a := math.Max(lo, math.Min(mu, hi)-12*s)
+	b := math.Min(hi, math.Max(mu, lo)+12*s)
+	q := newQuadrature(func(x float64) float64 { return (x - mu) * (x - mu) / (2 * s * s) }, a, b, 2000)
+	for i := 1; i < len(q.xs); i++ {
+		x := (q.xs[i] + q.xs[i-1]) / 2
+		p := q.cdf[i] - q.cdf[i-1]
+		m1 += math.Abs(x-w) * p
+		m2 += (x - w) * (x - w) * p
+	}
+	return m1, m2
+}
+
+// TestRestrictedEnvelopeMoments: oracle C's proposal restricted to an interval (a
+// one-dimensional box) has E|x − w| and E(x − w)², by quadrature, within envelopeMoments'
+// bounds for a constrained domain, over a grid of intervals, centres c′ and subgradients g
+// (w = Π(c′), the proposal's mean c′ − s²g). The whole-space second moment s² + s⁴g² is
+// exceeded there by up to about 0.29·s² (restriction pushes x away from w when c′ is on the
+// boundary and the mean inside); the test checks that too, so the constrained bound cannot
+// silently fall back to it.
+func TestRestrictedEnvelopeMoments(t *testing.T) {
+	const s = 1.0
+	worstWhole := 0.0
+	for _, width := range []float64{0.1, 1, 5, 1000} {
+		centres := []float64{}
+		for c := -4.0; c <= 4; c += 0.5 {
+			centres = append(centres, c, width+c)
+		}
+		for _, cp := range centres {
+			for g := -6.0; g <= 6; g += 0.25 {
+				mu := cp - s*s*g
+				w := math.Min(math.Max(cp, 0), width)
+				m1, m2 := truncMoments(mu, s, 0, width, w)
+				mean, meanSquare := envelopeMoments(s, math.Abs(g), 1, true)
+				if m1 > mean*(1+1e-4)+1e-9 || m2 > meanSquare*(1+1e-4)+1e-9 {
+					t.Errorf("[0, %g], c′ = %g, g = %g: E|x − w| = %g (bound %g), E(x − w)² = %g (bound %g)", width, cp, g, m1, mean, m2, meanSquare)
+				}
+				_, whole := envelopeMoments(s, math.Abs(g), 1, false)
+				worstWhole = math.Max(worstWhole, m2-whole)
+			}
+		}
+	}
+	if worstWhole < 0.25 {
+		t.Errorf("the whole-space bound should fail on intervals (by about 0.29 s²); its worst excess is %g", worstWhole)
+	}
+}
+
+// TestRestrictedSecondMomentOnDisk checks the lemma behind envelopeMoments on a disk:
+// E‖x − Π_K(μ)‖² ≤ d·s² for x ~ N(μ, s²I) restricted to K, by quadrature on a polar grid, for
+// means inside, on and outside the unit disk.
+func TestRestrictedSecondMomentOnDisk(t *testing.T) {
+	for _, s := range []float64{0.2, 0.7, 3} {
+		for _, mu := range [][2]float64{{0, 0}, {0.6, 0.3}, {1, 0}, {0.9, 0.9}, {2, -1}, {5, 0}} {
+			n := math.Hypot(mu[0], mu[1])
+			px, py := mu[0], mu[1]
+			if n > 1 {
+				px, py = mu[0]/n, mu[1]/n
+			}
+			var z, m2 float64
+			const nr, na = 800, 800
+			for i := range nr {
+				r := (float64(i) + 0.5) / nr
+				for j := range na {
+					a := 2 * math.Pi * (float64(j) + 0.5) / na
+					x, y := r*math.Cos(a), r*math.Sin(a)
+					w := r * math.Exp(-((x-mu[0])*(x-mu[0])+(y-mu[1])*(y-mu[1]))/(2*s*s))
+					z += w
+					m2 += w * ((x-px)*(x-px) + (y-py)*(y-py))
+				}
+			}
+			if got := m2 / z; got > 2*s*s*(1+1e-4) {
+				t.Errorf("s = %g, μ = %v: E‖x − Π(μ)‖² = %g > 2s² = %g", s, mu, got, 2*s*s)
+			}
+		}
+	}
+}
+
+// radialCases are (d, M/R, s/R) triples covering the ball draws' regimes: the proposal's mean
+// deep inside, near the sphere and far outside, with tiny to huge variances.
+func radialCases() [][3]float64 {
+	var cases [][3]float64
+	for _, d := range []float64{2, 3, 5, 20, 92, 1000} {
+		for _, m := range []float64{0, 0.5, 0.99, 1, 1.01, 1.5, 3, 100} {
+			for _, s := range []float64{1e-6, 1e-3, 0.01, 0.1, 1, 10, 1e4} {
+				cases = append(cases, [3]float64{d, m, s})
+			}
+		}
+	}
+	return cases
+}
+
+// TestRadialEnvelope checks, for every radial case, that the envelope lies above the log
+// density (at 1000 points per piece, spread by the piece's own quantiles), that the true
+// acceptance (the envelope-weighted mean of exp(φ − envelope) at the same points) is at least
+// the bound computed by the draw, and that the bound is at least ballMinAcceptance.
+func TestRadialEnvelope(t *testing.T) {
+	const radius = 2.0
+	for _, c := range radialCases() {
+		q := radial{d: int(c[0]), m: c[1] * radius, s: c[2] * radius, r: radius}
+		env := q.envelope(q.mode())
+		bound := env.lower / env.mass
+		var accepted float64
+		for _, p := range env.pieces[:env.count] {
+			const k = 1000
+			var mean float64
+			for i := range k {
+				x := p.sample((float64(i) + 0.5) / k)
+				gap := q.value(x) - env.peak - (p.value + p.slope*(x-p.lo))
+				if gap > 1e-12 {
+					t.Errorf("%v: φ is above the envelope by %g at t = %g", c, gap, x)
+				}
+				mean += math.Exp(math.Min(gap, 0)) / k
+			}
+			accepted += p.mass * mean
+		}
+		accepted /= env.mass
+		if !(bound >= ballMinAcceptance) || accepted < bound*(1-1e-3) {
+			t.Errorf("%v: acceptance %g, bound %g (want the bound ≥ %g and below the acceptance)", c, accepted, bound, ballMinAcceptance)
+		}
+	}
+}
+
+// TestLogMass compares radial.logMass (less its constant κ) with log(Φ(u) − Φ(v)) where that
+// difference is accurate, and its derivative with finite differences, also deep in the tails
+// (where only differences of logMass are meaningful), across its branches.
+func TestLogMass(t *testing.T) {
+	const radius = 7.0
+	for _, m := range []float64{0, 0.3, 1, 2.5, 4} {
+		for _, rho := range []float64{1e-3, 0.05, 0.2, 0.5, 1, 2, 3, 6} {
+			q := radial{d: 5, m: m, s: 1, r: radius}
+			tt := math.Sqrt(radius*radius - rho*rho)
+			want := math.Log(normalCDF(rho-m) - normalCDF(-rho-m))
+			if got, _ := q.logMass(tt); math.Abs(got-want) > 1e-9*math.Max(1, math.Abs(want)) {
+				t.Errorf("M = %g, ρ = %g: %.15g, want %.15g", m, rho, got, want)
+			}
+		}
+	}
+	for _, m := range []float64{3, 30, 3e4} {
+		for _, s := range []float64{1, 1e-3} {
+			q := radial{d: 5, m: m, s: s, r: 3}
+			for tt := 0.01 * q.end(); tt < q.end(); tt += 0.0731 * q.end() {
+				h := 1e-6 * tt
+				hi, _ := q.logMass(tt + h)
+				lo, _ := q.logMass(tt - h)
+				_, slope := q.logMass(tt)
+				// d/dt = d/dρ · dρ/dt with dρ/dt = −s²t/ρ.
+				want := (hi - lo) / (2 * h)
+				if got := -slope * s * s * tt / q.rho(tt); math.Abs(got-want) > 1e-5*math.Abs(got)+1e-9 {
+					t.Errorf("M = %g, s = %g, t = %g: slope %g, finite difference %g", m, s, tt, got, want)
+				}
+			}
+		}
+	}
+}
+
+// diskMarginal returns the CDF, by quadrature, of the first coordinate of N(mu, s²I) restricted
+// to the disk of radius R at the origin: its density is ∝ exp(−(x − μ₁)²/(2s²))·(Φ(b) − Φ(a))
+// with a = (−h − μ₂)/s, b = (h − μ₂)/s and h = √(R² − x²), computed in logs from upper tails
+// (Q(a) − Q(b) = Q(a)·(1 − Q(b)/Q(a)) for a ≥ 0, and symmetrically) so that it stays accurate
+// far in the tails.
+func diskMarginal(mu [2]float64, s, radius float64) quadrature {
+	logMass := func(a, b float64) float64 {
+		if b <= 0 { // Φ(b) − Φ(a) = Q(−b) − Q(−a)
+			a, b = -b, -a
+		}
+		if a >= 0 {
+			la, lb := logTail(a), logTail(b)
+			return la + math.Log1p(-math.Exp(lb-la))
+		}
+		return math.Log1p(-normalTail(-a) - normalTail(b))
+	}
+	return newQuadrature(func(x float64) float64 {
+		h := math.Sqrt(math.Max(0, radius*radius-x*x))
+		if h == 0 {
+			return math.Inf(1)
+		}
+		return (x-mu[0])*(x-mu[0])/(2*s*s) - logMass((-h-mu[1])/s, (h-mu[1])/s)
+	}, -radius, radius, 40000)
+}
+
+// logTail is log Q(x).
+func logTail(x float64) float64 { return privacy.LogNormalTail(x) }
+
+// TestBallNormalOnDisk compares draws restricted to a disk with the exact marginals of both
+// coordinates (KS), for means inside, on and outside the disk and several variances.
+func TestBallNormalOnDisk(t *testing.T) {
+	const radius = 1.5
+	r := rng.Seeded(501)
+	for _, s := range []float64{0.05, 0.5, 2, 40} {
+		for _, mu := range [][2]float64{{0.3, -0.2}, {1.2, 0.9}, {2.5, 1}, {-6, 3}} {
+			b := newBallNormal(nil, radius, 2)
+			xs, ys := make([]float64, 2000), make([]float64, 2000)
+			x := make([]float64, 2)
+			for i := range xs {
+				if b.draw(r, x, mu[:], s) {
+					t.Fatal("cap reached")
+				}
+				if math.Hypot(x[0], x[1]) > radius {
+					t.Fatalf("draw %v outside the disk", x)
+				}
+				xs[i], ys[i] = x[0], x[1]
+			}
+			name := fmt.Sprintf("s = %g, μ = %v", s, mu)
+			stattest.KS(t, name+": x", xs, diskMarginal(mu, s, radius).CDF)
+			stattest.KS(t, name+": y", ys, diskMarginal([2]float64{mu[1], mu[0]}, s, radius).CDF)
+		}
+	}
+}
+
+// ksTwoSample fails when two samples' empirical CDFs differ by more than the critical value of
+// the two-sample Kolmogorov–Smirnov test at level 1e-4 (asymptotic).
+func ksTwoSample(t *testing.T, name string, a, b []float64) {
+	t.Helper()
+	slices.Sort(a)
+	slices.Sort(b)
+	var i, j int
+	d := 0.0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			i++
+		} else {
+			j++
+		}
+		d = math.Max(d, math.Abs(float64(i)/float64(len(a))-float64(j)/float64(len(b))))
+	}
+	n, m := float64(len(a)), float64(len(b))
+	if crit := math.Sqrt(-math.Log(stattest.Level/2)/2) * math.Sqrt((n+m)/(n*m)); d > crit {
+		t.Errorf("%s: two-sample KS distance %.4g > critical %.4g", name, d, crit)
+	}
+}
+
+// TestBallNormalAgainstRejection compares draws restricted to balls in 3, 10 and 40 dimensions
+// (off-centre, with the mean near or outside the sphere) with plain rejection from the
+// unrestricted Gaussian, which is exact: two-sample KS on the distance to the centre, on the
+// coordinate along the mean's direction and on another direction.
+func TestBallNormalAgainstRejection(t *testing.T) {
+	r := rng.Seeded(502)
+	for _, d := range []int{3, 10, 40} {
+		center := make([]float64, d)
+		mu := make([]float64, d)
+		for i := range d {
+			center[i] = 0.1 * float64(i%3)
+			mu[i] = center[i]
+		}
+		s := 0.3
+		radius := 1.0 + s*math.Sqrt(float64(d))*0.6
+		mu[0] += radius + 0.3*s // outside, so that both methods are exercised
+		ball, err := geom.NewBall(d, 2, radius, center)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := newBallNormal(ball.Center(), radius, d)
+		const n = 3000
+		ours, plain := make([][]float64, n), make([][]float64, 0, n)
+		for i := range ours {
+			ours[i] = make([]float64, d)
+			if b.draw(r, ours[i], mu, s) {
+				t.Fatal("cap reached")
+			}
+		}
+		for len(plain) < n {
+			x := make([]float64, d)
+			for i := range x {
+				x[i] = mu[i] + s*r.Normal()
+			}
+			if ball.Contains(x) {
+				plain = append(plain, x)
+			}
+		}
+		stats := map[string]func(x []float64) float64{
+			"distance": func(x []float64) float64 {
+				var s float64
+				for i, v := range x {
+					s += (v - center[i]) * (v - center[i])
+				}
+				return math.Sqrt(s)
+			},
+			"along the mean": func(x []float64) float64 { return x[0] },
+			"across":         func(x []float64) float64 { return x[1] - x[d-1] },
+		}
+		for name, f := range stats {
+			a, c := make([]float64, n), make([]float64, n)
+			for i := range a {
+				a[i], c[i] = f(ours[i]), f(plain[i])
+			}
+			ksTwoSample(t, fmt.Sprintf("d = %d: %s", d, name), a, c)
+		}
+	}
+}
+
+// TestBallNormalOneDimension: in one dimension the ball is an interval.
+func TestBallNormalOneDimension(t *testing.T) {
+	r := rng.Seeded(503)
+	b := newBallNormal([]float64{1}, 0.5, 1)
+	xs := make([]float64, 3000)
+	x := make([]float64, 1)
+	for i := range xs {
+		b.draw(r, x, []float64{2.2}, 0.4)
+		xs[i] = x[0]
+	}
+	q := newQuadrature(func(x float64) float64 { return (x - 2.2) * (x - 2.2) / (2 * 0.4 * 0.4) }, 0.5, 1.5, 20000)
+	stattest.KS(t, "interval", xs, q.CDF)
+}
+
+// diskTarget is the geometric-median target of TestGeometricMedianTarget on a disk.
+type diskTarget struct {
+	*geoMedian
+	disk *geom.Ball
+}
+
+func (g diskTarget) Domain() geom.Domain { return g.disk }
+func (g diskTarget) Constants() Constants {
+	c := g.geoMedian.Constants()
+	c.Domain = BallDomain
+	return c
+}
+
+// TestTargetsOnADisk runs every oracle on a Gaussian target restricted to a disk (a linear f)
+// and on the geometric-median target restricted to a disk, and compares the first coordinate
+// with quadrature (KS) and both means with quadrature (z-tests).
+func TestTargetsOnADisk(t *testing.T) {
+	disk, err := geom.NewBall(2, 2, 0.8, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := [][]float64{{-1.5, -0.6}, {-1.1, -0.9}, {-1.3, -0.6}}
+	linear := func() Target {
+		lt := newLinearTarget(b, 2, nil)
+		lt.dom = disk
+		return lt
+	}
+	median := func() Target {
+		return diskTarget{&geoMedian{k: 1.5, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}, {-0.5, 2}}}, disk}
+	}
+	for name, mk := range map[string]func() Target{"gaussian": linear, "geometric median": median} {
+		// Quadrature of π on a polar grid.
+		tg := mk()
+		const nr, na = 600, 1200
+		var z, mx, my, vx, vy float64
+		pts := make([][3]float64, 0, nr*na)
+		for i := range nr {
+			rr := 0.8 * (float64(i) + 0.5) / nr
+			for j := range na {
+				a := 2 * math.Pi * (float64(j) + 0.5) / na
+				x := []float64{rr * math.Cos(a), rr * math.Sin(a)}
+				w := rr * math.Exp(-tg.Value(x)-tg.Constants().StrongConvexity/2*(x[0]*x[0]+x[1]*x[1]))
+				pts = append(pts, [3]float64{x[0], x[1], w})
+				z += w
+				mx += w * x[0]
+				my += w * x[1]
+			}
+		}
+		mx, my = mx/z, my/z
+		for _, p := range pts {
+			vx += p[2] * (p[0] - mx) * (p[0] - mx) / z
+			vy += p[2] * (p[1] - my) * (p[1] - my) / z
+		}
+		slices.SortFunc(pts, func(a, b [3]float64) int { return cmpFloat(a[0], b[0]) })
+		xs, cum := make([]float64, len(pts)), make([]float64, len(pts))
+		var c float64
+		for i, p := range pts {
+			c += p[2] / z
+			xs[i], cum[i] = p[0], c
+		}
+		cdf := func(x float64) float64 {
+			i, _ := slices.BinarySearch(xs, x)
+			if i == 0 {
+				return 0
+			}
+			return cum[i-1]
+		}
+		for k, oracle := range allOracles {
+			xs, _ := samples(t, mk, oracle, 1e-2, 1200, uint64(510+k))
+			first := make([]float64, len(xs))
+			var ax, ay float64
+			for i, x := range xs {
+				if !disk.Contains(x) {
+					t.Fatalf("%s, %v: sample %v outside the disk", name, oracle, x)
+				}
+				first[i] = x[0]
+				ax += x[0] / float64(len(xs))
+				ay += x[1] / float64(len(xs))
+			}
+			label := name + ", " + oracle.String()
+			nn := float64(len(xs))
+			stattest.Z(t, label+": mean x", ax, mx, math.Sqrt(vx/nn))
+			stattest.Z(t, label+": mean y", ay, my, math.Sqrt(vy/nn))
+			stattest.KS(t, label+": x", first, cdf)
+		}
+	}
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// TestBallStepsDoNotAllocate: the oracles' steps on an ℓ2 ball allocate nothing.
+func TestBallStepsDoNotAllocate(t *testing.T) {
+	disk, _ := geom.NewBall(2, 2, 0.5, []float64{0.1, 0})
+	tg := diskTarget{&geoMedian{k: 2, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}}}, disk}
+	for _, oracle := range allOracles {
+		p, err := NewPlan(tg.Constants(), 2, 2, oracle, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p.Steps = 10
+		ch, err := newChain(tg, rng.Seeded(93))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ch.start()
+		allocs := testing.AllocsPerRun(20, func() {
+			if err := ch.proximalSteps(context.Background(), p, nil); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if allocs != 0 {
+			t.Errorf("%v: %g allocations per 10 steps", oracle, allocs)
+		}
+	}
+}
+
+// TestOtherDomains: the certified sampler refuses an ℓ1 ball with a clear error, and the fast
+// modes run on it and stay inside.
+func TestOtherDomains(t *testing.T) {
+	l1, _ := geom.NewBall(2, 1, 0.5, nil)
+	tg := newLinearTarget([][]float64{{1, 2}}, 1, nil)
+	tg.dom = l1
+	c := tg.Constants()
+	if c.Domain != OtherDomain {
+		t.Fatalf("kind %v", c.Domain)
+	}
+	if _, err := NewPlan(c, 2, 1, EnvelopeOracle, 1e-3); err == nil {
+		t.Error("a plan on an ℓ1 ball")
+	}
+	c.Domain = WholeSpace
+	p, _ := NewPlan(c, 2, 1, EnvelopeOracle, 1e-3)
+	if _, err := Run(context.Background(), tg, p, rng.Seeded(1), nil); err == nil {
+		t.Error("constants for the whole space accepted on an ℓ1 ball")
+	}
+	for _, run := range []func(context.Context, Target, FastSettings, *rng.Rand, func(Progress)) (Result, error){MALA, ProjectedLangevin} {
+		res, err := run(context.Background(), tg, FastSettings{Steps: 200}, rng.Seeded(2), nil)
+		if err != nil || !l1.Contains(res.X) || res.Certified {
+			t.Errorf("fast mode on an ℓ1 ball: %v, %v, certified %v", err, res.X, res.Certified)
+		}
+	}
+}
