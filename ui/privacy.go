@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/plot"
@@ -280,16 +281,17 @@ func (a *App) ChosenPlan() *engine.PlanSummary {
 	return nil
 }
 
-// parameters is the number of the model's parameters.
-func (a *App) parameters() int {
+// queryWidth is what one per-example query of the chosen loss reads of a row of the checked
+// data (the engine measured its rows' width, on this machine only), for predicted times.
+func (a *App) queryWidth() loss.Width {
 	if a.Dataset == nil {
-		return 0
+		return loss.Width{}
 	}
-	f := a.Dataset.Facts
-	if a.Loss == "multinomial" {
-		return len(f.Classes) * f.D
+	p, err := fit.Problem(a.spec(), a.Dataset.Facts)
+	if err != nil { // no plan either: a rough width will do
+		return loss.Width{Entries: float64(a.Dataset.Facts.D)}
 	}
-	return f.D
+	return p.QueryWidth(a.Dataset.RowWidth)
 }
 
 // predictedSeconds predicts a plan's time per run from the engine's measured query rate.
@@ -297,7 +299,7 @@ func (a *App) predictedSeconds(p engine.PlanSummary) (float64, bool) {
 	if a.Rate == nil {
 		return 0, false
 	}
-	return a.Rate.Seconds(float64(p.Queries), float64(p.Draws), a.parameters()), true
+	return a.Rate.Seconds(float64(p.Queries), float64(p.Draws), a.queryWidth()), true
 }
 
 // predictedTime formats predictedSeconds.
@@ -309,14 +311,25 @@ func (a *App) predictedTime(p engine.PlanSummary) string {
 	return "≈ " + formatDuration(s)
 }
 
-// RateText describes the engine's measured query rate ("" until it is known).
+// RateText describes the engine's measured query rate ("" until it is known): on its largest
+// dense rows and, when measured, on sparse ones.
 func (a *App) RateText() string {
-	if a.Rate == nil || len(a.Rate.Measured) == 0 {
+	if a.Rate == nil {
 		return ""
 	}
-	m := a.Rate.Measured[len(a.Rate.Measured)-1]
-	return fmt.Sprintf("This machine: %s million per-example loss queries per second at d = %d (measured on synthetic data; predicted times use it).",
-		strconv.FormatFloat(m.QueriesPerSecond/1e6, 'f', 1, 64), m.Dim)
+	var dense, sparse string
+	for _, m := range a.Rate.Measured {
+		rate := strconv.FormatFloat(m.QueriesPerSecond/1e6, 'f', 1, 64)
+		if m.NonZeros > 0 {
+			sparse = fmt.Sprintf(", %s million on sparse rows with %d non-zero entries", rate, m.NonZeros)
+		} else {
+			dense = fmt.Sprintf("%s million per-example loss queries per second at d = %d", rate, m.Dim)
+		}
+	}
+	if dense == "" {
+		return ""
+	}
+	return "This machine: " + dense + sparse + " (measured on synthetic data; predicted times use them)."
 }
 
 // formatDuration writes a duration in seconds in the largest fitting unit.

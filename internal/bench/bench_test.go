@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"fmt"
+	"math"
 	"strings"
 	"testing"
 
@@ -113,5 +115,65 @@ func TestBenchmarkCellLimit(t *testing.T) {
 	}
 	if r := res.Rows[1]; r.Error != "" || r.Runs != 1 {
 		t.Errorf("free: %+v", r)
+	}
+}
+
+// oneHot returns n rows of d ≥ 8 features with k non-zero entries each (‖x‖₂ ≤ 1), which the
+// loss holds sparse when k ≤ d/4, with labels that follow the first column; filled returns the
+// same rows with every zero replaced by a tiny entry, so that the loss holds them dense.
+func oneHot(n, d, k int, filled bool) *data.Dataset {
+	ds := &data.Dataset{N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), P: 2, Radius: 1}
+	for i := range n {
+		row := ds.X[i*d : (i+1)*d]
+		if filled {
+			for j := range row {
+				row[j] = 1e-9
+			}
+		}
+		for j := range k {
+			row[(j*(d/k)+i)%d] = 0.5 / math.Sqrt(float64(k))
+		}
+		ds.Y[i] = 1
+		if row[0] < 0.1 {
+			ds.Y[i] = -1
+		}
+	}
+	return ds
+}
+
+// The cell limit uses the prediction for the data's rows: one-hot rows (4 non-zeros of 64, each
+// counting as two dense entries) make the same plan's predicted time (0.3 + 0.7·64/92)/(0.3 +
+// 0.7·8/92) ≈ 2.2 times shorter than dense rows, each row records it, and a limit between the
+// two predictions runs the one-hot cell and skips the dense one.
+func TestBenchmarkCellLimitSparse(t *testing.T) {
+	run := func(ds *data.Dataset, limit float64) Row {
+		t.Helper()
+		cfg := Config{Train: ds, Test: ds, Epsilons: []float64{1}, Delta: 1e-6, Runs: 1, Radius: 5, CellSeconds: limit,
+			Mechanisms: []Entry{{Name: "langevin", Mech: mech.Langevin{}}}}
+		res, err := Run(context.Background(), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Rows[0]
+	}
+	sparse, dense := oneHot(200, 64, 4, false), oneHot(200, 64, 4, true)
+	s, d := run(sparse, 0), run(dense, 0)
+	want := (0.3 + 0.7*64/92) / (0.3 + 0.7*8/92)
+	if s.Error != "" || d.Error != "" || !(s.Predicted > 0) || math.Abs(d.Predicted/s.Predicted-want) > 1e-9*want {
+		t.Fatalf("predicted %g s on one-hot rows and %g s on dense ones, want a ratio of %g", s.Predicted, d.Predicted, want)
+	}
+	limit := math.Sqrt(s.Predicted * d.Predicted)
+	if r := run(sparse, limit); r.Error != "" || r.Runs != 1 {
+		t.Errorf("one-hot rows, limit %g s: %+v", limit, r)
+	}
+	if r := run(dense, limit); !strings.Contains(r.Error, "predicted to take") || r.Runs != 0 {
+		t.Errorf("dense rows, limit %g s: %+v", limit, r)
+	}
+	md := Markdown(Result{Rows: []Row{s}})
+	if !strings.Contains(md, "| predicted native (s) |") || !strings.Contains(md, fmt.Sprintf(" %.3g |", s.Predicted)) {
+		t.Errorf("the table lacks the predicted time:\n%s", md)
+	}
+	if strings.Contains(Markdown(Result{Rows: []Row{{Mechanism: "old", Seconds: 1}}}), "predicted") {
+		t.Error("a result without predictions (the committed ones) has a predicted column")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 )
@@ -86,9 +87,35 @@ type Rates struct {
 	Queries, Gradients, Draws float64
 }
 
-// ReferenceRates are round native figures at d = 92 (see the benchmarks of pkg/core/loss and
-// pkg/sampler), for comparing plans; predictions of run times should use measured rates.
+// ReferenceRates are round native figures on dense rows at d = 92 (see the benchmarks of
+// pkg/core/loss and pkg/sampler), for comparing plans, which never depend on the data;
+// predictions of run times should use measured rates, or ReferenceRatesFor the data's rows.
 var ReferenceRates = Rates{Queries: 1e7, Gradients: 7e6, Draws: 1e8}
+
+// The cost model of ReferenceRatesFor, from BenchmarkQueryWidth of pkg/core/loss (natively,
+// logistic loss): a query's time at 92 dense entries is about 30 % fixed (the scalar loss's
+// exponential and logarithm, the loop) and 70 % proportional to the entries read, and a
+// non-zero entry of a row held sparse costs about two dense entries (an indexed load, and an
+// indexed store for a gradient).
+const (
+	referenceWidth   = 92
+	referenceFixed   = 0.3
+	referenceNonZero = 2
+)
+
+// ReferenceRatesFor returns ReferenceRates for queries that read a row of width w (see
+// loss.RowWidth and mech.Problem.QueryWidth) instead of 92 dense entries: values and gradients
+// take referenceFixed of their time at 92 entries plus the rest scaled by the entries read
+// (each non-zero of a sparse row counting as referenceNonZero dense entries). Draws are per
+// coordinate and do not change.
+func ReferenceRatesFor(w loss.Width) Rates {
+	entries := w.Entries
+	if w.Sparse {
+		entries *= referenceNonZero
+	}
+	scale := referenceFixed + (1-referenceFixed)*entries/referenceWidth
+	return Rates{Queries: ReferenceRates.Queries / scale, Gradients: ReferenceRates.Gradients / scale, Draws: ReferenceRates.Draws}
+}
 
 // Seconds predicts the run time at the given rates.
 func (c Cost) Seconds(r Rates) float64 {

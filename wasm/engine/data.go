@@ -15,6 +15,7 @@ import (
 	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -72,6 +73,10 @@ type Dataset struct {
 	Columns     []data.ColumnDiagnostics `json:"columns"`
 	// Delimiter is the field delimiter read.
 	Delimiter string `json:"delimiter"`
+	// RowWidth is what a linear-model loss's query reads of a training row (loss.RowWidth: the
+	// mean non-zero entries per row when it holds them sparse). It is the data's density, so it
+	// is local too: the page scales the run times it predicts by it, never a plan or a release.
+	RowWidth loss.Width `json:"row_width"`
 }
 
 // dataset is an encoded dataset held by the engine.
@@ -259,7 +264,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if sum.Facts, err = fit.FactsOf(train); err != nil {
 		return Response{}, err
 	}
-	sum.Features = train.Features
+	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train)
 	if test != nil {
 		sum.Test = test.N
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
@@ -215,6 +216,10 @@ func TestDatasetDemo(t *testing.T) {
 	if !equalFacts(d.Facts, want) || d.Test != 1000 || d.Rows != 5000 || d.ClippedRows != 0 || len(d.Features) != 92 || d.Delimiter != "comma" {
 		t.Errorf("demo dataset: %+v", d)
 	}
+	// The demo's one-hot rows are held sparse: 7 ones, the bias and up to 5 numbers of 92.
+	if w := d.RowWidth; !w.Sparse || !(w.Entries >= 8 && w.Entries <= 13) || w != loss.RowWidth(e.data.train) {
+		t.Errorf("row width %+v", w)
+	}
 	// Missing values counted over both files: workclass has "?" in the first rows.
 	if d.Columns[1].Name != "workclass" || d.Columns[1].Missing == 0 {
 		t.Errorf("column diagnostics: %+v", d.Columns[1])
@@ -398,19 +403,47 @@ func TestCalibrate(t *testing.T) {
 	e, _ := newEngine()
 	r := e.Handle(Request{ID: 1, Kind: "calibrate"}, nil)
 	rate := r.Rate
-	if r.Kind != "rate" || rate == nil || len(rate.Measured) != 2 || !(rate.PerParam > 0) || rate.PerQuery < 0 {
+	if r.Kind != "rate" || rate == nil || len(rate.Measured) != 3 || !(rate.PerParam > 0) || rate.PerQuery < 0 || !(rate.PerNonZero > 0) {
 		t.Fatalf("calibrate: %+v", r)
 	}
 	for i, m := range rate.Measured {
-		if m.Dim != calibrationDims[i] || !(m.QueriesPerSecond > 0) || math.IsInf(m.QueriesPerSecond, 1) {
+		want := Measured{Dim: calibrationDims[min(i, 1)]}
+		if i == 2 {
+			want.NonZeros = calibrationNonZeros
+		}
+		if m.Dim != want.Dim || m.NonZeros != want.NonZeros || !(m.QueriesPerSecond > 0) || math.IsInf(m.QueriesPerSecond, 1) {
 			t.Errorf("measured %+v", m)
 		}
 	}
-	if s := rate.Seconds(1e6, 0, 92); !(s > 0 && rate.Seconds(2e6, 0, 92) == 2*s && rate.Seconds(1e6, 0, 184) > s) {
+	dense := loss.Width{Entries: 92}
+	if s := rate.Seconds(1e6, 0, dense); !(s > 0 && rate.Seconds(2e6, 0, dense) == 2*s && rate.Seconds(1e6, 0, loss.Width{Entries: 184}) > s) {
 		t.Errorf("Seconds is not increasing in queries and parameters: %g", s)
 	}
-	if !(rate.PerDraw > 0) || rate.Seconds(1e6, 1e6, 92) != rate.Seconds(1e6, 0, 92)+1e6*rate.PerDraw {
+	if !(rate.PerDraw > 0) || rate.Seconds(1e6, 1e6, dense) != rate.Seconds(1e6, 0, dense)+1e6*rate.PerDraw {
 		t.Errorf("draws: %g s each", rate.PerDraw)
+	}
+	// The calibration's sparse rows: the fit reproduces their measured rate.
+	sparse := rate.Seconds(1, 0, loss.Width{Entries: calibrationNonZeros, Sparse: true})
+	if got := 1 / rate.Measured[2].QueriesPerSecond; rate.PerNonZero != rate.PerParam && math.Abs(sparse-got) > 1e-9*got {
+		t.Errorf("sparse rows: %g s per query predicted, %g measured", sparse, got)
+	}
+}
+
+// Seconds charges a query PerParam per entry of a dense row and PerNonZero per non-zero entry
+// of a sparse one: adult-lr's one-hot rows (11.1 non-zeros of 92) cost 1.222e-7 s, not the
+// 1.92e-7 s of dense rows.
+func TestRateSeconds(t *testing.T) {
+	r := Rate{PerQuery: 1e-7, PerParam: 1e-9, PerNonZero: 2e-9, PerDraw: 1e-8}
+	for _, c := range []struct {
+		w    loss.Width
+		want float64
+	}{
+		{loss.Width{Entries: 92}, 1e6*1.92e-7 + 10*1e-8},
+		{loss.Width{Entries: 11.1, Sparse: true}, 1e6*1.222e-7 + 10*1e-8},
+	} {
+		if got := r.Seconds(1e6, 10, c.w); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("%+v: %g s, want %g", c.w, got, c.want)
+		}
 	}
 }
 

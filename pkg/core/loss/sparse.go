@@ -1,5 +1,7 @@
 package loss
 
+import "github.com/privopt/privopt/pkg/core/data"
+
 // sparseRows holds the non-zero entries of a row-major n×d matrix by row: row i's are
 // val[start[i]:start[i+1]], in columns col[start[i]:start[i+1]] (increasing).
 //
@@ -13,19 +15,49 @@ type sparseRows struct {
 	val   []float64
 }
 
-// newSparseRows returns the non-zero entries of x by row, or nil when more than a quarter of
-// the entries are non-zero (the dense loops are then as fast) or d does not fit an int32.
-func newSparseRows(x []float64, n, d int) *sparseRows {
-	if d > 1<<30 {
-		return nil
+// SparseRows reports whether a linear-model loss (NewLinear) holds n rows of d entries, nnz of
+// them non-zero, sparse: when at most a quarter of the entries are non-zero (otherwise the
+// dense loops are as fast) and d fits an int32.
+func SparseRows(n, d, nnz int) bool {
+	return d <= 1<<30 && 4*nnz <= n*d
+}
+
+// Width is what one per-example query reads of its row, on average: Entries entries, which are
+// the non-zero entries of rows held sparse when Sparse is set, and every entry of dense rows
+// (one per parameter) otherwise. Predicted run times scale the cost of a query with it.
+type Width struct {
+	Entries float64 `json:"entries"`
+	Sparse  bool    `json:"sparse"`
+}
+
+// RowWidth returns the Width of a query of a linear-model loss over ds: the mean number of
+// non-zero entries per row when NewLinear holds the rows sparse (SparseRows), every one of the D
+// entries otherwise. It reads the data: it serves the run times predicted for the data's owner
+// on their own machine, never a plan (plans use public quantities only) or a release.
+func RowWidth(ds *data.Dataset) Width {
+	nnz := nonZeros(ds.X[:ds.N*ds.D])
+	if ds.N < 1 || !SparseRows(ds.N, ds.D, nnz) {
+		return Width{Entries: float64(ds.D)}
 	}
+	return Width{Entries: float64(nnz) / float64(ds.N), Sparse: true}
+}
+
+// nonZeros counts the non-zero entries of x.
+func nonZeros(x []float64) int {
 	nnz := 0
-	for _, v := range x[:n*d] {
+	for _, v := range x {
 		if v != 0 {
 			nnz++
 		}
 	}
-	if 4*nnz > n*d {
+	return nnz
+}
+
+// newSparseRows returns the non-zero entries of x by row, or nil when SparseRows says the rows
+// are better held dense.
+func newSparseRows(x []float64, n, d int) *sparseRows {
+	nnz := nonZeros(x[:n*d])
+	if !SparseRows(n, d, nnz) {
 		return nil
 	}
 	s := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}

@@ -100,3 +100,30 @@ func abs(x []float64) []float64 {
 	}
 	return out
 }
+
+// TestRowWidth: RowWidth says sparse exactly when NewLinear holds the rows sparse (at most a
+// quarter of the entries non-zero, here on both sides of the threshold), with the mean
+// non-zero entries per row; dense rows read all D entries.
+func TestRowWidth(t *testing.T) {
+	for _, nnzPerRow := range []int{1, 3, 4, 5, 16} {
+		ds := &data.Dataset{N: 8, D: 16, X: make([]float64, 8*16), Y: make([]float64, 8)}
+		for i := range ds.N {
+			for j := range nnzPerRow - i%2 { // rows alternate nnzPerRow and nnzPerRow − 1
+				ds.X[i*ds.D+(3*j+i)%ds.D] = 0.2
+			}
+			ds.Y[i] = 1
+		}
+		l, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2})
+		if err != nil {
+			t.Fatal(err)
+		}
+		mean := float64(nnzPerRow) - 0.5
+		want := Width{Entries: mean, Sparse: true}
+		if 4*mean > float64(ds.D) {
+			want = Width{Entries: float64(ds.D)}
+		}
+		if got := RowWidth(ds); got != want || got.Sparse != (l.sparse != nil) {
+			t.Errorf("%d non-zeros per row: width %+v (held sparse: %v), want %+v", nnzPerRow, got, l.sparse != nil, want)
+		}
+	}
+}

@@ -185,8 +185,9 @@ func (pl *langevinPlan) utilityAt(k int) Utility {
 func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.guarantee(pl.steps) }
 func (pl *langevinPlan) Utility() Utility         { return pl.utility }
 
+// Cost counts a gradient pass over the examples per step (per-example gradient queries).
 func (pl *langevinPlan) Cost() Cost {
-	return Cost{Queries: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 func (pl *langevinPlan) Parameters() map[string]float64 {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -255,6 +256,25 @@ func TestRegistry(t *testing.T) {
 		m, err := ByName(name)
 		if err != nil || m.Name() != name {
 			t.Errorf("ByName(%q) = %v, %v", name, m, err)
+		}
+	}
+}
+
+// TestQueryWidth: a linear-model loss reads its rows' width; the multinomial loss every one of
+// its K·d parameters, and the robust loss every parameter too (the norm of w), whatever the rows.
+func TestQueryWidth(t *testing.T) {
+	rows := loss.Width{Entries: 11.1, Sparse: true}
+	for _, c := range []struct {
+		spec LossSpec
+		want loss.Width
+	}{
+		{LossSpec{Name: "logistic"}, rows},
+		{LossSpec{Name: "huber", Param: 1, Tilt: 0.5}, rows},
+		{LossSpec{Name: "multinomial", Classes: 3}, loss.Width{Entries: 3 * 92}},
+		{LossSpec{Name: "hinge", RobustRadius: 0.1, RobustNorm: 2}, loss.Width{Entries: 92}},
+	} {
+		if got := (Problem{Loss: c.spec, Dim: 92}).QueryWidth(rows); got != c.want {
+			t.Errorf("%+v: %+v, want %+v", c.spec, got, c.want)
 		}
 	}
 }

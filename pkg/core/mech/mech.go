@@ -128,6 +128,18 @@ func (p Problem) params() int {
 	return p.Dim
 }
 
+// QueryWidth returns what one per-example query of the problem's loss reads, given rows, the
+// width of its rows as loss.RowWidth measures them: rows itself for a linear-model loss, and
+// every parameter for the multinomial loss (K dot products of dense rows) and the robust one
+// (the norm of w), which never hold rows sparse. Like rows, it describes the data: it is for
+// predicting run times locally, never for planning.
+func (p Problem) QueryWidth(rows loss.Width) loss.Width {
+	if p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 {
+		return loss.Width{Entries: float64(p.params())}
+	}
+	return rows
+}
+
 // Validate checks the problem.
 func (p Problem) Validate() error {
 	switch {

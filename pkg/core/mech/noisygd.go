@@ -113,8 +113,9 @@ func (pl *noisyGDPlan) Utility() Utility {
 	return Utility{Bound: math.Inf(1), Statement: "no utility bound is proven for noisy gradient descent with momentum without strong convexity; the benchmark in the README measures it"}
 }
 
+// Cost counts a gradient pass over the examples per step (per-example gradient queries).
 func (pl *noisyGDPlan) Cost() Cost {
-	return Cost{Queries: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 func (pl *noisyGDPlan) Parameters() map[string]float64 {

@@ -213,10 +213,10 @@ func (pl *rashomonPlan) deltaOf(smooth float64) float64 {
 func (pl *rashomonPlan) Guarantee() privacy.Curve { return privacy.GDP{Mu: pl.mu} }
 func (pl *rashomonPlan) Utility() Utility         { return pl.utility }
 
-// Cost counts the chain's gradient passes (the threshold's L-BFGS run, at most
-// maxThresholdIterations passes and usually far fewer, is not included).
+// Cost counts the chain's gradient passes as per-example gradient queries (the threshold's
+// L-BFGS run, at most maxThresholdIterations passes and usually far fewer, is not included).
 func (pl *rashomonPlan) Cost() Cost {
-	return Cost{Queries: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 func (pl *rashomonPlan) Parameters() map[string]float64 {
