@@ -51,11 +51,11 @@ func TestRestrictedEnvelopeMoments(t *testing.T) {
 				mu := cp - s*s*g
 				w := math.Min(math.Max(cp, 0), width)
 				m1, m2 := truncMoments(mu, s, 0, width, w)
-				mean, meanSquare := envelopeMoments(s, math.Abs(g), 1, true)
+				mean, meanSquare := envelopeMoments(s, math.Abs(g), proposalSpread{r: 1, a: 1})
 				if m1 > mean*(1+1e-4)+1e-9 || m2 > meanSquare*(1+1e-4)+1e-9 {
 					t.Errorf("[0, %g], c′ = %g, g = %g: E|x − w| = %g (bound %g), E(x − w)² = %g (bound %g)", width, cp, g, m1, mean, m2, meanSquare)
 				}
-				_, whole := envelopeMoments(s, math.Abs(g), 1, false)
+				_, whole := envelopeMoments(s, math.Abs(g), proposalSpread{whole: true, r: 1, a: 1})
 				worstWhole = math.Max(worstWhole, m2-whole)
 			}
 		}
@@ -331,7 +331,7 @@ type diskTarget struct {
 func (g diskTarget) Domain() geom.Domain { return g.disk }
 func (g diskTarget) Constants() Constants {
 	c := g.geoMedian.Constants()
-	c.Domain = BallDomain
+	c.Domain, c.Radius = DomainOf(g.disk)
 	return c
 }
 
@@ -469,5 +469,134 @@ func TestOtherDomains(t *testing.T) {
 		if err != nil || !l1.Contains(res.X) || res.Certified {
 			t.Errorf("fast mode on an ℓ1 ball: %v, %v, certified %v", err, res.X, res.Certified)
 		}
+	}
+}
+
+// TestBallSpread checks proposalSpread's bound on a ball (rank 1) by Monte Carlo with exact
+// draws: E⟨u, x − x*⟩² ≤ (s + s²d/R)² for the radial direction u = e (the worst) and an oblique one,
+// for means inside, on and outside the sphere, including variances where s√d is comparable to
+// R (where the bound's second term matters). The sample means get a margin of five standard
+// errors (a false failure has probability below 1e-6 per check).
+func TestBallSpread(t *testing.T) {
+	r := rng.Seeded(520)
+	const d, radius, n = 10, 1.0, 6000
+	for _, s := range []float64{0.03, 0.3, 1} {
+		for _, m := range []float64{0, 0.95, 1.1, 10} {
+			mu := make([]float64, d)
+			mu[0] = m
+			star := math.Min(m, radius) // x* = Π(μ) = (min(M, R), 0, …)
+			b := newBallNormal(nil, radius, d)
+			x := make([]float64, d)
+			sp := Constants{ExampleRank: 1, StrongConvexity: 1, Domain: BallDomain, Radius: radius}.proposalSpread(d)
+			bound := math.Pow(sp.a*s+sp.b*s*s, 2)
+			for _, u := range [][2]float64{{1, 0}, {0.6, 0.8}} { // weights on e = e₁ and on e₂
+				var sum, sum2 float64
+				for range n {
+					b.draw(r, x, mu, s)
+					v := u[0]*(x[0]-star) + u[1]*x[1]
+					sum += v * v
+					sum2 += v * v * v * v
+				}
+				mean := sum / n
+				se := math.Sqrt((sum2/n - mean*mean) / n)
+				if mean > bound+5*se {
+					t.Errorf("s = %g, M = %g, u = %v: E⟨u, x − x*⟩² = %g ± %g > %g", s, m, u, mean, se, bound)
+				}
+			}
+		}
+	}
+}
+
+// ballLogistic is the smooth logistic target of the benchmarks restricted to an ℓ2 ball.
+type ballLogistic struct {
+	*logisticTarget
+	ball *geom.Ball
+}
+
+func (t ballLogistic) Domain() geom.Domain { return t.ball }
+func (t ballLogistic) Constants() Constants {
+	c := t.logisticTarget.Constants()
+	c.Domain, c.Radius = DomainOf(t.ball)
+	return c
+}
+
+// TestProxStepsOnABall checks the bound oracle C's plan rests on for a ball: after the planned
+// projected gradient steps from Π_K(c′), the proposal's mode Π_K(c′ − s²∇f(w_J)) is within
+// e = (1 + s²β)·q^J·s²G of w_J, and the distance to the proximal point on K has contracted by
+// q^J, for centres inside and far outside a ball that binds, on a smooth logistic target at
+// d = 92.
+func TestProxStepsOnABall(t *testing.T) {
+	ball, err := geom.NewBall(92, 2, 0.5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tg := ballLogistic{newLogisticTarget(t, 300, 92, 400, 0.5), ball}
+	p, err := NewPlan(tg.Constants(), 92, 300, EnvelopeOracle, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.ProxSteps == 0 {
+		t.Fatal("the plan takes no proximal steps")
+	}
+	c := tg.Constants()
+	s2 := p.ProposalVar
+	q := s2 * c.Smoothness / (2 + s2*c.Smoothness)
+	e := (1 + s2*c.Smoothness) * s2 * c.Lipschitz * math.Pow(q, float64(p.ProxSteps))
+	ch, err := newChain(tg, rng.Seeded(97))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dist := func(a, b []float64) float64 {
+		s := 0.0
+		for i := range a {
+			s += (a[i] - b[i]) * (a[i] - b[i])
+		}
+		return math.Sqrt(s)
+	}
+	worst := 0.0
+	wJ, mode, start := make([]float64, 92), make([]float64, 92), make([]float64, 92)
+	for k := range 60 {
+		for i := range ch.cp {
+			ch.cp[i] = 0.02 * float64(k%3) * ch.r.Normal()
+		}
+		ch.envelopeOracle(math.Sqrt(s2), p.ProxSteps, 1)
+		if !ball.Contains(ch.w) {
+			t.Fatal("w_J outside the ball")
+		}
+		ball.Project(mode, ch.y) // ch.y holds the proposal's mean c′ − s²∇f(w_J)
+		worst = math.Max(worst, dist(mode, ch.w))
+		copy(wJ, ch.w)
+		ball.Project(start, ch.cp)
+		ch.envelopeOracle(math.Sqrt(s2), 500, 1)
+		if got, want := dist(wJ, ch.w), math.Pow(q, float64(p.ProxSteps))*dist(start, ch.w); got > want*(1+1e-6)+1e-12 {
+			t.Errorf("after %d steps the distance to the proximal point is %g, more than q^J times the start's, %g", p.ProxSteps, got, want)
+		}
+	}
+	if worst > e {
+		t.Errorf("distance %g after %d steps, the plan assumes at most %g", worst, p.ProxSteps, e)
+	}
+}
+
+// TestSmoothEnvelopeOnABall runs oracle C with its proximal steps on a smooth logistic target
+// restricted to a ball that binds: every sample is in the ball, and the acceptance rate is at
+// least the plan's bound (less five standard errors).
+func TestSmoothEnvelopeOnABall(t *testing.T) {
+	ball, err := geom.NewBall(5, 2, 0.4, []float64{0.1, 0, 0, 0, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func() Target { return ballLogistic{newLogisticTarget(t, 40, 5, 60, 2), ball} }
+	xs, stats, p := samplesPlan(t, mk, EnvelopeOracle, 1e-2, 300, 530)
+	if p.ProxSteps == 0 {
+		t.Fatal("the plan takes no proximal steps")
+	}
+	for _, x := range xs {
+		if !ball.Contains(x) {
+			t.Fatalf("sample %v outside the ball", x)
+		}
+	}
+	acc, n := stats.AcceptanceRate(), float64(stats.Trials)
+	if acc < p.MinAcceptance-5*math.Sqrt(p.MinAcceptance/n) {
+		t.Errorf("acceptance %g below the planned bound %g", acc, p.MinAcceptance)
 	}
 }

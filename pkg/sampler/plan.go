@@ -184,14 +184,10 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	case EnvelopeOracle:
 		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
 		mixBudget += oracleBudget
-		constrained := c.Domain != WholeSpace
-		r := c.rank(dim)
-		if constrained {
-			r = dim // restricting the proposal can move it in every direction
-		}
-		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, r, constrained)
-		if !constrained && c.Smoothness > 0 {
-			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, m, r); s2 > p.ProposalVar {
+		sp := c.proposalSpread(dim)
+		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, sp)
+		if c.Smoothness > 0 {
+			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, m, sp); s2 > p.ProposalVar {
 				p.ProposalVar, p.ProxSteps, p.MinAcceptance = s2, j, acc
 			}
 		}
@@ -234,42 +230,46 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 // envelopeStep chooses the proposal variance s² of oracle C and bounds its acceptance, for a
 // target that is a mean of terms each depending on x through an r-dimensional projection P
 // (r = d claims nothing). The gap f(x) − f(w) − g·(x − w) is the mean of the terms' gaps,
-// each at most 2G‖P(x − w)‖, and at most (β/2)‖P(x − w)‖² when the terms are β-smooth.
+// each at most 2G‖P(x − w)‖, and at most (β/2)‖P(x − w)‖² when the terms are β-smooth; by
+// Jensen the acceptance is at least exp(−2G·E‖P(x − w)‖) and exp(−(β/2)·E‖P(x − w)‖²).
 //
-// On the whole space w = c′ and x − w = −s²g + s·z, so E‖P(x − w)‖ ≤ s√r + s²G and
-// E‖P(x − w)‖² ≤ r·s² + s⁴G² exactly. On a convex K (constrained; r = d), x follows
-// N(μ, s²I) restricted to K with μ = c′ − s²g, and w = Π_K(c′). That law is (1/s²)-strongly
-// log-concave with its mode at x* = Π_K(μ), so E‖x − x*‖² ≤ d·s² (integrate by parts: the
-// boundary term ⟨x − x*, n(x)⟩ is non-negative on ∂K because x* ∈ K; see
-// TestRestrictedSecondMoment), and ‖x* − w‖ ≤ ‖μ − c′‖ ≤ s²G since Π_K is non-expansive: by
-// Minkowski E‖x − w‖² ≤ (s√d + s²G)², and E‖x − w‖ ≤ s√d + s²G. (The cross term is real:
-// restricting the proposal can push x away from w, see TestRestrictedEnvelopeMoments.)
+// The proposal is x ~ N(μ, s²I) restricted to K with μ = c′ − s²g, and w = Π_K(c′). Its mode
+// is x* = Π_K(μ), and ‖x* − w‖ ≤ ‖μ − c′‖ ≤ s²G since Π_K is non-expansive. On the whole
+// space x − w = −s²g + s·z, so E‖P(x − w)‖² ≤ r·s² + s⁴G² exactly. On a constrained K,
+// proposalSpread bounds √E‖P(x − x*)‖² by a·s + b·s², and by Minkowski E‖P(x − w)‖ and
+// √E‖P(x − w)‖² are at most a·s + (b + G)·s². (The cross term is real: restricting the
+// proposal can push x away from w, see TestRestrictedEnvelopeMoments.)
 //
-// By Jensen the acceptance is at least exp(−2G·E‖P(x − w)‖) and exp(−(β/2)·E‖P(x − w)‖²).
 // s is the largest value for which either bound is at least 1/e, with s² below 1/(2m) so that
 // h = s²/(1 − s²m) is finite.
-func envelopeStep(g, beta, m float64, r int, constrained bool) (s2, minAcceptance float64) {
-	rf := float64(r)
-	// 2G·E‖P(x − w)‖ = 1: G·s² + √r·s = 1/(2G).
-	s := 1 / (2 * math.Sqrt(rf))
+func envelopeStep(g, beta, m float64, sp proposalSpread) (s2, minAcceptance float64) {
+	rf := float64(sp.r)
+	// 2G·E‖P(x − w)‖ = 1: (b + G)·s² + a·s = 1/(2G).
+	s := 1 / (2 * sp.a)
 	if g > 0 {
 		s = (math.Sqrt(rf+2) - math.Sqrt(rf)) / (2 * g)
+		if sp.b > 0 {
+			s = positiveRoot(sp.b+g, sp.a, 1/(2*g))
+		}
 	}
 	if beta > 0 {
 		var u float64 // u = s², with (β/2)·E‖P(x − w)‖² = 1
 		switch {
-		case g == 0:
+		case g == 0 && sp.b == 0:
 			u = 2 / (beta * rf)
-		case constrained: // G·s² + √r·s = √(2/β)
+		case sp.whole: // G²·u² + r·u − 2/β = 0
+			u = (math.Sqrt(rf*rf+8*g*g/beta) - rf) / (2 * g * g)
+		case sp.b == 0: // G·s² + √r·s − √(2/β) = 0
 			root := (math.Sqrt(rf+4*g*math.Sqrt(2/beta)) - math.Sqrt(rf)) / (2 * g)
 			u = root * root
-		default: // G²·u² + r·u − 2/β = 0
-			u = (math.Sqrt(rf*rf+8*g*g/beta) - rf) / (2 * g * g)
+		default: // (b + G)·s² + a·s − √(2/β) = 0
+			root := positiveRoot(sp.b+g, sp.a, math.Sqrt(2/beta))
+			u = root * root
 		}
 		s = math.Max(s, math.Sqrt(u))
 	}
 	s2 = math.Min(s*s, 0.5/m)
-	mean, meanSquare := envelopeMoments(math.Sqrt(s2), g, r, constrained)
+	mean, meanSquare := envelopeMoments(math.Sqrt(s2), g, sp)
 	minAcceptance = detmath.Exp(-2 * g * mean)
 	if beta > 0 {
 		minAcceptance = math.Max(minAcceptance, detmath.Exp(-beta/2*meanSquare))
@@ -277,37 +277,89 @@ func envelopeStep(g, beta, m float64, r int, constrained bool) (s2, minAcceptanc
 	return s2, minAcceptance
 }
 
-// envelopeMoments bounds E‖P(x − w)‖ and E‖P(x − w)‖² for oracle C's proposal x and envelope
-// point w = Π_K(c′), as derived in envelopeStep's comment.
-func envelopeMoments(s, g float64, r int, constrained bool) (mean, meanSquare float64) {
-	rf := float64(r)
-	mean = s*math.Sqrt(rf) + s*s*g
-	if constrained {
-		return mean, mean * mean
+// positiveRoot returns the positive root of A·x² + B·x − C = 0 (A ≥ 0, B, C > 0), in the form
+// without cancellation.
+func positiveRoot(a, b, c float64) float64 {
+	return 2 * c / (b + math.Sqrt(b*b+4*a*c))
+}
+
+// proposalSpread is a bound a·s + b·s² on √E‖P(x − x*)‖² for oracle C's proposal x ~ N(μ, s²I)
+// restricted to K and its mode x* = Π_K(μ), P the projection of the per-example terms (rank r):
+//   - on the whole space x − x* = s·z, and E‖P(x − x*)‖² = r·s² exactly (whole is set);
+//   - on a box (any convex K): the restricted proposal is (1/s²)-strongly log-concave with its
+//     mode at x*, so E‖x − x*‖² ≤ d·s² (integrate by parts: the boundary term ⟨x − x*, n(x)⟩ is
+//     non-negative on ∂K because x* ∈ K; TestRestrictedSecondMomentOnDisk): a = √d, b = 0;
+//   - on an ℓ2 ball of radius R: a = √r, b = d/R. With e = μ/‖μ‖ (centred at the ball's
+//     centre), x − x* = (α − x*_e)·e + s·t·v as in ballnormal.go, v uniform on the sphere of e⊥
+//     and independent of (α, t). For a unit u, E⟨u, x − x*⟩² = ⟨u, e⟩²·E(α − x*_e)² +
+//     (1 − ⟨u, e⟩²)·s²·E[t²]/(d − 1), the cross term vanishing by the symmetry of v. The law of
+//     t is χ_{d−1} reweighted by the non-increasing A(t), so it is stochastically smaller:
+//     E t² ≤ d − 1 and E t⁴ ≤ d² − 1. Given t, α is N(M, s²) restricted to [−ρ, ρ], so
+//     E[(α − min(M, ρ))² | t] ≤ s² (the one-dimensional case of the box's lemma), and
+//     |min(M, ρ) − x*_e| ≤ R − ρ = s²t²/(R + ρ) ≤ s²t²/R (x*_e = min(M, R)); by Minkowski
+//     √E(α − x*_e)² ≤ s + s²d/R. Summing over an orthonormal basis of P's range,
+//     E‖P(x − x*)‖² ≤ (s + s²d/R)² + (r − 1)s² ≤ (s√r + s²d/R)² (TestBallSpread).
+type proposalSpread struct {
+	whole bool
+	r     int // the rank r on the whole space and on a ball, d on a box
+	a, b  float64
+}
+
+// proposalSpread returns the spread bound for the constants' domain in dimension dim.
+func (c Constants) proposalSpread(dim int) proposalSpread {
+	r := c.rank(dim)
+	switch c.Domain {
+	case WholeSpace:
+		return proposalSpread{whole: true, r: r, a: math.Sqrt(float64(r))}
+	case BallDomain:
+		return proposalSpread{r: r, a: math.Sqrt(float64(r)), b: float64(dim) / c.Radius}
 	}
-	return mean, rf*s*s + s*s*s*s*g*g
+	return proposalSpread{r: dim, a: math.Sqrt(float64(dim))}
+}
+
+// envelopeMoments bounds E‖P(x − w)‖ and E‖P(x − w)‖² for oracle C's proposal x and a point w
+// within s²G of its mode (w = Π_K(c′)), as derived in envelopeStep's comment.
+func envelopeMoments(s, g float64, sp proposalSpread) (mean, meanSquare float64) {
+	mean = sp.a*s + (sp.b+g)*s*s
+	if sp.whole {
+		return mean, float64(sp.r)*s*s + s*s*s*s*g*g
+	}
+	return mean, mean * mean
 }
 
 // proxEnvelopeStep plans oracle C with the envelope built near the proximal point
-// w* = argmin f(w) + ‖w − c′‖²/(2s²) of a β-smooth f on the whole space. The prox objective is
-// m = 1/s² strongly convex and L = β + 1/s² smooth, so J gradient steps of size 2/(L + m) from
-// c′ contract the distance to w* by q = (L − m)/(L + m) = s²β/(2 + s²β) each, and
-// ‖c′ − w*‖ = s²‖∇f(w*)‖ ≤ s²G; the
-// proposal's mean c′ − s²∇f(w_J) is then within e = (1 + s²β)·q^J·s²G of w_J. With
-// x − w_J = s·z + (mean − w_J), E‖P(x − w_J)‖² ≤ r·s² + e², and the acceptance is at least
-// exp(−(β/2)(r·s² + e²)) (Jensen, as in envelopeStep). s² is set so that (β/2)·r·s²·(1 + 1/16)
-// = 1 and J so that e ≤ s√r/4; the acceptance is then at least 1/e.
-func proxEnvelopeStep(g, beta, m float64, r int) (s2 float64, steps int, minAcceptance float64) {
-	rf := float64(r)
-	s2 = math.Min(2/(beta*rf*(1+1.0/16)), 0.5/m)
+// w* = argmin_K f(w) + ‖w − c′‖²/(2s²) of a β-smooth f. The prox objective is m = 1/s²
+// strongly convex and L = β + 1/s² smooth, so J projected gradient steps of size 2/(L + m) from
+// Π_K(c′) contract the distance to w* by q = (L − m)/(L + m) = s²β/(2 + s²β) each (the
+// gradient map is a q-contraction and Π_K is non-expansive), and ‖Π_K(c′) − w*‖ ≤ s²G (w* is
+// the fixed point Π_K(c′ − s²∇f(w*))). The proposal's mode x* = Π_K(c′ − s²∇f(w_J)) is then
+// within ‖x* − w*‖ + ‖w* − w_J‖ ≤ (1 + s²β)·q^J·s²G = e of w_J. On the whole space
+// E‖P(x − w_J)‖² ≤ r·s² + e² (x − x* = s·z has mean 0), elsewhere (a·s + b·s² + e)² by
+// Minkowski, with proposalSpread's a and b; the acceptance is at least exp(−(β/2) times that)
+// (Jensen, as in envelopeStep). s is set so that the bound with e = a·s/4 is 1 — on the whole
+// space (β/2)·r·s²·(1 + 1/16) = 1 — and J so that e ≤ a·s/4; the acceptance is then at least
+// 1/e.
+func proxEnvelopeStep(g, beta, m float64, sp proposalSpread) (s2 float64, steps int, minAcceptance float64) {
+	rf := float64(sp.r)
+	if sp.whole {
+		s2 = 2 / (beta * rf * (1 + 1.0/16))
+	} else {
+		root := positiveRoot(sp.b, 1.25*sp.a, math.Sqrt(2/beta))
+		s2 = root * root
+	}
+	s2 = math.Min(s2, 0.5/m)
 	s := math.Sqrt(s2)
 	q := s2 * beta / (2 + s2*beta)
 	e := (1 + s2*beta) * s2 * g
-	for e > s*math.Sqrt(rf)/4 && steps < 200 {
+	for e > s*sp.a/4 && steps < 200 {
 		e *= q
 		steps++
 	}
-	return s2, steps, detmath.Exp(-beta / 2 * (rf*s2 + e*e))
+	if sp.whole {
+		return s2, steps, detmath.Exp(-beta / 2 * (rf*s2 + e*e))
+	}
+	spread := sp.a*s + sp.b*s2 + e
+	return s2, steps, detmath.Exp(-beta / 2 * spread * spread)
 }
 
 // stepsNeeded returns the number of steps (a whole number, at least 1, possibly beyond

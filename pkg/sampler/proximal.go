@@ -102,6 +102,9 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 		ch.lo, ch.hi = b.Lo(), b.Hi()
 	case *geom.Ball:
 		if ch.kind == BallDomain {
+			if c.Radius > b.R() {
+				return nil, fmt.Errorf("sampler: the constants are for a ball of radius %g, the domain's is %g", c.Radius, b.R())
+			}
 			ch.ball = newBallNormal(b.Center(), b.R(), d)
 		}
 	}
@@ -323,8 +326,8 @@ func (ch *chain) stochasticOracle(s, alpha, lambda float64, trialCap int) bool {
 	return false
 }
 
-// envelopeOracle (C) takes a point w — Π_K(c′), or on the whole space the point reached by
-// proxSteps gradient steps from c′ towards the proximal point of f at c′ — and a subgradient g
+// envelopeOracle (C) takes a point w — Π_K(c′), or the point reached by proxSteps projected
+// gradient steps from there towards the proximal point of f at c′ on K — and a subgradient g
 // of f at w, proposes x from N(c′ − s²g, s²I) on K, and accepts with probability
 // exp(−[f(x) − f(w) − g·(x − w)]), which is at most 1 by convexity; the accepted x follows the
 // oracle's law exactly, whatever w is (a better w only raises the acceptance).
@@ -346,6 +349,7 @@ func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
 		for i := range ch.w {
 			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
 		}
+		ch.project(ch.w, ch.w) // projected gradient steps on a constrained K
 	}
 	ch.stats.Gradients += int64(ch.n)
 	fw := ch.grad.Grad(ch.g, ch.w)

@@ -74,6 +74,19 @@ type Constants struct {
 	// Domain is the kind of K (proposals restricted to K, which some of the plan's bounds
 	// must allow for, cost differently on a box and on a ball).
 	Domain DomainKind
+	// Radius is the ℓ2 ball's radius (BallDomain), which oracle C's bounds use; at most the
+	// actual radius (DomainOf gives both).
+	Radius float64
+}
+
+// DomainOf returns the kind of a domain and, for an ℓ2 ball, its radius: the fields Domain and
+// Radius of Constants.
+func DomainOf(dom geom.Domain) (DomainKind, float64) {
+	kind := KindOf(dom)
+	if kind == BallDomain {
+		return kind, dom.(*geom.Ball).R()
+	}
+	return kind, 0
 }
 
 // DomainKind is the kind of a target's domain K, as far as a plan needs to know it.
@@ -152,6 +165,9 @@ func (c Constants) Validate(dim int) error {
 	}
 	if c.Domain < WholeSpace || c.Domain > OtherDomain {
 		return fmt.Errorf("sampler: unknown domain kind %v", c.Domain)
+	}
+	if c.Domain == BallDomain && (!(c.Radius > 0) || math.IsInf(c.Radius, 1)) {
+		return fmt.Errorf("sampler: the ball's radius must be finite and positive, got %g", c.Radius)
 	}
 	if c.Center != nil && len(c.Center) != dim {
 		return fmt.Errorf("sampler: the centre has %d coordinates, want %d", len(c.Center), dim)

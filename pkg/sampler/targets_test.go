@@ -57,7 +57,8 @@ func (t *linearTarget) ExampleValue(i int, x []float64) float64 {
 	return s
 }
 func (t *linearTarget) Constants() Constants {
-	return Constants{Lipschitz: t.lipschi, ExampleLipschitz: t.gi, ExampleRank: 1, StrongConvexity: t.m, Center: t.center, Domain: KindOf(t.dom)}
+	kind, radius := DomainOf(t.dom)
+	return Constants{Lipschitz: t.lipschi, ExampleLipschitz: t.gi, ExampleRank: 1, StrongConvexity: t.m, Center: t.center, Domain: kind, Radius: radius}
 }
 func (t *linearTarget) Domain() geom.Domain { return t.dom }
 

@@ -254,9 +254,10 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 	if math.IsInf(smooth, 1) {
 		smooth = 0
 	}
+	kind, radius := sampler.DomainOf(pl.problem.Domain)
 	return sampler.Constants{
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
-		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: sampler.KindOf(pl.problem.Domain),
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: kind, Radius: radius,
 	}
 }
 

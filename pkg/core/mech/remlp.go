@@ -308,8 +308,9 @@ func (pl *remLpPlan) samplerConstants() sampler.Constants {
 		smooth = pl.k * pl.smooth
 	}
 	lip := pl.k * (pl.g2 + pl.mu*pl.remLip)
+	kind, radius := sampler.DomainOf(pl.problem.Domain)
 	return sampler.Constants{Lipschitz: lip, ExampleLipschitz: lip, ExampleRank: rank,
-		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Domain: sampler.KindOf(pl.problem.Domain)}
+		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Domain: kind, Radius: radius}
 }
 
 func (pl *remLpPlan) Guarantee() privacy.Curve { return pl.guarantee }
