@@ -600,3 +600,60 @@ func TestSmoothEnvelopeOnABall(t *testing.T) {
 		t.Errorf("acceptance %g below the planned bound %g", acc, p.MinAcceptance)
 	}
 }
+
+// TestMALAOnAnL1Ball: MALA rejects proposals outside K, so a target restricted to an ℓ1 ball
+// (which the certified sampler does not support) is its stationary law; after generous steps
+// from the projected start, the first coordinate passes KS against quadrature (the density of
+// x₁ is ∝ exp(−m(x − μ₁)²/2)·(Φ(√m(h − μ₂)) − Φ(√m(−h − μ₂))), h = R − |x|).
+func TestMALAOnAnL1Ball(t *testing.T) {
+	const radius, m = 0.6, 2.0
+	l1, err := geom.NewBall(2, 1, radius, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := [][]float64{{-1.4, -0.6}, {-1.0, -1.0}}
+	mk := func() Target {
+		lt := newLinearTarget(b, m, nil)
+		lt.dom = l1
+		return lt
+	}
+	mu := newLinearTarget(b, m, nil).exactMean()
+	sd := 1 / math.Sqrt(m)
+	q := newQuadrature(func(x float64) float64 {
+		h := radius - math.Abs(x)
+		return (x-mu[0])*(x-mu[0])/(2*sd*sd) - math.Log(normalCDF((h-mu[1])/sd)-normalCDF((-h-mu[1])/sd)+1e-300)
+	}, -radius, radius, 40000)
+	r := rng.Seeded(540)
+	xs := make([]float64, 1500)
+	for i := range xs {
+		res, err := MALA(context.Background(), mk(), FastSettings{Steps: 300}, r.Split(), nil)
+		if err != nil || !l1.Contains(res.X) || res.Certified {
+			t.Fatalf("MALA on an ℓ1 ball: %v, %v, certified %v", err, res.X, res.Certified)
+		}
+		xs[i] = res.X[0]
+	}
+	stattest.KS(t, "MALA on an ℓ1 ball", xs, q.CDF)
+}
+
+// TestLInfinityBallIsABox: an ℓ∞ ball is sampled as the box c ± R, with the same bits.
+func TestLInfinityBallIsABox(t *testing.T) {
+	inf, _ := geom.NewBall(2, math.Inf(1), 0.5, []float64{0.2, -0.1})
+	box, _ := geom.NewBox([]float64{-0.3, -0.6}, []float64{0.7, 0.4})
+	var got [2][]float64
+	for k, dom := range []geom.Domain{inf, box} {
+		tg := newLinearTarget([][]float64{{1.5, -2}}, 1, nil)
+		tg.dom = dom
+		p, err := NewPlan(tg.Constants(), 2, 1, EnvelopeOracle, 1e-3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Run(context.Background(), tg, p, rng.Seeded(541), nil)
+		if err != nil || !res.Certified {
+			t.Fatalf("%T: %v, %+v", dom, err, res)
+		}
+		got[k] = res.X
+	}
+	if !slices.Equal(got[0], got[1]) {
+		t.Errorf("ℓ∞ ball %v, box %v", got[0], got[1])
+	}
+}

@@ -101,6 +101,17 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 	case *geom.Box:
 		ch.lo, ch.hi = b.Lo(), b.Hi()
 	case *geom.Ball:
+		if ch.kind == BoxDomain { // an ℓ∞ ball
+			ch.lo, ch.hi = make([]float64, d), make([]float64, d)
+			center := b.Center()
+			for i := range ch.lo {
+				if center != nil {
+					ch.lo[i], ch.hi[i] = center[i], center[i]
+				}
+				ch.lo[i] -= b.R()
+				ch.hi[i] += b.R()
+			}
+		}
 		if ch.kind == BallDomain {
 			if c.Radius > b.R() {
 				return nil, fmt.Errorf("sampler: the constants are for a ball of radius %g, the domain's is %g", c.Radius, b.R())

@@ -24,8 +24,8 @@ type Target interface {
 	// Constants returns the public constants of f and the Gaussian part.
 	Constants() Constants
 	// Domain returns K. The certified sampler supports the whole space (geom.Whole), boxes
-	// (*geom.Box) and ℓ2 balls (*geom.Ball with p = 2), where Gaussian proposals restricted to
-	// K can be drawn exactly; the fast modes support every convex geom.Domain.
+	// (*geom.Box and ℓ∞ balls) and ℓ2 balls (*geom.Ball with p = 2), where Gaussian proposals
+	// restricted to K can be drawn exactly; the fast modes support every convex geom.Domain.
 	Domain() geom.Domain
 }
 
@@ -95,7 +95,8 @@ type DomainKind int
 const (
 	// WholeSpace is Rᵈ (geom.Whole).
 	WholeSpace DomainKind = iota
-	// BoxDomain is a box (*geom.Box): proposals are drawn coordinate by coordinate.
+	// BoxDomain is a box (*geom.Box, or an ℓ∞ *geom.Ball): proposals are drawn coordinate by
+	// coordinate.
 	BoxDomain
 	// BallDomain is an ℓ2 ball (*geom.Ball with p = 2): proposals are drawn by a radial
 	// decomposition (ballnormal.go).
@@ -138,8 +139,11 @@ func KindOf(dom geom.Domain) DomainKind {
 	case *geom.Box:
 		return BoxDomain
 	case *geom.Ball:
-		if b.P() == 2 {
+		switch {
+		case b.P() == 2:
 			return BallDomain
+		case math.IsInf(b.P(), 1): // the box c ± R
+			return BoxDomain
 		}
 	}
 	return OtherDomain
