@@ -322,16 +322,23 @@ func TestBallNormalOneDimension(t *testing.T) {
 	stattest.KS(t, "interval", xs, q.CDF)
 }
 
-// diskTarget is the geometric-median target of TestGeometricMedianTarget on a disk.
-type diskTarget struct {
-	*geoMedian
-	disk *geom.Ball
+// fullTarget is a test target with gradients and per-example terms.
+type fullTarget interface {
+	Target
+	Gradient
+	Examples
 }
 
-func (g diskTarget) Domain() geom.Domain { return g.disk }
-func (g diskTarget) Constants() Constants {
-	c := g.geoMedian.Constants()
-	c.Domain, c.Radius = DomainOf(g.disk)
+// onBall restricts a fullTarget to an ℓ2 ball.
+type onBall struct {
+	fullTarget
+	ball *geom.Ball
+}
+
+func (t onBall) Domain() geom.Domain { return t.ball }
+func (t onBall) Constants() Constants {
+	c := t.fullTarget.Constants()
+	c.Domain, c.Radius = DomainOf(t.ball)
 	return c
 }
 
@@ -350,7 +357,7 @@ func TestTargetsOnADisk(t *testing.T) {
 		return lt
 	}
 	median := func() Target {
-		return diskTarget{&geoMedian{k: 1.5, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}, {-0.5, 2}}}, disk}
+		return onBall{&geoMedian{k: 1.5, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}, {-0.5, 2}}}, disk}
 	}
 	for name, mk := range map[string]func() Target{"gaussian": linear, "geometric median": median} {
 		// Quadrature of π on a polar grid.
@@ -420,32 +427,6 @@ func cmpFloat(a, b float64) int {
 	return 0
 }
 
-// TestBallStepsDoNotAllocate: the oracles' steps on an ℓ2 ball allocate nothing.
-func TestBallStepsDoNotAllocate(t *testing.T) {
-	disk, _ := geom.NewBall(2, 2, 0.5, []float64{0.1, 0})
-	tg := diskTarget{&geoMedian{k: 2, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}}}, disk}
-	for _, oracle := range allOracles {
-		p, err := NewPlan(tg.Constants(), 2, 2, oracle, 1e-3)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.Steps = 10
-		ch, err := newChain(tg, rng.Seeded(93))
-		if err != nil {
-			t.Fatal(err)
-		}
-		ch.start()
-		allocs := testing.AllocsPerRun(20, func() {
-			if err := ch.proximalSteps(context.Background(), p, nil); err != nil {
-				t.Fatal(err)
-			}
-		})
-		if allocs != 0 {
-			t.Errorf("%v: %g allocations per 10 steps", oracle, allocs)
-		}
-	}
-}
-
 // TestOtherDomains: the certified sampler refuses an ℓ1 ball with a clear error, and the fast
 // modes run on it and stay inside.
 func TestOtherDomains(t *testing.T) {
@@ -507,74 +488,16 @@ func TestBallSpread(t *testing.T) {
 	}
 }
 
-// ballLogistic is the smooth logistic target of the benchmarks restricted to an ℓ2 ball.
-type ballLogistic struct {
-	*logisticTarget
-	ball *geom.Ball
-}
-
-func (t ballLogistic) Domain() geom.Domain { return t.ball }
-func (t ballLogistic) Constants() Constants {
-	c := t.logisticTarget.Constants()
-	c.Domain, c.Radius = DomainOf(t.ball)
-	return c
-}
-
-// TestProxStepsOnABall checks the bound oracle C's plan rests on for a ball: after the planned
-// projected gradient steps from Π_K(c′), the proposal's mode Π_K(c′ − s²∇f(w_J)) is within
-// e = (1 + s²β)·q^J·s²G of w_J, and the distance to the proximal point on K has contracted by
-// q^J, for centres inside and far outside a ball that binds, on a smooth logistic target at
-// d = 92.
+// TestProxStepsOnABall is TestProxStepsReachThePlannedDistance on an ℓ2 ball that binds, with
+// centres inside and far outside it: the steps are projected and the bound is on the distance
+// from w_J to the proposal's mode.
 func TestProxStepsOnABall(t *testing.T) {
 	ball, err := geom.NewBall(92, 2, 0.5, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := ballLogistic{newLogisticTarget(t, 300, 92, 400, 0.5), ball}
-	p, err := NewPlan(tg.Constants(), 92, 300, EnvelopeOracle, 1e-6)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if p.ProxSteps == 0 {
-		t.Fatal("the plan takes no proximal steps")
-	}
-	c := tg.Constants()
-	s2 := p.ProposalVar
-	q := s2 * c.Smoothness / (2 + s2*c.Smoothness)
-	e := (1 + s2*c.Smoothness) * s2 * c.Lipschitz * math.Pow(q, float64(p.ProxSteps))
-	ch, err := newChain(tg, rng.Seeded(97))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dist := func(a, b []float64) float64 {
-		s := 0.0
-		for i := range a {
-			s += (a[i] - b[i]) * (a[i] - b[i])
-		}
-		return math.Sqrt(s)
-	}
-	worst := 0.0
-	wJ, mode, start := make([]float64, 92), make([]float64, 92), make([]float64, 92)
-	for k := range 60 {
-		for i := range ch.cp {
-			ch.cp[i] = 0.02 * float64(k%3) * ch.r.Normal()
-		}
-		ch.envelopeOracle(math.Sqrt(s2), p.ProxSteps, 1)
-		if !ball.Contains(ch.w) {
-			t.Fatal("w_J outside the ball")
-		}
-		ball.Project(mode, ch.y) // ch.y holds the proposal's mean c′ − s²∇f(w_J)
-		worst = math.Max(worst, dist(mode, ch.w))
-		copy(wJ, ch.w)
-		ball.Project(start, ch.cp)
-		ch.envelopeOracle(math.Sqrt(s2), 500, 1)
-		if got, want := dist(wJ, ch.w), math.Pow(q, float64(p.ProxSteps))*dist(start, ch.w); got > want*(1+1e-6)+1e-12 {
-			t.Errorf("after %d steps the distance to the proximal point is %g, more than q^J times the start's, %g", p.ProxSteps, got, want)
-		}
-	}
-	if worst > e {
-		t.Errorf("distance %g after %d steps, the plan assumes at most %g", worst, p.ProxSteps, e)
-	}
+	tg := onBall{newLogisticTarget(t, 300, 92, 400, 0.5), ball}
+	checkProxSteps(t, tg, 97, func(k int) float64 { return 0.02 * float64(k%3) })
 }
 
 // TestSmoothEnvelopeOnABall runs oracle C with its proximal steps on a smooth logistic target
@@ -585,7 +508,7 @@ func TestSmoothEnvelopeOnABall(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	mk := func() Target { return ballLogistic{newLogisticTarget(t, 40, 5, 60, 2), ball} }
+	mk := func() Target { return onBall{newLogisticTarget(t, 40, 5, 60, 2), ball} }
 	xs, stats, p := samplesPlan(t, mk, EnvelopeOracle, 1e-2, 300, 530)
 	if p.ProxSteps == 0 {
 		t.Fatal("the plan takes no proximal steps")

@@ -2,6 +2,7 @@ package sampler
 
 import (
 	"context"
+	"github.com/privopt/privopt/pkg/core/geom"
 
 	"gonum.org/v1/gonum/stat/distuv"
 	"math"
@@ -155,20 +156,33 @@ func TestTruncatedSecondMoment(t *testing.T) {
 	}
 }
 
-// TestStepsDoNotAllocate checks that the oracles' steps allocate nothing.
+// TestStepsDoNotAllocate checks that the oracles' steps allocate nothing, on the whole space
+// and on an ℓ2 ball.
 func TestStepsDoNotAllocate(t *testing.T) {
-	for _, oracle := range allOracles {
-		p, _ := NewPlan(absTarget().Constants(), 1, 5, oracle, 1e-3)
-		p.Steps = 10
-		ch, _ := newChain(absTarget(), rng.Seeded(92))
-		ch.start()
-		allocs := testing.AllocsPerRun(20, func() {
-			if err := ch.proximalSteps(context.Background(), p, nil); err != nil {
+	disk, err := geom.NewBall(2, 2, 0.5, []float64{0.1, 0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tg := range []Target{absTarget(), onBall{&geoMedian{k: 2, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}}}, disk}} {
+		for _, oracle := range allOracles {
+			p, err := NewPlan(tg.Constants(), tg.Dim(), tg.(Examples).NumExamples(), oracle, 1e-3)
+			if err != nil {
 				t.Fatal(err)
 			}
-		})
-		if allocs != 0 {
-			t.Errorf("%v: %g allocations per 10 steps", oracle, allocs)
+			p.Steps = 10
+			ch, err := newChain(tg, rng.Seeded(92))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch.start()
+			allocs := testing.AllocsPerRun(20, func() {
+				if err := ch.proximalSteps(context.Background(), p, nil); err != nil {
+					t.Fatal(err)
+				}
+			})
+			if allocs != 0 {
+				t.Errorf("%T, %v: %g allocations per 10 steps", tg, oracle, allocs)
+			}
 		}
 	}
 }
