@@ -61,6 +61,15 @@ func auditBox() *geom.Box {
 	return b
 }
 
+// auditBall is the ℓ2 ball |w| ≤ 0.8 in one dimension (the hinge pair is tight inside).
+func auditBall() *geom.Ball {
+	b, err := geom.NewBall(1, 2, 0.8, nil)
+	if err != nil {
+		panic(err) // a valid constant ball
+	}
+	return b
+}
+
 // Cases returns the audits of every registered mechanism, in the order of mech.Names (a
 // mechanism with two guarantees, pure ε and (ε, δ), has a case for each). The budgets are
 // moderate (ε of 2 or 3, δ = 1e-6 where the mechanism needs one), where a sampled tradeoff
@@ -86,10 +95,15 @@ func Cases() []Case {
 	// the accounting is tight enough for the audit to test its calibration.
 	oneStep := huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6})
 	oneStep.Settings, oneStep.Variant = mech.NoisyGD{MaxSteps: 1}, "one step"
+	// REM on an ℓ2 ball runs the certified sampler's ball path (in one dimension its proposals
+	// are truncated normals; the radial draws are tested in pkg/sampler).
+	remBall := hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6})
+	remBall.Problem.Domain, remBall.Variant = auditBall(), "ℓ2 ball"
+	remBall.PairName += " on |w| ≤ 0.8"
 	remLp := boxed(huber("rem-lp", mech.Budget{Epsilon: 2, Delta: 1e-6}))
 	remLp.Settings, remLp.Variant = mech.REMLp{Norm: 1.5}, "p = 1.5"
 	byName := map[string][]Case{
-		"rem":           {hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6})},
+		"rem":           {hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6}), remBall},
 		"rem-lp":        {remLp},
 		"outpert":       {huber("outpert", mech.Budget{Epsilon: 3})},
 		"outpert-gauss": {huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6})},
