@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/internal/stattest"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -61,15 +62,9 @@ func TestReleasesIdenticalEverywhere(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		rel, err := pl.Run(context.Background(), ds, rng.Seeded(11), nil)
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
-		dg := stattest.NewDigest()
-		dg.Add(rel.Model.Weights...)
-		dg.Add(rel.Report.Achieved.Delta)
-		if want, ok := pinnedReleases[name]; !ok || dg.Sum() != want {
-			t.Errorf("%s: digest %#x, pinned %#x (pinned: %v)", name, dg.Sum(), want, ok)
+		want, ok := pinnedReleases[name]
+		if got := releaseDigest(t, pl, ds, 11); !ok || got != want {
+			t.Errorf("%s: digest %#x, pinned %#x (pinned: %v)", name, got, want, ok)
 		}
 	}
 }
@@ -111,4 +106,40 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 			t.Errorf("%s: digest %#x, pinned %#x", name, dg.Sum(), want)
 		}
 	}
+}
+
+// pinnedPreconditioned is the digest of a seeded noisy-gd release at ε = 8 (ρ = 1.05 ≥ ρ₀),
+// where the second moments are released and the steps preconditioned (see
+// TestPreconditionedReleaseIdenticalEverywhere).
+const pinnedPreconditioned = 0xd0e253110b826bcc
+
+// TestPreconditionedReleaseIdenticalEverywhere pins noisy-gd's preconditioned path natively and
+// under js/wasm, as TestReleasesIdenticalEverywhere pins its path below ρ₀: the second moments'
+// release, the preconditioner's powers and the steps must give these exact bits everywhere.
+func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
+	ds := toyData(200, 4, 9)
+	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 8, Delta: 1e-6}, toyProblem(ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.(*noisyGDPlan).pre == nil {
+		t.Fatal("no preconditioner at ε = 8")
+	}
+	if got := releaseDigest(t, pl, ds, 11); got != pinnedPreconditioned {
+		t.Errorf("digest %#x, pinned %#x", got, uint64(pinnedPreconditioned))
+	}
+}
+
+// releaseDigest runs pl on ds with the given seed and returns the digest of the release's
+// weights and certified δ.
+func releaseDigest(t *testing.T, pl Plan, ds *data.Dataset, seed uint64) uint64 {
+	t.Helper()
+	rel, err := pl.Run(context.Background(), ds, rng.Seeded(seed), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dg := stattest.NewDigest()
+	dg.Add(rel.Model.Weights...)
+	dg.Add(rel.Report.Achieved.Delta)
+	return dg.Sum()
 }

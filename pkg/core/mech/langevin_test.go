@@ -243,7 +243,9 @@ func TestNoisyStepsRejects(t *testing.T) {
 			}
 		}
 	}
-	for _, m := range []NoisyGD{{Momentum: 1}, {Momentum: -0.1}, {StepScale: -1}, {MaxSteps: -1}, {StepScale: math.Inf(1)}} {
+	for _, m := range []NoisyGD{{Momentum: 1}, {Momentum: -0.1}, {StepScale: -1}, {MaxSteps: -1}, {StepScale: math.Inf(1)},
+		{PreconditionFrom: -1}, {PreconditionShare: 1}, {PreconditionShare: -0.1}, {PreconditionPower: -1},
+		{PreconditionPower: math.Inf(1)}, {PreconditionFloor: -1}, {PreconditionFloor: math.Inf(1)}} {
 		if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
 			t.Errorf("noisy-gd %+v accepted", m)
 		}

@@ -21,7 +21,10 @@ import (
 // gradient's sensitivity, rounding included) plus what the grid's rounding adds, 2g√d: one step
 // is ρ_k-zCDP with ρ_k = (hΔ + 2g√d)²/(2σ²) (Canonne, Kamath and Steinke 2020), and the T
 // steps compose adaptively to T·ρ_k. Every later computation (a momentum, a projection, an
-// average of iterates) uses released values only, so it is post-processing.
+// average of iterates) uses released values only, so it is post-processing. With pre set,
+// the features' second moments are released first (ρ_v-zCDP, see secondMoments), the steps
+// are planned for ρ − ρ_v, and the run is (ρ_v + T·ρ_k)-zCDP; the preconditioner built from
+// them rescales released drifts only, so it is post-processing too.
 type noisySteps struct {
 	budget    Budget
 	n, dim    int
@@ -36,6 +39,8 @@ type noisySteps struct {
 	sigma    float64 // the noise's standard deviation, in real units
 	sigma2   float64 // σ_g², in grid units
 	rhoStep  float64 // ρ of one step
+
+	pre *secondMoments // the second moments' release for a preconditioner, or nil for none
 }
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and
@@ -65,16 +70,17 @@ func newNoisySteps(name string, b Budget, p Problem) (noisySteps, loss.Constants
 // within the calibrated ρ.
 func (s *noisySteps) planNoise() error {
 	d, steps := s.dim, float64(s.steps)
+	rhoSteps := s.rhoSteps()
 	// σ before the grid's rounding, which sets the grid; then σ with it.
 	drift := roundUp(s.h * s.delta)
 	var err error
-	if s.grid, err = releaseGrid(drift * math.Sqrt(steps/(2*s.rhoTarget))); err != nil {
+	if s.grid, err = releaseGrid(drift * math.Sqrt(steps/(2*rhoSteps))); err != nil {
 		return err
 	}
 	if s.stepSens, err = s.grid.L2Sensitivity(roundUp(drift+s.grid.Spacing()*sqrtUp(float64(d))), d); err != nil {
 		return err
 	}
-	s.sigma = s.stepSens * math.Sqrt(steps/(2*s.rhoTarget)) * calibrationMargin
+	s.sigma = s.stepSens * math.Sqrt(steps/(2*rhoSteps)) * calibrationMargin
 	dg, err := s.grid.DiscreteGaussian(s.sigma)
 	if err != nil {
 		return err
@@ -82,19 +88,38 @@ func (s *noisySteps) planNoise() error {
 	s.sigma2 = dg.Sigma2()
 	sg := s.stepSens / s.grid.Spacing() // exact: a power-of-two scaling
 	s.rhoStep = roundUp(sg * sg / (2 * s.sigma2))
-	if rho := roundUp(steps * s.rhoStep); rho > s.rhoTarget {
+	if rho := s.rhoAt(s.steps); rho > s.rhoTarget {
 		return fmt.Errorf("mech: internal error: %d steps give ρ = %g above the calibrated %g", s.steps, rho, s.rhoTarget)
 	}
 	return nil
 }
 
-// rhoAt is the zCDP parameter of the first k steps.
-func (s *noisySteps) rhoAt(k int) float64 { return roundUp(float64(k) * s.rhoStep) }
+// rhoSteps is the part of the calibrated ρ left to the steps: all of it, less ρ_v when the
+// second moments are released first.
+func (s *noisySteps) rhoSteps() float64 {
+	if s.pre != nil {
+		return s.rhoTarget - s.pre.rho
+	}
+	return s.rhoTarget
+}
+
+// rhoAt is the zCDP parameter of the first k steps, with the second moments' release when
+// there is one (it is made before the first step).
+func (s *noisySteps) rhoAt(k int) float64 {
+	if s.pre != nil {
+		return roundUp(s.pre.rho + float64(k)*s.rhoStep)
+	}
+	return roundUp(float64(k) * s.rhoStep)
+}
 
 // guaranteeAt is the zCDP guarantee of the first k steps, named with what they are.
 func (s *noisySteps) guaranteeAt(k int, what string) privacy.RDP {
 	rho := s.rhoAt(k)
 	c, _ := privacy.ZCDP(rho) // ρ is finite and positive
+	if s.pre != nil {
+		what += fmt.Sprintf("; with the features' second moments released first, %.6g-zCDP: discrete Gaussian σ_v = %.6g, sensitivity %.6g",
+			s.pre.rho, s.pre.sigma, s.pre.gsens)
+	}
 	c.Name = fmt.Sprintf("%.6g-zCDP (%d noisy gradient steps, discrete Gaussian σ = %.6g, step sensitivity %.6g%s)",
 		rho, k, s.sigma, s.stepSens, what)
 	return c
@@ -117,6 +142,10 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 		return rep, err
 	}
 	rep.Statement += fmt.Sprintf(" Each of the %d noisy gradient steps taken (of %d planned) adds discrete Gaussian noise on a grid (floating-point safe) and is ρ-zCDP; the steps are composed and converted by the conversion of Canonne, Kamath and Steinke 2020.", k, s.steps)
+	if s.pre != nil {
+		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/n are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(n + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP, composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
+			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho)
+	}
 	if k < s.steps {
 		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
 	}
@@ -130,6 +159,9 @@ type stepRule struct {
 	shrink, momentum float64
 	averageTail      bool
 	stage            string // the progress label
+	// scale, when not nil, preconditions the step: θ_{k+1} = Π_C(y_k + scale∘(z_k − y_k)),
+	// z_k = round(shrink·y_k − h·∇F_D(y_k)) + ξ_k the released drift.
+	scale []float64
 }
 
 // run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
@@ -142,10 +174,11 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	theta := make([]float64, s.dim)
 	grad := make([]float64, s.dim)
 	dom.Project(theta, theta)
-	var prev, y, avg []float64
-	y = theta
+	// y never shares memory with θ: the preconditioned step reads y after θ is overwritten.
+	y := make([]float64, s.dim)
+	var prev, avg []float64
 	if rule.momentum != 0 {
-		prev, y = append([]float64(nil), theta...), make([]float64, s.dim)
+		prev = append([]float64(nil), theta...)
 	}
 	if rule.averageTail {
 		avg = make([]float64, s.dim)
@@ -160,6 +193,8 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 			}
 			dom.Project(y, y)
 			copy(prev, theta)
+		} else {
+			copy(y, theta) // θ_k is in C already
 		}
 		loss.MeanGrad(l, grad, y)
 		for i := range theta {
@@ -167,6 +202,9 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		}
 		if err := s.grid.Release(r, theta, theta, noise); err != nil {
 			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
+		}
+		for i, a := range rule.scale {
+			theta[i] = y[i] + a*(theta[i]-y[i])
 		}
 		dom.Project(theta, theta)
 		if avg != nil && k+1 >= tail {
@@ -211,7 +249,15 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 	if err != nil {
 		return nil, err
 	}
-	theta, k, err := s.run(ctx, l, f.problem.Domain, f.rule, r, progress)
+	rule := f.rule
+	if s.pre != nil {
+		vhat, err := s.pre.release(ds, r)
+		if err != nil {
+			return nil, err
+		}
+		rule.scale = s.pre.scale(vhat, s.dim)
+	}
+	theta, k, err := s.run(ctx, l, f.problem.Domain, rule, r, progress)
 	if err != nil {
 		return nil, fmt.Errorf("mech: %s: %w", f.mech.Name(), err)
 	}

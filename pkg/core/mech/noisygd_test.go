@@ -6,14 +6,19 @@ import (
 	"math"
 	"testing"
 
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// TestNoisyGDCalibration recomputes noisy-gd's plan: h = 1/β, T = ⌈c·β·√(2ρ)/(Δ√d)⌉ within
-// [1, MaxSteps], Δ = 2G/n (G/n under add/remove) plus rounding, one step's sensitivity at
-// least hΔ + 2g√d, and T steps of the discrete Gaussian within the largest ρ that meets the
-// budget, whose curve meets it. The utility says that no bound is proven, also in JSON.
+// TestNoisyGDCalibration recomputes noisy-gd's plan: h = 1/β, T = ⌈c·β·√(2ρ_s)/(Δ√d)⌉
+// within [1, MaxSteps], Δ = 2G/n (G/n under add/remove) plus rounding, one step's sensitivity
+// at least hΔ + 2g√d, and ρ_v + T·ρ_k within the largest ρ that meets the budget (and within
+// 10⁻⁶ of it), whose curve meets it. ρ_s = ρ − ρ_v is left to the steps: ρ_v = 0 (no
+// preconditioner) below ρ₀ = 0.15, and above it the second moments' ρ_v, recomputed from
+// their σ_v and sensitivity, is at most φρ (and within 10⁻⁶ of it), with a sensitivity at
+// least √2·R₄²/n (R₄²/n add/remove) + g_v√d. The utility says that no bound is proven, also
+// in JSON.
 func TestNoisyGDCalibration(t *testing.T) {
 	ds := toyData(3000, 4, 1)
 	p := toyProblem(ds)
@@ -24,7 +29,12 @@ func TestNoisyGDCalibration(t *testing.T) {
 		{NoisyGD{}, Budget{Epsilon: 0.1, Delta: 1e-9}},
 		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}},
 		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{}, Budget{Epsilon: 2, Delta: 1e-6}},
+		{NoisyGD{}, Budget{Epsilon: 4, Delta: 1e-6}},
 		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{NoPrecondition: true}, Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.01, PreconditionShare: 0.5}, Budget{Epsilon: 1, Delta: 1e-6}},
 		{NoisyGD{Momentum: 0.5, StepScale: 1, MaxSteps: 7}, Budget{Epsilon: 8, Delta: 1e-6}},
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
@@ -48,7 +58,32 @@ func TestNoisyGDCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		steps := math.Min(maxSteps, math.Max(1, math.Ceil(c*gp.beta*math.Sqrt(2*target)/(s.delta*math.Sqrt(d)))))
+		from, share := 0.15, 0.05
+		if tc.m.PreconditionFrom != 0 {
+			from, share = tc.m.PreconditionFrom, tc.m.PreconditionShare
+		}
+		rhoV := 0.0
+		if on := !tc.m.NoPrecondition && target >= from; on != (s.pre != nil) {
+			t.Fatalf("%+v %+v: preconditioner %v at ρ = %g", tc.m, tc.b, s.pre != nil, target)
+		} else if on {
+			v := s.pre
+			dv, _ := v.grid.DiscreteGaussian(v.sigma)
+			gv := v.grid.Spacing()
+			r4sq := math.Pow(1+2*loss.Slack, 2) // ‖x‖₄ ≤ ‖x‖₂ ≤ 1 + 2·Slack
+			want := math.Sqrt2 * r4sq / float64(ds.N)
+			if tc.b.Neighbouring == privacy.AddRemove {
+				want = r4sq / float64(ds.N)
+			}
+			if v.sens < want || v.sens > want*(1+1e-8) || v.gsens < want+gv*math.Sqrt(d) {
+				t.Errorf("%+v: Δ_v = %g (rounded %g), want %g plus rounding", tc.b, v.sens, v.gsens, want)
+			}
+			sv := v.gsens / gv
+			rhoV = sv * sv / (2 * dv.Sigma2())
+			if rhoV > share*target || rhoV < share*target*(1-1e-6) || v.rho < rhoV {
+				t.Errorf("%+v: ρ_v = %g (planned %g), want %g", tc.b, rhoV, v.rho, share*target)
+			}
+		}
+		steps := math.Min(maxSteps, math.Max(1, math.Ceil(c*gp.beta*math.Sqrt(2*(target-rhoV))/(s.delta*math.Sqrt(d)))))
 		if float64(s.steps) != steps {
 			t.Errorf("%+v: %d steps, want %g", tc.b, s.steps, steps)
 		}
@@ -58,8 +93,8 @@ func TestNoisyGDCalibration(t *testing.T) {
 		}
 		dg, _ := s.grid.DiscreteGaussian(s.sigma)
 		sg := s.stepSens / g
-		if rho := float64(s.steps) * sg * sg / (2 * dg.Sigma2()); rho > target || rho < target*(1-1e-6) {
-			t.Errorf("%+v: %d steps give ρ = %g, target %g", tc.b, s.steps, rho, target)
+		if rho := rhoV + float64(s.steps)*sg*sg/(2*dg.Sigma2()); rho > target || rho < target*(1-1e-6) || pl.Parameters()["rho_zcdp"] < rho {
+			t.Errorf("%+v: ρ_v and %d steps give ρ = %g (reported %g), target %g", tc.b, s.steps, rho, pl.Parameters()["rho_zcdp"], target)
 		}
 		if delta := pl.Guarantee().Delta(tc.b.Epsilon); delta > tc.b.Delta {
 			t.Errorf("%+v: δ(ε) = %g above the target", tc.b, delta)
