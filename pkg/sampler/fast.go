@@ -72,7 +72,24 @@ func newFastRun(t Target, r *rng.Rand, set FastSettings, defaultStep func(beta, 
 // potential returns U(x) = f(x) + (m/2)‖x − c‖² and writes ∇U(x) into grad.
 func (f *fastRun) potential(grad, x []float64) float64 {
 	f.stats.Gradients += int64(f.n)
-	u := f.grad.Grad(grad, x)
+	return f.addGaussian(grad, x, f.grad.Grad(grad, x))
+}
+
+// gradient writes ∇U(x) into grad, without f(x) when the target can (Subgradient writes the
+// same bits as Grad), for projected Langevin, which needs no values.
+func (f *fastRun) gradient(grad, x []float64) {
+	f.stats.Gradients += int64(f.n)
+	if sub, ok := f.grad.(Subgradient); ok {
+		sub.Subgradient(grad, x)
+	} else {
+		f.grad.Grad(grad, x)
+	}
+	f.addGaussian(grad, x, 0)
+}
+
+// addGaussian adds the gradient m(x − c) of the Gaussian part to grad and returns u plus its
+// value (m/2)‖x − c‖², added term by term.
+func (f *fastRun) addGaussian(grad, x []float64, u float64) float64 {
 	m := f.c.StrongConvexity
 	for i, v := range x {
 		dv := v - f.center[i]
@@ -137,7 +154,7 @@ func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.R
 	f.start()
 	every := max(1, set.Steps/progressEvery)
 	for step := 1; step <= set.Steps; step++ {
-		f.potential(f.gradU, f.x)
+		f.gradient(f.gradU, f.x)
 		for i := range f.x {
 			f.x[i] += -f.h*f.pre[i]*f.gradU[i] + f.sqrt2h*f.sqrtPre[i]*f.r.Normal()
 		}
