@@ -31,23 +31,23 @@ import (
 // points lie below φ, which bounds the mass of the density from below; the ratio of that bound
 // to the envelope's mass is a lower bound, computed in every call, on the acceptance
 // probability, and the call's cap on trials is sized from it, so that a call reaches its cap
-// with probability at most ballFailure whatever the points are. When the points are where they
-// should be, the bound is at least (1 − e^{−1})/(1 + e^{−1}) ≈ 0.46 (checked in the tests over
-// a wide grid, against ballMinAcceptance).
+// with probability at most ballRadialFailure whatever the points are. When the points are
+// where they should be, the bound is at least (1 − e^{−1})/(1 + e^{−1}) ≈ 0.46 (checked in the
+// tests over a wide grid, against ballMinAcceptance).
 //
 // Up to plainTries plain draws from N(μ, s²I) come first, and the first that lands in B is
 // returned: the result is still exact (rejection sampling with a cap, followed, when the cap is
 // reached, by an exact draw), and much cheaper when μ is well inside.
 
-// ballFailure bounds the probability that one draw restricted to a ball reaches a cap (the
-// radial draw's and the truncated normal's); ballMinAcceptance is the least acceptance bound
-// of a radial draw the tests allow, and what the cost model assumes.
+// ballRadialFailure bounds the probability that a radial draw reaches its cap;
+// ballMinAcceptance is the least acceptance bound of a radial draw the tests allow.
 const (
 	ballRadialFailure = 1e-100
 	ballMinAcceptance = 0.4
 )
 
-// ballFailure bounds the probability that one draw restricted to a ball reaches a cap.
+// ballFailure bounds the probability that one draw restricted to a ball reaches a cap (the
+// radial draw's or the truncated normal's).
 var ballFailure = ballRadialFailure + truncFailure
 
 // plainTries is the number of plain Gaussian draws tried before the radial decomposition.
