@@ -34,8 +34,9 @@ Commands:
   worker-build     build the Worker into wasm/cfworker/build/ (wrangler runs it before dev and deploy)
   bench [ARGS]     the adult-lr benchmark natively, in WebAssembly (node) and, for the times,
                    in Chromium through the page's engine: writes
-                   internal/bench/results/ (results.md, native.json, wasm.json and
-                   accuracy.svg; ARGS go to `privopt bench`, e.g. --runs 5 --eps 1)
+                   internal/bench/results/ (results.md, native.json, wasm.json,
+                   chromium.json and accuracy.svg; ARGS go to `privopt bench`, e.g.
+                   --mech noisy-gd --eps 1: the cells run replace theirs, the rest stay)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    the browser tests in headless Chromium and the Worker's tests in wrangler;
                    installs what is missing
@@ -240,6 +241,15 @@ bench() {
 	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
 		node tests/bench-chromium.mjs "$tmp/native.json" "${PRIVOPT_SHARED:-$ROOT/../shared}/data/adult/adult.data" \
 		examples/adult-lr.schema.json "$tmp/chromium.json" 3 60
+	# The cells run (all of them, or those that ARGS select) replace their rows in the committed
+	# results; the other rows are kept.
+	local f
+	for f in native wasm chromium; do
+		if [ -f "$out/$f.json" ]; then
+			tests/.bin/privopt bench --replace --json "$tmp/$f.all.json" "$out/$f.json" "$tmp/$f.json"
+			mv "$tmp/$f.all.json" "$tmp/$f.json"
+		fi
+	done
 	tests/.bin/privopt bench --svg "$tmp/accuracy.svg" --merge "$tmp/native.json" "$tmp/wasm.json" "$tmp/chromium.json" >"$tmp/results.md"
 	cp "$tmp"/native.json "$tmp"/wasm.json "$tmp"/chromium.json "$tmp"/accuracy.svg "$tmp"/results.md "$out/"
 	rm -rf "$tmp"

@@ -21,7 +21,9 @@ certified guarantee and the time per private fit, plus the non-private and major
 baselines. --json writes the results; --merge NATIVE.json WASM.json [CHROMIUM.json] instead
 combines a native run with a WebAssembly one (and one in Chromium through the page's engine,
 from tests/bench-chromium.mjs) into one table with the time ratios (./build.sh bench does all of
-it). --cell-seconds bounds the time spent per mechanism and ε.
+it). --replace BASE.json NEW.json writes BASE's results with NEW's cells (mechanism and ε) in
+place of its own to the --json file, so that a run of some cells refreshes a whole table.
+--cell-seconds bounds the time spent per mechanism and ε.
 Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
@@ -38,8 +40,15 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	svgOut := fs.String("svg", "", "write the accuracy plot (SVG) to this file")
 	merge := fs.Bool("merge", false, "combine NATIVE.json and WASM.json [CHROMIUM.json] (arguments) into one table")
+	replace := fs.Bool("replace", false, "write BASE.json (first argument) with the cells of NEW.json (second) to the --json file")
 	if err := fs.parseArgs(args, 3); err != nil {
 		return err
+	}
+	if *replace {
+		if fs.NArg() != 2 || *jsonOut == "" || *merge {
+			return usageError{"--replace needs two arguments, BASE.json NEW.json, and --json OUT.json (and no --merge)"}
+		}
+		return replaceBench(fs.Arg(0), fs.Arg(1), *jsonOut)
 	}
 	if *merge {
 		if fs.NArg() < 2 || fs.NArg() > 3 {
@@ -48,7 +57,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		return mergeBench(fs.Args(), *svgOut, stdout)
 	}
 	if fs.NArg() > 0 {
-		return usageError{fmt.Sprintf("unexpected argument %q (arguments go with --merge)", fs.Arg(0))}
+		return usageError{fmt.Sprintf("unexpected argument %q (arguments go with --merge or --replace)", fs.Arg(0))}
 	}
 	if *runs < 1 {
 		return usageError{fmt.Sprintf("--runs must be at least 1, got %d", *runs)}
@@ -108,17 +117,39 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 // pureMechanisms are planned with δ = 0.
 var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}
 
-// mergeBench prints the table of a native result beside the times of the others.
-func mergeBench(paths []string, svgOut string, stdout io.Writer) error {
+// readResults reads benchmark results written with --json.
+func readResults(paths ...string) ([]bench.Result, error) {
 	results := make([]bench.Result, len(paths))
 	for i, path := range paths {
 		raw, err := os.ReadFile(path)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if err := json.Unmarshal(raw, &results[i]); err != nil {
-			return fmt.Errorf("%s: %w", path, err)
+			return nil, fmt.Errorf("%s: %w", path, err)
 		}
+	}
+	return results, nil
+}
+
+// replaceBench writes the results of base with the cells of update in place of its own to out.
+func replaceBench(base, update, out string) error {
+	results, err := readResults(base, update)
+	if err != nil {
+		return err
+	}
+	res, err := bench.Replace(results[0], results[1])
+	if err != nil {
+		return err
+	}
+	return writeFileWith(out, func(w io.Writer) error { return bench.WriteJSON(w, res) })
+}
+
+// mergeBench prints the table of a native result beside the times of the others.
+func mergeBench(paths []string, svgOut string, stdout io.Writer) error {
+	results, err := readResults(paths...)
+	if err != nil {
+		return err
 	}
 	if svgOut != "" {
 		if err := writePlot(svgOut, results[0]); err != nil {

@@ -64,7 +64,8 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"bench", "--eps", "1,x"}, 2, "", `--eps: "x" is not a positive number`},
 		{[]string{"bench", "--mech", "magic"}, 2, "", `unknown mechanism "magic"`},
 		{[]string{"bench", "--merge", "a.json"}, 2, "", "--merge needs two or three arguments"},
-		{[]string{"bench", "stray"}, 2, "", "arguments go with --merge"},
+		{[]string{"bench", "stray"}, 2, "", "arguments go with --merge or --replace"},
+		{[]string{"bench", "--replace", "a.json", "b.json"}, 2, "", "--replace needs two arguments, BASE.json NEW.json, and --json OUT.json"},
 	} {
 		code, out, errOut := runCLI(tc.args...)
 		if code != tc.code || !strings.Contains(out, tc.out) || !strings.Contains(errOut, tc.errOu) {

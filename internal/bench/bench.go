@@ -293,6 +293,28 @@ func PlatformLabel(platform string) string {
 	return "native"
 }
 
+// Replace returns base with the rows of update in place of base's rows of the same mechanism
+// and ε (rows that base lacks are added at the end) and update's baselines: a run of some of
+// the cells refreshes a whole table. The two must be of the same platform and radius.
+func Replace(base, update Result) (Result, error) {
+	if base.Platform != update.Platform || base.Radius != update.Radius {
+		return base, fmt.Errorf("bench: cannot replace rows of a %s run with radius %g by those of a %s run with radius %g",
+			base.Platform, base.Radius, update.Platform, update.Radius)
+	}
+	out := base
+	out.Rows = append([]Row(nil), base.Rows...)
+	out.Baselines = update.Baselines
+	for _, r := range update.Rows {
+		i := slices.IndexFunc(out.Rows, func(b Row) bool { return b.Mechanism == r.Mechanism && b.Epsilon == r.Epsilon })
+		if i < 0 {
+			out.Rows = append(out.Rows, r)
+			continue
+		}
+		out.Rows[i] = r
+	}
+	return out, nil
+}
+
 // Find returns the row of a mechanism at ε.
 func Find(res Result, mechanism string, eps float64) (Row, bool) {
 	for _, r := range res.Rows {

@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -175,5 +176,28 @@ func TestBenchmarkCellLimitSparse(t *testing.T) {
 	}
 	if strings.Contains(Markdown(Result{Rows: []Row{{Mechanism: "old", Seconds: 1}}}), "predicted") {
 		t.Error("a result without predictions (the committed ones) has a predicted column")
+	}
+}
+
+// TestReplace: the cells of an update take the place of the base's cells of the same mechanism
+// and ε, new cells are added, the others are kept in their order, the baselines are the
+// update's, and results of another platform or radius are refused.
+func TestReplace(t *testing.T) {
+	row := func(m string, eps, acc float64) Row { return Row{Mechanism: m, Epsilon: eps, AccuracyMean: acc} }
+	base := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("a", 1, 0.1), row("b", 1, 0.2), row("b", 2, 0.3)}}
+	update := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("b", 1, 0.9), row("c", 1, 0.8)}}
+	update.Baselines.MajorityAccuracy = 0.76
+	got, err := Replace(base, update)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Row{row("a", 1, 0.1), row("b", 1, 0.9), row("b", 2, 0.3), row("c", 1, 0.8)}
+	if !slices.Equal(got.Rows, want) || got.Baselines.MajorityAccuracy != 0.76 || base.Rows[1].AccuracyMean != 0.2 {
+		t.Errorf("replaced: %+v (base now %+v)", got, base.Rows)
+	}
+	for _, other := range []Result{{Platform: "js/wasm", Radius: 10}, {Platform: "linux/amd64", Radius: 100}} {
+		if _, err := Replace(base, other); err == nil {
+			t.Errorf("replaced by a %s run with radius %g", other.Platform, other.Radius)
+		}
 	}
 }

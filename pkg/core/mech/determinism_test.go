@@ -14,7 +14,7 @@ import (
 // problem (see TestReleasesIdenticalEverywhere).
 var pinnedReleases = map[string]uint64{
 	"langevin":      0x1de24415c905b8a7,
-	"noisy-gd":      0x0e9be3101028a23d,
+	"noisy-gd":      0x207dd1f08d58217a,
 	"outpert":       0x8f9c2cd6dd392743,
 	"outpert-gauss": 0xb8e8c5d95748d781,
 	"rem":           0x4528df4cfde9dfdb,
@@ -72,7 +72,7 @@ func TestReleasesIdenticalEverywhere(t *testing.T) {
 // pinnedSparseReleases are the digests of seeded releases on one-hot-like data, which the
 // losses hold sparse (see TestSparseReleasesIdenticalEverywhere).
 var pinnedSparseReleases = map[string]uint64{
-	"noisy-gd":      0x5da79e94e64e5fd1,
+	"noisy-gd":      0xd83aeb092fcd17e3,
 	"outpert-gauss": 0x27ce098728bd5d46,
 	"rem":           0x82d94e047e581a09,
 }
@@ -111,7 +111,7 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 // pinnedPreconditioned is the digest of a seeded noisy-gd release at ε = 8 (ρ = 1.05 ≥ ρ₀),
 // where the second moments are released and the steps preconditioned (see
 // TestPreconditionedReleaseIdenticalEverywhere).
-const pinnedPreconditioned = 0xd0e253110b826bcc
+const pinnedPreconditioned = 0x343a4abc9ad73a09
 
 // TestPreconditionedReleaseIdenticalEverywhere pins noisy-gd's preconditioned path natively and
 // under js/wasm, as TestReleasesIdenticalEverywhere pins its path below ρ₀: the second moments'

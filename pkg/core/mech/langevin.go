@@ -201,7 +201,7 @@ func (pl *langevinPlan) Parameters() map[string]float64 {
 // Run runs the chain; a cancelled context stops it, and the steps taken are released.
 func (pl *langevinPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem,
-		rule:      stepRule{shrink: 1 - pl.h*pl.mu, stage: "noisy gradient descent"},
+		rule:      stepRule{shrink: 1 - pl.h*pl.mu, length: 1, stage: "noisy gradient descent"},
 		guarantee: pl.guarantee, utility: pl.utilityAt, parameters: pl.Parameters(),
 		release: "The release is the last iterate, from the data-independent start Π_C(0).",
 	}, ds, r, progress)

@@ -123,8 +123,9 @@ func noisyPlan(t *testing.T, m Mechanism, b Budget, p Problem) (Plan, *noisyStep
 }
 
 // TestNoisyStepsAnytime stops langevin and noisy-gd after their first step (the progress
-// callback cancels the context): the release is θ₁ with the privacy of one step (ρ/T), and θ₁
-// minus the deterministic drift −h∇F_D(0) is the step's noise, whose mean square over 300 runs
+// callback cancels the context): the release is θ₁ with the privacy of one step (ρ/T), and
+// θ₁/b minus the deterministic drift −h∇F_D(0) is the step's noise (b the step length, 1 for
+// langevin; noisy-gd's c is tripled for long steps on this toy), whose mean square over 300 runs
 // in d = 20 (6000 coordinates) is σ² within 6 standard deviations (√(2/6000) relative: a false
 // failure has probability about 2e-9 per mechanism). Cancelled before the first step, Run
 // fails.
@@ -132,8 +133,12 @@ func TestNoisyStepsAnytime(t *testing.T) {
 	ds := toyData(100, 20, 3)
 	p := toyProblem(ds)
 	b := Budget{Epsilon: 1, Delta: 1e-6}
-	for _, m := range []Mechanism{Langevin{}, NoisyGD{}} {
+	for _, m := range []Mechanism{Langevin{}, NoisyGD{StepScale: 12}} {
 		pl, s := noisyPlan(t, m, b, p)
+		length := 1.0
+		if gp, ok := pl.(*noisyGDPlan); ok {
+			length = gp.length
+		}
 		if s.steps < 2 {
 			t.Fatalf("%s: the plan has %d steps: nothing to stop", m.Name(), s.steps)
 		}
@@ -169,7 +174,8 @@ func TestNoisyStepsAnytime(t *testing.T) {
 				}
 			}
 			for j, v := range rel.Model.Weights {
-				ms += (v - drift[j]) * (v - drift[j]) / (runs * float64(ds.D))
+				e := v/length - drift[j]
+				ms += e * e / (runs * float64(ds.D))
 			}
 		}
 		want := s.sigma * s.sigma
@@ -244,6 +250,7 @@ func TestNoisyStepsRejects(t *testing.T) {
 		}
 	}
 	for _, m := range []NoisyGD{{Momentum: 1}, {Momentum: -0.1}, {StepScale: -1}, {MaxSteps: -1}, {StepScale: math.Inf(1)},
+		{MaxStepLength: -1}, {MaxStepLength: 3.8}, {Momentum: 0.5, MaxStepLength: 3}, {MaxStepLength: math.NaN()},
 		{PreconditionFrom: -1}, {PreconditionShare: 1}, {PreconditionShare: -0.1}, {PreconditionPower: -1},
 		{PreconditionPower: math.Inf(1)}, {PreconditionFloor: -1}, {PreconditionFloor: math.Inf(1)}} {
 		if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {

@@ -152,16 +152,20 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 	return rep, nil
 }
 
-// stepRule is how a noisy gradient method moves: θ_{k+1} = Π_C(round(shrink·y_k −
-// h·∇F_D(y_k)) + ξ_k) with y_k = Π_C(θ_k + momentum·(θ_k − θ_{k−1})) (y_k = θ_k without
-// momentum), releasing θ_T or, with averageTail, the mean of θ_{⌈T/2⌉}, …, θ_T.
+// stepRule is how a noisy gradient method moves, by Polyak's heavy ball: each step releases
+// the drift z_k = round(shrink·θ_k − h·∇F_D(θ_k)) + ξ_k and moves to
+// θ_{k+1} = Π_C(z_k + momentum·(θ_k − θ_{k−1})) (θ_{k+1} = Π_C(z_k) without momentum),
+// releasing θ_T or, with averageTail, the mean of θ_{⌈T/2⌉}, …, θ_T.
 type stepRule struct {
 	shrink, momentum float64
 	averageTail      bool
 	stage            string // the progress label
-	// scale, when not nil, preconditions the step: θ_{k+1} = Π_C(y_k + scale∘(z_k − y_k)),
-	// z_k = round(shrink·y_k − h·∇F_D(y_k)) + ξ_k the released drift.
+	// scale, when not nil, preconditions and lengthens the step: θ_{k+1} = Π_C(θ_k +
+	// scale∘(z_k − θ_k) + momentum·(θ_k − θ_{k−1})).
 	scale []float64
+	// length multiplies the move from θ_k towards the released drift (post-processing): fit
+	// sets scale to length times the preconditioner, or to length alone. 1 moves to the drift.
+	length float64
 }
 
 // run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
@@ -174,8 +178,7 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	theta := make([]float64, s.dim)
 	grad := make([]float64, s.dim)
 	dom.Project(theta, theta)
-	// y never shares memory with θ: the preconditioned step reads y after θ is overwritten.
-	y := make([]float64, s.dim)
+	z := make([]float64, s.dim) // the released drift
 	var prev, avg []float64
 	if rule.momentum != 0 {
 		prev = append([]float64(nil), theta...)
@@ -187,25 +190,23 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	every := max(1, s.steps/100)
 	k := 0
 	for ; k < s.steps && ctx.Err() == nil; k++ {
-		if rule.momentum != 0 {
-			for i := range y {
-				y[i] = theta[i] + rule.momentum*(theta[i]-prev[i])
-			}
-			dom.Project(y, y)
-			copy(prev, theta)
-		} else {
-			copy(y, theta) // θ_k is in C already
+		loss.MeanGrad(l, grad, theta) // θ_k is in C
+		for i := range z {
+			z[i] = rule.shrink*theta[i] - s.h*grad[i]
 		}
-		loss.MeanGrad(l, grad, y)
-		for i := range theta {
-			theta[i] = rule.shrink*y[i] - s.h*grad[i]
-		}
-		if err := s.grid.Release(r, theta, theta, noise); err != nil {
+		if err := s.grid.Release(r, z, z, noise); err != nil {
 			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
 		}
 		for i, a := range rule.scale {
-			theta[i] = y[i] + a*(theta[i]-y[i])
+			z[i] = theta[i] + a*(z[i]-theta[i])
 		}
+		if prev != nil {
+			for i := range z {
+				z[i] += rule.momentum * (theta[i] - prev[i])
+			}
+			copy(prev, theta)
+		}
+		theta, z = z, theta
 		dom.Project(theta, theta)
 		if avg != nil && k+1 >= tail {
 			w := 1 / float64(k+2-tail)
@@ -250,12 +251,18 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 		return nil, err
 	}
 	rule := f.rule
-	if s.pre != nil {
+	switch {
+	case s.pre != nil:
 		vhat, err := s.pre.release(ds, r)
 		if err != nil {
 			return nil, err
 		}
-		rule.scale = s.pre.scale(vhat, s.dim)
+		rule.scale = s.pre.scale(vhat, s.dim, rule.length)
+	case rule.length != 1:
+		rule.scale = make([]float64, s.dim)
+		for i := range rule.scale {
+			rule.scale[i] = rule.length
+		}
 	}
 	theta, k, err := s.run(ctx, l, f.problem.Domain, rule, r, progress)
 	if err != nil {

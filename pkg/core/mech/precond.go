@@ -123,19 +123,20 @@ func (m *secondMoments) release(ds *data.Dataset, r *rng.Rand) ([]float64, error
 	return v, nil
 }
 
-// scale returns the preconditioner's factor a·p_j of each of params parameters (parameter k
-// multiplies feature k mod dim, as in the multinomial loss's class-major layout), computed
-// from the release v̂ only: p_j = max(v̂_j, f)^(−γ) with f = c_f·σ_v, and
+// scale returns the preconditioner's factor b·a·p_j of each of params parameters (parameter k
+// multiplies feature k mod dim, as in the multinomial loss's class-major layout; b = length,
+// noisy-gd's StepLength), computed from the release v̂ only: p_j = max(v̂_j, f)^(−γ) with f = c_f·σ_v, and
 // a = R₂²/max(Σⱼ p_j·max(v̂_j, 0), R₂^{2(1−γ)}).
 //
 // Why this a: the step h = 1/β is stable for curvature up to β, and the logistic-type losses
 // have ∇²F ≼ (β/R₂²)·XᵀX/n; the preconditioned curvature's largest eigenvalue is at most
-// (β/R₂²)·Σⱼ p_j·v_j, so a = R₂²/Σⱼ p_j·v_j keeps the step stable, with v̂ in place of v. On
+// (β/R₂²)·Σⱼ p_j·v_j, so a = R₂²/Σⱼ p_j·v_j keeps the step of length 1/β within that
+// curvature, with v̂ in place of v, and b·a the step of length b/β (see NoisyGD). On
 // isotropic rows (v_j = R₂²/d) it gives a·p_j = 1, plain descent. The lower bound
 // R₂^{2(1−γ)} of the denominator, the value of the sum when one feature carries all of R₂²,
 // keeps a finite when the noise hides every v_j. The powers are detmath's, so the scale is
 // bit-identical on every platform.
-func (m *secondMoments) scale(vhat []float64, params int) []float64 {
+func (m *secondMoments) scale(vhat []float64, params int, length float64) []float64 {
 	f := m.floor * m.sigma
 	p := make([]float64, m.dim)
 	tr := 0.0
@@ -143,7 +144,7 @@ func (m *secondMoments) scale(vhat []float64, params int) []float64 {
 		p[j] = detmath.Pow(math.Max(v, f), -m.power)
 		tr += p[j] * math.Max(v, 0)
 	}
-	a := m.r2 / math.Max(tr, detmath.Pow(m.r2, 1-m.power))
+	a := length * (m.r2 / math.Max(tr, detmath.Pow(m.r2, 1-m.power)))
 	out := make([]float64, params)
 	for k := range out {
 		out[k] = a * p[k%m.dim]
