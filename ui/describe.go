@@ -107,6 +107,7 @@ var samplerChoices = []OptionChoice{
 	{"proximal-value", "proximal sampler, value rejection (certified)", false},
 	{"mala", "MALA (fast; mixing not certified: no privacy claimed)", true},
 	{"langevin", "projected Langevin (fast; mixing not certified: no privacy claimed)", true},
+	{"kinetic-langevin", "kinetic Langevin (fastest; mixing not certified: no privacy claimed)", true},
 }
 
 var optionText = map[string]map[string]optionDescription{

@@ -124,7 +124,7 @@ func BenchmarkREMAdultFast(b *testing.B) {
 	ds := adultTrain(b)
 	p := Problem{Loss: LossSpec{Name: "logistic"}, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
 		Domain: geom.Whole{D: ds.D}, Radius: 10}
-	for _, mode := range []SamplerMode{SampleMALA, SampleLangevin} {
+	for _, mode := range []SamplerMode{SampleMALA, SampleLangevin, SampleKinetic} {
 		b.Run(string(mode), func(b *testing.B) {
 			pl, err := REM{Sampler: mode, FastSteps: 200}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
 			if err != nil {

@@ -130,6 +130,29 @@ func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
 	}
 }
 
+// pinnedFastModes are the digests of seeded REM releases in each fast sampling mode (see
+// TestFastModesIdenticalEverywhere).
+var pinnedFastModes = map[SamplerMode]uint64{
+	SampleMALA:     0xd769d632397a1a69,
+	SampleLangevin: 0x75a195984926ae87,
+	SampleKinetic:  0x51e4c523adb0a075,
+}
+
+// TestFastModesIdenticalEverywhere pins REM's fast modes (their default steps and step counts)
+// natively and under js/wasm, as TestReleasesIdenticalEverywhere pins its certified default.
+func TestFastModesIdenticalEverywhere(t *testing.T) {
+	ds := toyData(200, 4, 9)
+	for mode, want := range pinnedFastModes {
+		pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := releaseDigest(t, pl, ds, 11); got != want {
+			t.Errorf("%s: digest %#x, pinned %#x", mode, got, want)
+		}
+	}
+}
+
 // releaseDigest runs pl on ds with the given seed and returns the digest of the release's
 // weights and certified δ.
 func releaseDigest(t *testing.T, pl Plan, ds *data.Dataset, seed uint64) uint64 {

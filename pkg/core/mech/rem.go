@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -30,7 +32,38 @@ const (
 	// Fast modes, whose mixing is not certified: the report then claims no privacy.
 	SampleMALA     SamplerMode = "mala"
 	SampleLangevin SamplerMode = "langevin"
+	SampleKinetic  SamplerMode = "kinetic-langevin"
 )
+
+// samplerModes are the sampling modes, in the order errors list them.
+var samplerModes = []SamplerMode{SampleAuto, SampleStochastic, SampleEnvelope, SampleValue, SampleMALA, SampleLangevin, SampleKinetic}
+
+// check returns an error naming the modes when s is not one of them.
+func (s SamplerMode) check() error {
+	if slices.Contains(samplerModes, s) {
+		return nil
+	}
+	names := make([]string, len(samplerModes))
+	for i, m := range samplerModes {
+		names[i] = string(m)
+	}
+	return fmt.Errorf("mech: unknown sampler mode %q (the modes are %s)", s, strings.Join(names, ", "))
+}
+
+// fastSteps returns the default number of steps of a fast mode for a target of condition
+// number κ = (β + m)/m in dimension d: 20·κ·√d for MALA and projected Langevin, and 5·√κ for
+// kinetic Langevin, whose slowest direction relaxes by a factor e^{−1} in about √κ steps of
+// its default length (so 5√κ steps shrink a start 150 standard deviations out to one); at
+// most 2³¹. On adult-lr's REM (n = 26,049, the validation split of adult.data), the test
+// accuracy of kinetic Langevin stopped changing (within the spread of 3 runs) from 100 to 200
+// steps on at ε = 1, 4 and 8 (5√κ = 134, 251 and about 350).
+func (s SamplerMode) fastSteps(kappa, d float64) int {
+	steps := 20 * kappa * math.Sqrt(d)
+	if s == SampleKinetic {
+		steps = 5 * math.Sqrt(kappa)
+	}
+	return int(math.Min(math.Ceil(steps), 1<<31))
+}
 
 // oracle returns the proximal sampler's oracle of a certified mode.
 func (s SamplerMode) oracle() (sampler.Oracle, bool) {
@@ -72,7 +105,8 @@ type REM struct {
 	Objective string
 	// SamplerShare is the share of δ given to a certified sampler's error (default 0.1).
 	SamplerShare float64
-	// FastSteps is the number of steps of a fast mode (default: 20·κ·√d, κ = 1 + β/μ, not certified).
+	// FastSteps is the number of steps of a fast mode (default: 5·√κ for kinetic-langevin,
+	// 20·κ·√d for mala and langevin, κ = 1 + β/μ; not certified).
 	FastSteps int
 }
 
@@ -117,6 +151,9 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	if m.Sampler == "" {
 		m.Sampler = SampleAuto
+	}
+	if err := m.Sampler.check(); err != nil {
+		return nil, err
 	}
 	if err := checkSamplerDomain(m.Sampler, p.Domain); err != nil {
 		return nil, err
@@ -192,7 +229,7 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 			if math.IsInf(kappa, 1) {
 				kappa = 1 + pl.g*pl.g/pl.mu // a non-smooth loss: a rough scale only
 			}
-			pl.fastSteps = int(math.Ceil(20 * kappa * math.Sqrt(d)))
+			pl.fastSteps = m.Sampler.fastSteps(kappa, d)
 		}
 	}
 	return pl, nil
@@ -210,7 +247,7 @@ func checkSamplerDomain(mode SamplerMode, dom geom.Domain) error {
 		if b, ok := dom.(*geom.Ball); ok {
 			what = fmt.Sprintf("an ℓ%g ball", b.P())
 		}
-		return fmt.Errorf("mech: certified sampling runs on the whole space, a box or an ℓ2 ball, not on %s (no exact draw of a Gaussian restricted to it with a bounded cost is known): choose a box or an ℓ2 ball, or a fast sampler (mala or langevin, whose privacy is not certified)", what)
+		return fmt.Errorf("mech: certified sampling runs on the whole space, a box or an ℓ2 ball, not on %s (no exact draw of a Gaussian restricted to it with a bounded cost is known): choose a box or an ℓ2 ball, or a fast sampler (mala, langevin or kinetic-langevin, whose privacy is not certified)", what)
 	}
 	return nil
 }
@@ -306,6 +343,8 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 		res, err = sampler.MALA(ctx, t, sampler.FastSettings{Steps: pl.fastSteps}, r, report)
 	case SampleLangevin:
 		res, err = sampler.ProjectedLangevin(ctx, t, sampler.FastSettings{Steps: pl.fastSteps}, r, report)
+	case SampleKinetic:
+		res, err = sampler.KineticLangevin(ctx, t, sampler.FastSettings{Steps: pl.fastSteps}, r, report)
 	default:
 		res, err = sampler.Run(ctx, t, pl.plan, r, report)
 	}

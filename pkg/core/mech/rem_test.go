@@ -47,7 +47,7 @@ func toyProblem(ds *data.Dataset) Problem {
 func TestREMCalibration(t *testing.T) {
 	ds := toyData(200, 3, 1)
 	p := toyProblem(ds)
-	for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue, SampleMALA} {
+	for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue, SampleMALA, SampleKinetic} {
 		pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
@@ -77,7 +77,7 @@ func TestREMCalibration(t *testing.T) {
 func TestREMRuns(t *testing.T) {
 	ds := toyData(100, 3, 2)
 	p := toyProblem(ds)
-	for _, mode := range []SamplerMode{SampleEnvelope, SampleMALA} {
+	for _, mode := range []SamplerMode{SampleEnvelope, SampleMALA, SampleKinetic} {
 		pl, err := REM{Sampler: mode, FastSteps: 500}.Plan(Budget{Epsilon: 2, Delta: 1e-5}, p)
 		if err != nil {
 			t.Fatal(err)
@@ -100,6 +100,54 @@ func TestREMRuns(t *testing.T) {
 		if !certified && !strings.Contains(rel.Report.Statement, "not certified") {
 			t.Errorf("%s: statement %q", mode, rel.Report.Statement)
 		}
+	}
+}
+
+// TestREMFastSteps: the fast modes' default step counts are 5·√κ for kinetic Langevin and
+// 20·κ·√d for MALA and projected Langevin (κ = 1 + β/μ, the potential's condition number), in
+// REM and in REM-ℓp (there κ = 1 + β/(μσ₂)); an unknown mode is refused at planning by both,
+// naming the modes, and "auto" is REM-ℓp's default too.
+func TestREMFastSteps(t *testing.T) {
+	ds := toyData(200, 3, 1)
+	p := toyProblem(ds)
+	box := p
+	box.Domain, box.Radius = cube(t, 3, 2), 2*math.Sqrt(3)
+	b := Budget{Epsilon: 1, Delta: 1e-6}
+	for _, mode := range []SamplerMode{SampleMALA, SampleLangevin, SampleKinetic} {
+		pl, err := REM{Sampler: mode}.Plan(b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := pl.(*remPlan)
+		kappa := 1 + rp.beta/rp.mu
+		want := math.Ceil(20 * kappa * math.Sqrt(3))
+		if mode == SampleKinetic {
+			want = math.Ceil(5 * math.Sqrt(kappa))
+		}
+		if float64(rp.fastSteps) != want || pl.Parameters()["sampler_steps"] != want {
+			t.Errorf("rem %s: %d steps (κ = %g), want %g", mode, rp.fastSteps, kappa, want)
+		}
+		lpl, err := REMLp{Norm: 1.5, Sampler: mode}.Plan(b, box)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lp := lpl.(*remLpPlan)
+		kappa = 1 + lp.smooth/(lp.mu*lp.sigma2)
+		want = math.Ceil(20 * kappa * math.Sqrt(3))
+		if mode == SampleKinetic {
+			want = math.Ceil(5 * math.Sqrt(kappa))
+		}
+		if float64(lp.fast.Steps) != want {
+			t.Errorf("rem-lp %s: %d steps (κ = %g), want %g", mode, lp.fast.Steps, kappa, want)
+		}
+	}
+	for _, m := range []Mechanism{REM{Sampler: "hmc"}, REMLp{Sampler: "hmc"}} {
+		if _, err := m.Plan(b, box); err == nil || !strings.Contains(err.Error(), "kinetic-langevin") {
+			t.Errorf("%s with an unknown mode: error %v", m.Name(), err)
+		}
+	}
+	if _, err := (REMLp{Norm: 1.5, Sampler: SampleAuto}).Plan(b, box); err != nil {
+		t.Errorf("rem-lp auto: %v", err)
 	}
 }
 

@@ -60,8 +60,8 @@ type REMLp struct {
 	Sampler SamplerMode
 	// SamplerShare is the share of δ given to a certified sampler's error (default 0.1).
 	SamplerShare float64
-	// FastSteps is the number of steps of a fast mode (default: 20·κ·√d with κ = 1 + β/(μσ₂),
-	// not certified).
+	// FastSteps is the number of steps of a fast mode (default: 5·√κ for kinetic-langevin,
+	// 20·κ·√d for mala and langevin, with κ = 1 + β/(μσ₂); not certified).
 	FastSteps int
 }
 
@@ -115,7 +115,10 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	if !(m.Norm >= 1) {
 		return nil, fmt.Errorf("mech: the norm exponent must be in [1, ∞], got %g", m.Norm)
 	}
-	auto := m.Sampler == ""
+	if err := m.Sampler.check(); m.Sampler != "" && err != nil {
+		return nil, err
+	}
+	auto := m.Sampler == "" || m.Sampler == SampleAuto
 	if auto {
 		m.Sampler = SampleStochastic
 	}
@@ -201,18 +204,22 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 	} else {
 		// Fast modes (not certified): the loss's smoothness sets the step even when r is not
 		// smooth (p < 2; the Metropolis correction of MALA absorbs its curvature), and the
-		// steps are 20·κ·√d with κ = 1 + β/(μσ₂) (a rough scale for a non-smooth loss).
+		// steps are SamplerMode.fastSteps with κ = 1 + β/(μσ₂) (a rough scale for a non-smooth
+		// loss).
 		gauss := pl.k * pl.mu * pl.sigma2
 		scale, kappa := pl.k*pl.smooth+gauss, 1+pl.smooth/(pl.mu*pl.sigma2)
 		if math.IsInf(pl.smooth, 1) {
 			scale, kappa = gauss, 1+pl.g2*pl.g2/(pl.mu*pl.sigma2)
 		}
 		pl.fast = sampler.FastSettings{Steps: m.FastSteps, Step: 1 / (4 * scale)}
-		if m.Sampler == SampleMALA {
+		switch m.Sampler {
+		case SampleMALA:
 			pl.fast.Step = 1 / (2 * scale * math.Sqrt(d))
+		case SampleKinetic:
+			pl.fast.Step = 1 / math.Sqrt(scale)
 		}
 		if pl.fast.Steps == 0 {
-			pl.fast.Steps = int(math.Min(math.Ceil(20*kappa*math.Sqrt(d)), 1<<31))
+			pl.fast.Steps = m.Sampler.fastSteps(kappa, d)
 		}
 	}
 	return pl, nil
@@ -389,6 +396,8 @@ func runSampler(ctx context.Context, mode SamplerMode, t sampler.Target, plan sa
 		res, err = sampler.MALA(ctx, t, fast, r, report)
 	case SampleLangevin:
 		res, err = sampler.ProjectedLangevin(ctx, t, fast, r, report)
+	case SampleKinetic:
+		res, err = sampler.KineticLangevin(ctx, t, fast, r, report)
 	default:
 		res, err = sampler.Run(ctx, t, plan, r, report)
 	}

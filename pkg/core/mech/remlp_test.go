@@ -268,6 +268,7 @@ func TestREMLpRuns(t *testing.T) {
 		{"l2 stochastic", REMLp{Norm: 2, Sampler: SampleStochastic}, p, ds, 1},
 		{"l1.5 mala", REMLp{Norm: 1.5, Sampler: SampleMALA, FastSteps: 2000}, p, ds, 2},
 		{"schatten1 langevin", REMLp{Norm: 1, Sampler: SampleLangevin, FastSteps: 500}, mp, multi, 1},
+		{"l1 kinetic langevin", REMLp{Norm: 1, Sampler: SampleKinetic}, p, ds, 2},
 		{"schatten1.5 envelope", REMLp{Norm: 1.5, Sampler: SampleEnvelope}, mp, multi, 1},
 	} {
 		plan, err := tc.mech.Plan(Budget{Epsilon: 2, Delta: 1e-5}, tc.p)
@@ -281,7 +282,8 @@ func TestREMLpRuns(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
-			certified := tc.mech.Sampler != SampleMALA && tc.mech.Sampler != SampleLangevin
+			_, certified := tc.mech.Sampler.oracle()
+			certified = certified || tc.mech.Sampler == ""
 			if rel.Report.Sampler.Certified != certified || rel.Report.Private || len(rel.Model.Weights) != tc.p.params() {
 				t.Fatalf("%s: report %+v, %d weights", tc.name, rel.Report, len(rel.Model.Weights))
 			}
