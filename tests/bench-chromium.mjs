@@ -47,7 +47,7 @@ try {
   const result = { platform: 'chromium', radius: native.radius, rows: [], baselines: native.baselines };
   let id = 2;
   for (const cell of native.rows) {
-    const row = { mechanism: cell.mechanism, epsilon: cell.epsilon, delta: cell.delta, certified: cell.certified, private: cell.private, runs: 0, seconds: 0 };
+    const row = { mechanism: cell.mechanism, options: cell.options, epsilon: cell.epsilon, delta: cell.delta, certified: cell.certified, private: cell.private, runs: 0, seconds: 0 };
     // Cells that did not run natively, or would take more than the cell's time here (wasm
     // takes about twice the native time), are left out.
     if (cell.error || 2 * cell.seconds > cellSeconds) {
@@ -56,13 +56,13 @@ try {
       continue;
     }
     const runs = Math.max(1, Math.min(maxRuns, Math.floor(cellSeconds / (2 * cell.seconds))));
-    const spec = { loss: 'logistic', domain: 'whole', radius: native.radius, mechanism: cell.mechanism, budget: { epsilon: cell.epsilon, delta: cell.delta } };
+    const spec = { loss: 'logistic', domain: 'whole', radius: native.radius, mechanism: cell.mechanism, options: cell.options, budget: { epsilon: cell.epsilon, delta: cell.delta } };
     for (let k = 0; k < runs; k++) {
       const release = await page.evaluate((req) => window.benchAsk(req), { id: id++, kind: 'run', spec, run: k });
       row.seconds += release.result.release.diagnostics.seconds / runs;
       row.runs++;
     }
-    console.error(`chromium: ${cell.mechanism} ε=${cell.epsilon}: ${row.seconds.toFixed(3)} s per fit (${row.runs} runs)`);
+    console.error(`chromium: ${cell.mechanism}${cell.options ? ' ' + JSON.stringify(cell.options) : ''} ε=${cell.epsilon}: ${row.seconds.toFixed(3)} s per fit (${row.runs} runs)`);
     result.rows.push(row);
   }
   writeFileSync(outPath, JSON.stringify(result, null, 2) + '\n');

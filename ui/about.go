@@ -53,7 +53,7 @@ func NewAbout() *About {
 		a.Err = err.Error()
 	}
 	for _, r := range native.Rows {
-		row := AboutRow{Mechanism: r.Mechanism, Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Accuracy: "–", Certified: r.Certified}
+		row := AboutRow{Mechanism: r.Label(), Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Accuracy: "–", Certified: r.Certified}
 		row.Times = append(row.Times, "–")
 		for range others {
 			row.Times = append(row.Times, "–", "–")
@@ -64,7 +64,7 @@ func NewAbout() *About {
 			row.Accuracy = fmt.Sprintf("%.2f ± %.2f", 100*r.AccuracyMean, 100*r.AccuracySD)
 			row.Times[0] = fmt.Sprintf("%.3g", r.Seconds)
 			for k, o := range others {
-				if w, ok := bench.Find(o, r.Mechanism, r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
+				if w, ok := bench.Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
 					row.Times[1+2*k], row.Times[2+2*k] = fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds)
 				}
 			}

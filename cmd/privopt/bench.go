@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/bench"
+	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
 
@@ -31,7 +32,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	train := fs.String("data", "../shared/data/adult/adult.data", "training CSV")
 	test := fs.String("test", "../shared/data/adult/adult.test", "test CSV")
 	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
-	mechs := fs.String("mech", strings.Join(mech.Names(), ","), "comma-separated mechanisms")
+	mechs := fs.String("mech", strings.Join(benchMechanisms, ","), "comma-separated mechanisms, each NAME or NAME:SETTING=VALUE[:SETTING=VALUE…] (settings as in fit's --opt)")
 	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")
 	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
 	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most)")
@@ -74,12 +75,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		epss = append(epss, v)
 	}
 	var entries []bench.Entry
-	for _, name := range strings.Split(*mechs, ",") {
-		m, err := mech.ByName(strings.TrimSpace(name))
+	for _, item := range strings.Split(*mechs, ",") {
+		e, err := benchEntry(strings.TrimSpace(item))
 		if err != nil {
 			return usageError{err.Error()}
 		}
-		entries = append(entries, bench.Entry{Name: m.Name(), Mech: m, Pure: pureMechanisms[m.Name()]})
+		entries = append(entries, e)
 	}
 	schema, err := loadSchema(*schemaPath)
 	if err != nil {
@@ -113,6 +114,33 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprint(stdout, bench.Markdown(res))
 	return nil
 }
+
+// benchEntry parses a --mech item, NAME or NAME:SETTING=VALUE[:SETTING=VALUE…] (the settings of
+// fit's --opt), into a benchmark entry.
+func benchEntry(item string) (bench.Entry, error) {
+	name, settings, _ := strings.Cut(item, ":")
+	var options map[string]string
+	if settings != "" {
+		options = map[string]string{}
+		for _, kv := range strings.Split(settings, ":") {
+			k, v, ok := strings.Cut(kv, "=")
+			if !ok || k == "" {
+				return bench.Entry{}, fmt.Errorf("--mech: %q: a setting is SETTING=VALUE, got %q", item, kv)
+			}
+			options[k] = v
+		}
+	}
+	m, err := fit.Mechanism(name, options)
+	if err != nil {
+		return bench.Entry{}, err
+	}
+	return bench.Entry{Name: m.Name(), Options: options, Mech: m, Pure: pureMechanisms[m.Name()]}, nil
+}
+
+// benchMechanisms are the default --mech: every registered mechanism with its defaults, and
+// REM in its fastest sampling mode (whose releases claim no privacy), for DESIGN.md's target
+// for REM in a fast mode.
+var benchMechanisms = append(mech.Names(), "rem:Sampler=kinetic-langevin")
 
 // pureMechanisms are planned with δ = 0.
 var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}

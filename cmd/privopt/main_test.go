@@ -63,6 +63,8 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"bench", "--runs", "0"}, 2, "", "--runs must be at least 1"},
 		{[]string{"bench", "--eps", "1,x"}, 2, "", `--eps: "x" is not a positive number`},
 		{[]string{"bench", "--mech", "magic"}, 2, "", `unknown mechanism "magic"`},
+		{[]string{"bench", "--mech", "rem:Sampler"}, 2, "", `a setting is SETTING=VALUE, got "Sampler"`},
+		{[]string{"bench", "--mech", "rem:Colour=red"}, 2, "", `Colour`},
 		{[]string{"bench", "--merge", "a.json"}, 2, "", "--merge needs two or three arguments"},
 		{[]string{"bench", "stray"}, 2, "", "arguments go with --merge or --replace"},
 		{[]string{"bench", "--replace", "a.json", "b.json"}, 2, "", "--replace needs two arguments, BASE.json NEW.json, and --json OUT.json"},

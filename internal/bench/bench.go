@@ -47,19 +47,23 @@ type Config struct {
 	Progress func(line string)
 }
 
-// Entry is a mechanism as benchmarked: its name in the table and how to build it.
+// Entry is a mechanism as benchmarked: its registered name, the settings that differ from its
+// defaults (the --opt settings that built Mech; nil for the defaults) and the mechanism.
 type Entry struct {
-	Name string
-	Mech mech.Mechanism
+	Name    string
+	Options map[string]string
+	Mech    mech.Mechanism
 	// Pure marks a pure ε-DP mechanism (planned with δ = 0).
 	Pure bool
 }
 
 // Row is one cell of the table: a mechanism at one budget.
 type Row struct {
-	Mechanism string  `json:"mechanism"`
-	Epsilon   float64 `json:"epsilon"`
-	Delta     float64 `json:"delta"`
+	// Mechanism is the registered name; Options the settings that differ from its defaults.
+	Mechanism string            `json:"mechanism"`
+	Options   map[string]string `json:"options,omitempty"`
+	Epsilon   float64           `json:"epsilon"`
+	Delta     float64           `json:"delta"`
 	// Certified states the guarantee of the releases: the achieved (ε, δ) and the kind of the
 	// mechanism's guarantee, or "not certified" (a fast sampler, or seeded randomness).
 	Certified string `json:"certified"`
@@ -109,7 +113,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 			}
 			res.Rows = append(res.Rows, row)
 			if cfg.Progress != nil {
-				cfg.Progress(fmt.Sprintf("%s ε=%g: %s", e.Name, eps, rowSummary(row)))
+				cfg.Progress(fmt.Sprintf("%s ε=%g: %s", row.Label(), eps, rowSummary(row)))
 			}
 		}
 	}
@@ -122,7 +126,7 @@ func cell(ctx context.Context, cfg Config, p mech.Problem, rates sampler.Rates, 
 	if e.Pure {
 		b.Delta = 0
 	}
-	row := Row{Mechanism: e.Name, Epsilon: eps, Delta: b.Delta}
+	row := Row{Mechanism: e.Name, Options: e.Options, Epsilon: eps, Delta: b.Delta}
 	pl, err := e.Mech.Plan(b, p)
 	if err != nil {
 		row.Error = err.Error()
@@ -263,14 +267,14 @@ func Markdown(native Result, others ...Result) string {
 			}
 		}
 		if r.Error != "" {
-			fmt.Fprintf(&b, "| %s | %g | %g | – | – | 0 | – |%s%s not run: %s |\n", r.Mechanism, r.Epsilon, r.Delta, prediction,
+			fmt.Fprintf(&b, "| %s | %g | %g | – | – | 0 | – |%s%s not run: %s |\n", r.Label(), r.Epsilon, r.Delta, prediction,
 				strings.Repeat(" – | – |", len(others)), strings.ReplaceAll(r.Error, "|", "/"))
 			continue
 		}
-		fmt.Fprintf(&b, "| %s | %g | %g | %.2f ± %.2f | %.4f | %d | %.3g |%s", r.Mechanism, r.Epsilon, r.Delta,
+		fmt.Fprintf(&b, "| %s | %g | %g | %.2f ± %.2f | %.4f | %d | %.3g |%s", r.Label(), r.Epsilon, r.Delta,
 			100*r.AccuracyMean, 100*r.AccuracySD, r.LogLossMean, r.Runs, r.Seconds, prediction)
 		for _, o := range others {
-			if w, ok := Find(o, r.Mechanism, r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
+			if w, ok := Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
 				fmt.Fprintf(&b, " %.3g | %.2f |", w.Seconds, w.Seconds/r.Seconds)
 			} else {
 				b.WriteString(" – | – |")
@@ -294,7 +298,7 @@ func PlatformLabel(platform string) string {
 }
 
 // Replace returns base with the rows of update in place of base's rows of the same mechanism
-// and ε (rows that base lacks are added at the end) and update's baselines: a run of some of
+// and settings (Label) and ε (rows that base lacks are added at the end) and update's baselines: a run of some of
 // the cells refreshes a whole table. The two must be of the same platform and radius.
 func Replace(base, update Result) (Result, error) {
 	if base.Platform != update.Platform || base.Radius != update.Radius {
@@ -305,7 +309,7 @@ func Replace(base, update Result) (Result, error) {
 	out.Rows = append([]Row(nil), base.Rows...)
 	out.Baselines = update.Baselines
 	for _, r := range update.Rows {
-		i := slices.IndexFunc(out.Rows, func(b Row) bool { return b.Mechanism == r.Mechanism && b.Epsilon == r.Epsilon })
+		i := slices.IndexFunc(out.Rows, func(b Row) bool { return b.Label() == r.Label() && b.Epsilon == r.Epsilon })
 		if i < 0 {
 			out.Rows = append(out.Rows, r)
 			continue
@@ -315,17 +319,32 @@ func Replace(base, update Result) (Result, error) {
 	return out, nil
 }
 
-// Find returns the row of a mechanism at ε.
-func Find(res Result, mechanism string, eps float64) (Row, bool) {
+// Label names a row's mechanism in tables and plots: its registered name, followed by the
+// settings that differ from its defaults, sorted, as in "rem (Sampler=kinetic-langevin)".
+func (r Row) Label() string {
+	if len(r.Options) == 0 {
+		return r.Mechanism
+	}
+	opts := make([]string, 0, len(r.Options))
+	for k, v := range r.Options {
+		opts = append(opts, k+"="+v)
+	}
+	slices.Sort(opts)
+	return r.Mechanism + " (" + strings.Join(opts, ", ") + ")"
+}
+
+// Find returns the row of a mechanism (its Label) at ε.
+func Find(res Result, label string, eps float64) (Row, bool) {
 	for _, r := range res.Rows {
-		if r.Mechanism == mechanism && r.Epsilon == eps {
+		if r.Label() == label && r.Epsilon == eps {
 			return r, true
 		}
 	}
 	return Row{}, false
 }
 
-// Plot lays out test accuracy against ε (log scale) per mechanism, with the baselines.
+// Plot lays out test accuracy against ε (log scale) per mechanism (Label; a mechanism whose
+// releases claim no privacy says so), with the baselines.
 func Plot(res Result) (plot.Drawing, error) {
 	var series []plot.Series
 	minEps, maxEps := math.Inf(1), math.Inf(-1)
@@ -335,11 +354,15 @@ func Plot(res Result) (plot.Drawing, error) {
 		if r.Error != "" {
 			continue
 		}
-		k, ok := seen[r.Mechanism]
+		name := r.Label()
+		if !r.Private {
+			name += ": no privacy claimed"
+		}
+		k, ok := seen[name]
 		if !ok {
 			k = len(series)
-			seen[r.Mechanism] = k
-			series = append(series, plot.Series{Name: r.Mechanism, Class: fmt.Sprintf("series-%d", k%7)})
+			seen[name] = k
+			series = append(series, plot.Series{Name: name, Class: fmt.Sprintf("series-%d", k%7)})
 		}
 		series[k].X = append(series[k].X, r.Epsilon)
 		series[k].Y = append(series[k].Y, 100*r.AccuracyMean)

@@ -106,21 +106,37 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 // MeanGrad writes the mean gradient (1/n)Σ ∇ℓ_i(w) into grad, the same bits as Mean's,
 // without the mean value: for a scalar loss whose derivative is cheaper alone (the logistic
 // loss's value costs a logarithm its derivative does not) it skips the value.
-func (l *Linear) MeanGrad(grad, w []float64) {
-	d, ok := l.s.(derivativeOnly)
-	if !ok {
-		l.Mean(grad, w)
-		return
-	}
+func (l *Linear) MeanGrad(grad, w []float64) { l.MeanClippedGrad(grad, w, math.Inf(1)) }
+
+// MeanClippedGrad writes (1/n)Σ clamp(s'(⟨w, x_i⟩, y_i), −a, a)·x_i into grad (a > 0; with
+// a = +Inf, MeanGrad's bits). It is the mean gradient of the surrogate loss whose derivative in
+// the prediction is s' clipped to [−a, a] (s Huberized at slope a): convex when s is (a clipped
+// non-decreasing function is non-decreasing), as smooth as s, and every term has norm at most
+// a·‖x_i‖, so the mean moves by at most 2a·max‖x‖/n when one example is replaced.
+func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 	checkLen(w, l.d)
 	checkLen(grad, l.d)
 	clear(grad)
+	d, only := l.s.(derivativeOnly)
 	for i := 0; i < l.n; i++ {
-		if dz := d.Derivative(l.rowDot(i, w), l.y[i]); dz != 0 {
+		z := l.rowDot(i, w)
+		var dz float64
+		if only {
+			dz = d.Derivative(z, l.y[i])
+		} else {
+			_, dz = l.s.Deriv(z, l.y[i])
+		}
+		if dz = min(max(dz, -a), a); dz != 0 {
 			l.addRow(grad, dz, i)
 		}
 	}
 	scale(grad, 1/float64(l.n))
+}
+
+// Slope returns the bound S on |s'(⟨w, x⟩, y)| over dom and the declared bounds that Constants
+// uses (its Lipschitz constant is S times the rows' dual-norm bound).
+func (l *Linear) Slope(dom geom.Domain) float64 {
+	return l.s.Slope(predictionRange(l.b.xBound(), l.b.XNorm, dom), l.b.Y)
 }
 
 // Constants returns, in ℓp on dom, from the bounds only (with the feature bound inflated by
@@ -138,10 +154,8 @@ func (l *Linear) Constants(dom geom.Domain, p float64) (Constants, error) {
 	if err := checkDomain(dom, l.d, p); err != nil {
 		return Constants{}, fmt.Errorf("loss: constants: %w", err)
 	}
-	xb := l.b.xBound()
-	slope := l.s.Slope(predictionRange(xb, l.b.XNorm, dom), l.b.Y)
-	xd := geom.NormBound(xb, l.b.XNorm, geom.Dual(p), l.d)
-	return linearConstants(slope, l.s.Curvature(), xd, p, fmt.Sprintf("%T", l.s))
+	xd := geom.NormBound(l.b.xBound(), l.b.XNorm, geom.Dual(p), l.d)
+	return linearConstants(l.Slope(dom), l.s.Curvature(), xd, p, fmt.Sprintf("%T", l.s))
 }
 
 // linearConstants assembles the constants of a loss whose gradient is (scalar slope)·(vector

@@ -567,3 +567,84 @@ func TestMultinomialTwoClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestMeanClippedGrad: the clipped mean gradient of a linear model is (1/n)Σ clamp(s', −a, a)·xᵢ
+// recomputed row by row, for every scalar loss, on dense and one-hot (sparse) rows; with
+// a = +Inf it is MeanGrad, bit for bit; replacing one row moves it by 2a·‖x‖/n where two
+// opposite rows both reach the clip; and it is the gradient of a convex
+// function: ⟨g(w) − g(w′), w − w′⟩ ≥ 0 on random pairs.
+func TestMeanClippedGrad(t *testing.T) {
+	rng := rand.New(rand.NewPCG(27, 28))
+	scalars := []Scalar{Logistic{}, SmoothHinge{H: 0.5}, Squared{}, Huber{Delta: 0.3}}
+	for _, s := range scalars {
+		label := signLabel(rng)
+		if _, margin := s.(Margin); !margin {
+			label = func() float64 { return 2 * rng.Float64() }
+		}
+		for _, ds := range []*data.Dataset{randData(rng, 60, 5, 2, 1, label), oneHotData(rng, 60, 12, 0.2)} {
+			if _, margin := s.(Margin); !margin {
+				for i := range ds.Y {
+					ds.Y[i] = label()
+				}
+			}
+			l, err := NewLinear(s, ds, Bounds{X: 1, XNorm: 2, Y: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			d := ds.D
+			for _, a := range []float64{0.05, 0.3, math.Inf(1)} {
+				w := randVec(rng, d, 3)
+				got := make([]float64, d)
+				l.MeanClippedGrad(got, w, a)
+				want := make([]float64, d)
+				for i := range ds.N {
+					row := ds.Row(i)
+					_, dz := s.Deriv(dot(row, w), ds.Y[i])
+					axpy(want, min(max(dz, -a), a)/float64(ds.N), row)
+				}
+				for j := range want {
+					if !closeTo(got[j], want[j], 1e-12) {
+						t.Fatalf("%T, a = %g: clipped mean gradient %v, want %v", s, a, got, want)
+					}
+				}
+				if math.IsInf(a, 1) {
+					plain := make([]float64, d)
+					l.MeanGrad(plain, w)
+					for j := range plain {
+						if math.Float64bits(plain[j]) != math.Float64bits(got[j]) {
+							t.Fatalf("%T: a = +Inf gives %v, MeanGrad %v", s, got, plain)
+						}
+					}
+					continue
+				}
+				w2 := randVec(rng, d, 3)
+				g2 := make([]float64, d)
+				l.MeanClippedGrad(g2, w2, a)
+				inner := 0.0
+				for j := range w {
+					inner += (got[j] - g2[j]) * (w[j] - w2[j])
+				}
+				if inner < -1e-12 {
+					t.Errorf("%T, a = %g: ⟨g(w) − g(w′), w − w′⟩ = %g < 0", s, a, inner)
+				}
+			}
+		}
+	}
+	// Sensitivity: a row x replaced by −x, with w ⟂ x, where both derivatives are ∓1/2 > a.
+	x := []float64{0.6, 0.8}
+	base := &data.Dataset{N: 4, D: 2, X: []float64{0.1, 0, 0, 0.1, 0.2, 0.2, x[0], x[1]}, Y: []float64{1, -1, 1, 1}}
+	next := &data.Dataset{N: 4, D: 2, X: append(append([]float64(nil), base.X[:6]...), -x[0], -x[1]), Y: base.Y}
+	const a = 0.4
+	w := []float64{-40, 30}
+	g := [2][]float64{make([]float64, 2), make([]float64, 2)}
+	for k, ds := range []*data.Dataset{base, next} {
+		l, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2, Y: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l.MeanClippedGrad(g[k], w, a)
+	}
+	if dist := math.Hypot(g[0][0]-g[1][0], g[0][1]-g[1][1]); dist > 2*a/4 || dist < 2*a/4*(1-1e-12) {
+		t.Errorf("replacing one row moved the clipped mean gradient by %g, the bound is 2a/n = %g", dist, 2*a/4)
+	}
+}
