@@ -122,6 +122,7 @@ var optionText = map[string]map[string]optionDescription{
 		"StepScale":         {"the scale c of the number of steps (0: the default, 4)", nil},
 		"MaxStepLength":     {"the longest step, in units of 1/β, below 2(1 + m) (0: the default, 3)", nil},
 		"MaxSteps":          {"the largest number of steps (0: the default, 334)", nil},
+		"Clip":              {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
 		"NoPrecondition":    {"never precondition (the plain method at every budget)", nil},
 		"PreconditionFrom":  {"the ρ from which the steps are preconditioned (0: the default, 0.15)", nil},
 		"PreconditionShare": {"the share of ρ spent on the features' mean squares (0: the default, 0.05)", nil},

@@ -89,7 +89,7 @@ type langevinPlan struct {
 
 // Plan fixes μ, h, T, the grid and σ from the budget and the problem.
 func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
-	steps, c, err := newNoisySteps(m.Name(), b, p)
+	steps, c, err := newNoisySteps(m.Name(), b, p, 1)
 	if err != nil {
 		return nil, err
 	}

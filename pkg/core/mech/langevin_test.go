@@ -251,6 +251,7 @@ func TestNoisyStepsRejects(t *testing.T) {
 	}
 	for _, m := range []NoisyGD{{Momentum: 1}, {Momentum: -0.1}, {StepScale: -1}, {MaxSteps: -1}, {StepScale: math.Inf(1)},
 		{MaxStepLength: -1}, {MaxStepLength: 3.8}, {Momentum: 0.5, MaxStepLength: 3}, {MaxStepLength: math.NaN()},
+		{Clip: -0.1}, {Clip: 1.5}, {Clip: math.NaN()},
 		{PreconditionFrom: -1}, {PreconditionShare: 1}, {PreconditionShare: -0.1}, {PreconditionPower: -1},
 		{PreconditionPower: math.Inf(1)}, {PreconditionFloor: -1}, {PreconditionFloor: math.Inf(1)}} {
 		if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {

@@ -28,7 +28,9 @@ import (
 type noisySteps struct {
 	budget    Budget
 	n, dim    int
-	g         float64 // G, the losses' Lipschitz constant in ℓ2
+	g         float64 // G, the losses' Lipschitz constant in ℓ2 (c·G when clipped)
+	clipAt    float64 // a: each example's derivative in the prediction is clipped to [−a, a] (+Inf: not clipped)
+	clip      float64 // c, the share of the derivative bound S that a is (1: not clipped)
 	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
 	rhoTarget float64 // the largest ρ that meets the budget
 
@@ -45,8 +47,13 @@ type noisySteps struct {
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and
 // the problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
-// returns the losses' constants.
-func newNoisySteps(name string, b Budget, p Problem) (noisySteps, loss.Constants, error) {
+// returns the losses' constants. With clip = c < 1 and a linear model's scalar loss, each
+// example's derivative in the prediction is clipped to [−a, a], a = c·S (S the derivative's
+// bound, loss.Linear.Slope): the steps then descend the surrogate loss whose derivative is
+// clipped (convex and as smooth as the loss, loss.Linear.MeanClippedGrad), whose per-example
+// gradients have norm at most a·‖x‖ ≤ c·G, and Δ is computed from c·G. Other losses are not
+// clipped (c = 1).
+func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, loss.Constants, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
 		return noisySteps{}, c, err
@@ -60,7 +67,14 @@ func newNoisySteps(name string, b Budget, p Problem) (noisySteps, loss.Constants
 	if math.IsInf(c.Smoothness, 1) {
 		return noisySteps{}, c, fmt.Errorf("mech: %s needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", name, p.Loss.Name)
 	}
-	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz}
+	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1}
+	if clip < 1 {
+		l, err := p.buildLoss(&data.Dataset{N: 1, D: p.Dim, X: make([]float64, p.Dim), Y: []float64{1}})
+		if lin, ok := l.(*loss.Linear); ok && err == nil {
+			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ c·S·‖x‖ ≤ c·G; roundUp covers the products' rounding.
+			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(p.Domain), roundUp(clip*c.Lipschitz)
+		}
+	}
 	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
 	s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta)
 	return s, c, err
@@ -146,6 +160,9 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/n are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(n + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP, composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
 			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho)
 	}
+	if s.clip < 1 {
+		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g)
+	}
 	if k < s.steps {
 		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
 	}
@@ -175,6 +192,14 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	if err != nil {
 		return nil, 0, err
 	}
+	meanGrad := func(grad, w []float64) { loss.MeanGrad(l, grad, w) }
+	if !math.IsInf(s.clipAt, 1) {
+		lin, ok := l.(*loss.Linear)
+		if !ok {
+			return nil, 0, fmt.Errorf("mech: internal error: the steps clip the derivatives of a linear model, not of a %T", l)
+		}
+		meanGrad = func(grad, w []float64) { lin.MeanClippedGrad(grad, w, s.clipAt) }
+	}
 	theta := make([]float64, s.dim)
 	grad := make([]float64, s.dim)
 	dom.Project(theta, theta)
@@ -190,7 +215,7 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	every := max(1, s.steps/100)
 	k := 0
 	for ; k < s.steps && ctx.Err() == nil; k++ {
-		loss.MeanGrad(l, grad, theta) // θ_k is in C
+		meanGrad(grad, theta) // θ_k is in C
 		for i := range z {
 			z[i] = rule.shrink*theta[i] - s.h*grad[i]
 		}

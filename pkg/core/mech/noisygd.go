@@ -16,14 +16,19 @@ import (
 // practical member of the noisy gradient family of seed 004 (whose Langevin diffusion is the
 // same recursion with a strongly convex regulariser, no momentum and b = 1):
 //
-//	θ₀ = θ₋₁ = Π_C(0),  z_k = round(θ_k − h·∇F_D(θ_k)) + ξ_k,  ξ_k ~ N_Z(0, σ²) on a grid,
+//	θ₀ = θ₋₁ = Π_C(0),  z_k = round(θ_k − h·∇F̃_D(θ_k)) + ξ_k,  ξ_k ~ N_Z(0, σ²) on a grid,
 //	θ_{k+1} = Π_C(θ_k + b·(z_k − θ_k) + m·(θ_k − θ_{k−1})),
 //
-// for T steps, releasing (θ_{⌈T/2⌉} + … + θ_T)/(T − ⌈T/2⌉ + 1).
+// for T steps, releasing (θ_{⌈T/2⌉} + … + θ_T)/(T − ⌈T/2⌉ + 1), where F̃_D is the mean of the
+// clipped surrogate losses: for a linear model ℓ(w; x, y) = s(⟨w, x⟩, y), each example's
+// derivative s' is clipped to [−a, a] with a = c·S (S the bound on |s'| that makes the loss
+// G = S·max‖x‖-Lipschitz, c = Clip, default 0.7), i.e. s is Huberized at slope a; the
+// surrogate is convex and as smooth as s, and its per-example gradients have norm at most c·G.
+// (The multinomial loss is not clipped: c = 1.)
 //
 // Guarantee. Exactly that of Langevin's steps: θ_k depends on earlier releases only and lies
-// in C, where the losses are G-Lipschitz, so given the past the rounded drift has ℓ2
-// sensitivity h·Δ + 2g√d (Δ = 2G/n replace-one, G/n add/remove, plus the rounding allowance);
+// in C, where the clipped losses are c·G-Lipschitz, so given the past the rounded drift has ℓ2
+// sensitivity h·Δ + 2g√d (Δ = 2cG/n replace-one, cG/n add/remove, plus the rounding allowance);
 // each step is ρ_k-zCDP with the discrete Gaussian, the T steps compose to T·ρ_k ≤ ρ, the
 // largest ρ whose curve meets (ε, δ) under the conversion of Canonne, Kamath and Steinke 2020,
 // and the momentum, the step length b, the projections and the average are post-processing.
@@ -44,7 +49,17 @@ import (
 // distance; T is capped at MaxSteps (default ⌈1000/b_max⌉ = 334). The defaults of m and c were
 // fixed on a validation split of adult.data (20 %, seed 42), never on adult.test, with b = 1
 // (the steps of length h = 1/β that bound the curvature by the losses' worst case) and the
-// Nesterov form of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})).
+// Nesterov form of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})), without clipping.
+//
+// Clipping. Where the noise limits the accuracy (small ε), a smaller sensitivity is worth more
+// than the gradients of badly misfit examples: clipping each derivative at c·S divides Δ, and
+// so σ, by 1/c, and changes the loss only where |s'| > c·S (for the logistic loss, examples
+// misclassified with margin below −0.85 at c = 0.7). On the validation split (30 runs per cell,
+// accuracy % at ε = 0.1 / 0.25 / 0.5 / 1 / 2 / 4 / 8): no clipping 78.10 / 81.28 / 82.44 /
+// 83.27 / 83.90 / 84.39 / 84.78; c = 0.7 79.44 / 81.90 / 82.83 / 83.58 / 84.04 / 84.50 /
+// 84.86; c = 0.5 80.22 / 82.01 / 82.84 / 83.57 / 83.98 / 84.51 / 84.72; c = 0.35 loses from
+// ε = 1 on (83.36, 83.56, 84.14 at ε = 1, 2, 4). c = 0.7 is the default: above no clipping at
+// every ε.
 //
 // Step length. Polyak's heavy ball with momentum m is stable on a quadratic whose curvature
 // is at most λ exactly when its step s has s·λ < 2(1 + m) (the roots of z² − (1 + m − sλ)z + m
@@ -95,6 +110,10 @@ type NoisyGD struct {
 	MaxStepLength float64
 	// MaxSteps caps T (0 means the default, ⌈1000/b_max⌉), which bounds the time of a run.
 	MaxSteps int
+	// Clip is the share c ∈ (0, 1] of the bound S on the loss's derivative in the prediction at
+	// which each example's derivative is clipped, for a linear model's scalar loss (0 means
+	// the default, 0.7; 1 turns clipping off; the multinomial loss is never clipped).
+	Clip float64
 	// NoPrecondition turns the preconditioner off at every budget.
 	NoPrecondition bool
 	// PreconditionFrom is ρ₀: the preconditioner is used when the budget's ρ is at least ρ₀
@@ -124,6 +143,7 @@ const (
 	defaultMomentum      = 0.9
 	defaultStepScale     = 4
 	defaultMaxStepLength = 3
+	defaultClip          = 0.7
 	// defaultMaxDistance is the default cap of T in steps of length h: MaxSteps = ⌈1000/b_max⌉.
 	defaultMaxDistance = 1000
 	// longStepsFrom is the number of steps of length h from which the steps are longer:
@@ -163,6 +183,10 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	if m.MaxSteps == 0 && m.MaxStepLength > 0 {
 		m.MaxSteps = int(math.Ceil(defaultMaxDistance / m.MaxStepLength))
 	}
+	m.Clip = cmp.Or(m.Clip, defaultClip)
+	if !(m.Clip > 0 && m.Clip <= 1) {
+		return nil, fmt.Errorf("mech: noisy-gd needs Clip in (0, 1] (have %g)", m.Clip)
+	}
 	m.PreconditionFrom = cmp.Or(m.PreconditionFrom, defaultPreconditionFrom)
 	m.PreconditionShare = cmp.Or(m.PreconditionShare, defaultPreconditionShare)
 	m.PreconditionPower = cmp.Or(m.PreconditionPower, defaultPreconditionPower)
@@ -178,7 +202,7 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: noisy-gd needs PreconditionFrom > 0, PreconditionShare in (0, 1), and finite PreconditionPower > 0 and PreconditionFloor > 0 (have %g, %g, %g, %g)",
 			m.PreconditionFrom, m.PreconditionShare, m.PreconditionPower, m.PreconditionFloor)
 	}
-	steps, c, err := newNoisySteps(m.Name(), b, p)
+	steps, c, err := newNoisySteps(m.Name(), b, p, m.Clip)
 	if err != nil {
 		return nil, err
 	}
@@ -219,9 +243,12 @@ func (pl *noisyGDPlan) Cost() Cost {
 // Parameters include, when the preconditioner is on, its settings and the second moments'
 // release: ρ_v, σ_v and the sensitivity Δ_v (rounding and grid included).
 func (pl *noisyGDPlan) Parameters() map[string]float64 {
-	out := map[string]float64{"step_h": pl.h, "step_length": pl.length, "momentum": pl.mech.Momentum, "steps": float64(pl.steps), "sigma": pl.sigma,
+	out := map[string]float64{"step_h": pl.h, "step_length": pl.length, "clip": pl.clip, "momentum": pl.mech.Momentum, "steps": float64(pl.steps), "sigma": pl.sigma,
 		"rho_zcdp": pl.rhoAt(pl.steps), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
 		"grid_spacing": pl.grid.Spacing(), "lipschitz": pl.g, "smoothness": pl.beta}
+	if pl.clip < 1 {
+		out["clip_at"] = pl.clipAt
+	}
 	if v := pl.pre; v != nil {
 		out["precondition_share"], out["precondition_power"], out["precondition_floor"] = pl.mech.PreconditionShare, v.power, v.floor
 		out["moments_rho_zcdp"], out["moments_sigma"], out["moments_sensitivity"] = v.rho, v.sigma, v.gsens

@@ -13,7 +13,9 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// TestNoisyGDCalibration recomputes noisy-gd's plan: h = 1/β, T₁ = c·β·√(2ρ_s)/(Δ√d), the
+// TestNoisyGDCalibration recomputes noisy-gd's plan: the derivatives clipped at c·S (c = 0.7
+// by default, or as set; S = 1 for the logistic loss) and the Lipschitz constant c·G the
+// sensitivity uses (1 and G without clipping), h = 1/β, T₁ = c·β·√(2ρ_s)/(Δ√d), the
 // step length b = min(b_max, max(1, T₁/100)) (b_max 3 exactly at the default momentum,
 // 3(1 + m)/1.9 at another m, or as set), T = ⌈T₁/b⌉ within [1, MaxSteps] (default
 // ⌈1000/b_max⌉), Δ = 2G/n (G/n under add/remove) plus rounding, one step's sensitivity
@@ -43,10 +45,27 @@ func TestNoisyGDCalibration(t *testing.T) {
 		{NoisyGD{MaxStepLength: 1}, Budget{Epsilon: 8, Delta: 1e-6}},
 		{NoisyGD{MaxStepLength: 0.5}, Budget{Epsilon: 0.1, Delta: 1e-6}},
 		{NoisyGD{MaxStepLength: 2.5, StepScale: 100}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{Clip: 1}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{Clip: 0.3}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
 		gp := pl.(*noisyGDPlan)
 		d := float64(ds.D)
+		lc, err := p.Constants(2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		clip := cmp.Or(tc.m.Clip, 0.7)
+		if s.clip != clip || pl.Parameters()["clip"] != clip {
+			t.Errorf("%+v: clip %g (parameter %g), want %g", tc.m, s.clip, pl.Parameters()["clip"], clip)
+		}
+		// The logistic loss's derivative is bounded by S = 1 on the whole space.
+		if clipAt := s.clipAt; (clip < 1 && clipAt != clip) || (clip == 1 && !math.IsInf(clipAt, 1)) {
+			t.Errorf("%+v: derivatives clipped at %g, want %g·S = %g", tc.m, clipAt, clip, clip)
+		}
+		if s.g < clip*lc.Lipschitz || s.g > clip*lc.Lipschitz*(1+1e-14) {
+			t.Errorf("%+v: G = %g, want %g·%g plus rounding", tc.m, s.g, clip, lc.Lipschitz)
+		}
 		want := 2 * s.g / float64(ds.N)
 		if tc.b.Neighbouring == privacy.AddRemove {
 			want /= 2
@@ -190,6 +209,32 @@ func TestNoisyGDStepLengthStable(t *testing.T) {
 		t.Logf("b = %g: last iterate %v (σ_w = %.3g, %d steps)", length, w, sigmaW, s.steps)
 		if stable := math.Abs(w[0]) < 10*sigmaW*math.Sqrt(float64(s.steps)); stable != (length < 2*(1+defaultMomentum)) {
 			t.Errorf("b = %g: last iterate %v against 10σ_w√T = %g", length, w, 10*sigmaW*math.Sqrt(float64(s.steps)))
+		}
+	}
+}
+
+// TestNoisyGDClipsTheSteps: the steps use the clipped derivatives the sensitivity assumes. At
+// w = 0 every logistic derivative is ±1/2, so with Clip = 0.3 one step from 0 at ε = 10⁴ (noise
+// σ about 10⁻⁶ of the drift) releases b·(−h·ḡ₀.₃(0)) within 10σ, ḡ₀.₃ the mean gradient with
+// derivatives clipped at 0.3, which is 0.6 times the unclipped one.
+func TestNoisyGDClipsTheSteps(t *testing.T) {
+	ds := toyData(500, 4, 21)
+	p := toyProblem(ds)
+	pl, s := noisyPlan(t, NoisyGD{Clip: 0.3, MaxSteps: 1, NoPrecondition: true}, Budget{Epsilon: 1e4, Delta: 1e-6}, p)
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	clipped := make([]float64, ds.D)
+	l.(*loss.Linear).MeanClippedGrad(clipped, make([]float64, ds.D), 0.3)
+	rel, err := pl.Run(context.Background(), ds, rng.Seeded(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := pl.(*noisyGDPlan).length
+	for j, v := range rel.Model.Weights {
+		if want := -b * s.h * clipped[j]; math.Abs(v-want) > 10*b*s.sigma {
+			t.Errorf("weight %d: %g, want %g ± %g (unclipped: %g)", j, v, want, 10*b*s.sigma, want/0.6)
 		}
 	}
 }
