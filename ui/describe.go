@@ -71,7 +71,7 @@ var mechanismText = map[string]mechanismDescription{
 	},
 	"noisy-gd": {
 		"Noisy gradient descent with momentum",
-		"Runs gradient descent with momentum and Gaussian noise added at every step, and releases the average of the last half of the steps. At large budgets (ρ ≥ 0.15, about ε ≥ 2.7 at δ = 10⁻⁶) it first spends 5 % of the budget on a noisy release of the features' mean squares and uses them to take longer steps along rarely non-zero features. The privacy is that of the noisy releases (zCDP, exactly calibrated), so the run can stop at any time. No accuracy bound is proven, but it is the most accurate mechanism on the adult benchmark.",
+		"Runs gradient descent with momentum and Gaussian noise added at every step, and releases the average of the last half of the steps. Each example's gradient is capped at 70 % of the largest the bounds allow (the loss is Huberized for badly misfit examples; not for multinomial), which lowers the noise needed. At large budgets (ρ ≥ 0.15, about ε ≥ 2.7 at δ = 10⁻⁶) it first spends 5 % of the budget on a noisy release of the features' mean squares and uses them to take longer steps along rarely non-zero features. The privacy is that of the noisy releases (zCDP, exactly calibrated), so the run can stop at any time. No accuracy bound is proven, but it is the most accurate mechanism on the adult benchmark.",
 		"A smooth loss with bounded gradients (logistic, smooth hinge, Huber, squared on a bounded domain, multinomial); δ > 0.",
 	},
 	"rashomon": {

@@ -28,9 +28,9 @@ import (
 type noisySteps struct {
 	budget    Budget
 	n, dim    int
-	g         float64 // G, the losses' Lipschitz constant in ℓ2 (c·G when clipped)
+	g         float64 // G, the losses' Lipschitz constant in ℓ2 (q·G when clipped)
 	clipAt    float64 // a: each example's derivative in the prediction is clipped to [−a, a] (+Inf: not clipped)
-	clip      float64 // c, the share of the derivative bound S that a is (1: not clipped)
+	clip      float64 // q, the share of the derivative bound S that a is (1: not clipped)
 	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
 	rhoTarget float64 // the largest ρ that meets the budget
 
@@ -47,12 +47,12 @@ type noisySteps struct {
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and
 // the problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
-// returns the losses' constants. With clip = c < 1 and a linear model's scalar loss, each
-// example's derivative in the prediction is clipped to [−a, a], a = c·S (S the derivative's
+// returns the losses' constants. With clip = q < 1 and a linear model's scalar loss, each
+// example's derivative in the prediction is clipped to [−a, a], a = q·S (S the derivative's
 // bound, loss.Linear.Slope): the steps then descend the surrogate loss whose derivative is
 // clipped (convex and as smooth as the loss, loss.Linear.MeanClippedGrad), whose per-example
-// gradients have norm at most a·‖x‖ ≤ c·G, and Δ is computed from c·G. Other losses are not
-// clipped (c = 1).
+// gradients have norm at most a·‖x‖ ≤ q·G, and Δ is computed from q·G. Other losses are not
+// clipped (q = 1).
 func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, loss.Constants, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
@@ -71,7 +71,7 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, 
 	if clip < 1 {
 		l, err := p.buildLoss(&data.Dataset{N: 1, D: p.Dim, X: make([]float64, p.Dim), Y: []float64{1}})
 		if lin, ok := l.(*loss.Linear); ok && err == nil {
-			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ c·S·‖x‖ ≤ c·G; roundUp covers the products' rounding.
+			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ q·S·‖x‖ ≤ q·G; roundUp covers the products' rounding.
 			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(p.Domain), roundUp(clip*c.Lipschitz)
 		}
 	}

@@ -21,14 +21,14 @@ import (
 //
 // for T steps, releasing (θ_{⌈T/2⌉} + … + θ_T)/(T − ⌈T/2⌉ + 1), where F̃_D is the mean of the
 // clipped surrogate losses: for a linear model ℓ(w; x, y) = s(⟨w, x⟩, y), each example's
-// derivative s' is clipped to [−a, a] with a = c·S (S the bound on |s'| that makes the loss
-// G = S·max‖x‖-Lipschitz, c = Clip, default 0.7), i.e. s is Huberized at slope a; the
-// surrogate is convex and as smooth as s, and its per-example gradients have norm at most c·G.
-// (The multinomial loss is not clipped: c = 1.)
+// derivative s' is clipped to [−a, a] with a = q·S (S the bound on |s'| that makes the loss
+// G = S·max‖x‖-Lipschitz, q = Clip, default 0.7), i.e. s is Huberized at slope a; the
+// surrogate is convex and as smooth as s, and its per-example gradients have norm at most q·G.
+// (The multinomial loss is not clipped: q = 1.)
 //
 // Guarantee. Exactly that of Langevin's steps: θ_k depends on earlier releases only and lies
-// in C, where the clipped losses are c·G-Lipschitz, so given the past the rounded drift has ℓ2
-// sensitivity h·Δ + 2g√d (Δ = 2cG/n replace-one, cG/n add/remove, plus the rounding allowance);
+// in C, where the clipped losses are q·G-Lipschitz, so given the past the rounded drift has ℓ2
+// sensitivity h·Δ + 2g√d (Δ = 2qG/n replace-one, qG/n add/remove, plus the rounding allowance);
 // each step is ρ_k-zCDP with the discrete Gaussian, the T steps compose to T·ρ_k ≤ ρ, the
 // largest ρ whose curve meets (ε, δ) under the conversion of Canonne, Kamath and Steinke 2020,
 // and the momentum, the step length b, the projections and the average are post-processing.
@@ -52,13 +52,13 @@ import (
 // Nesterov form of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})), without clipping.
 //
 // Clipping. Where the noise limits the accuracy (small ε), a smaller sensitivity is worth more
-// than the gradients of badly misfit examples: clipping each derivative at c·S divides Δ, and
-// so σ, by 1/c, and changes the loss only where |s'| > c·S (for the logistic loss, examples
-// misclassified with margin below −0.85 at c = 0.7). On the validation split (30 runs per cell,
+// than the gradients of badly misfit examples: clipping each derivative at q·S multiplies Δ,
+// and so σ, by q, and changes the loss only where |s'| > q·S (for the logistic loss, examples
+// misclassified with margin below −0.85 at q = 0.7). On the validation split (30 runs per cell,
 // accuracy % at ε = 0.1 / 0.25 / 0.5 / 1 / 2 / 4 / 8): no clipping 78.10 / 81.28 / 82.44 /
-// 83.27 / 83.90 / 84.39 / 84.78; c = 0.7 79.44 / 81.90 / 82.83 / 83.58 / 84.04 / 84.50 /
-// 84.86; c = 0.5 80.22 / 82.01 / 82.84 / 83.57 / 83.98 / 84.51 / 84.72; c = 0.35 loses from
-// ε = 1 on (83.36, 83.56, 84.14 at ε = 1, 2, 4). c = 0.7 is the default: above no clipping at
+// 83.27 / 83.90 / 84.39 / 84.78; q = 0.7 79.44 / 81.90 / 82.83 / 83.58 / 84.04 / 84.50 /
+// 84.86; q = 0.5 80.22 / 82.01 / 82.84 / 83.57 / 83.98 / 84.51 / 84.72; q = 0.35 loses from
+// ε = 1 on (83.36, 83.56, 84.14 at ε = 1, 2, 4). q = 0.7 is the default: above no clipping at
 // every ε.
 //
 // Step length. Polyak's heavy ball with momentum m is stable on a quadratic whose curvature
@@ -110,7 +110,7 @@ type NoisyGD struct {
 	MaxStepLength float64
 	// MaxSteps caps T (0 means the default, ⌈1000/b_max⌉), which bounds the time of a run.
 	MaxSteps int
-	// Clip is the share c ∈ (0, 1] of the bound S on the loss's derivative in the prediction at
+	// Clip is the share q ∈ (0, 1] of the bound S on the loss's derivative in the prediction at
 	// which each example's derivative is clipped, for a linear model's scalar loss (0 means
 	// the default, 0.7; 1 turns clipping off; the multinomial loss is never clipped).
 	Clip float64

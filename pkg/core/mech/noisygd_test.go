@@ -13,8 +13,8 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// TestNoisyGDCalibration recomputes noisy-gd's plan: the derivatives clipped at c·S (c = 0.7
-// by default, or as set; S = 1 for the logistic loss) and the Lipschitz constant c·G the
+// TestNoisyGDCalibration recomputes noisy-gd's plan: the derivatives clipped at q·S (q = 0.7
+// by default, or as set; S = 1 for the logistic loss) and the Lipschitz constant q·G the
 // sensitivity uses (1 and G without clipping), h = 1/β, T₁ = c·β·√(2ρ_s)/(Δ√d), the
 // step length b = min(b_max, max(1, T₁/100)) (b_max 3 exactly at the default momentum,
 // 3(1 + m)/1.9 at another m, or as set), T = ⌈T₁/b⌉ within [1, MaxSteps] (default
