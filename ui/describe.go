@@ -118,10 +118,10 @@ var optionText = map[string]map[string]optionDescription{
 		"FastSteps":    {"steps of a fast sampler", nil},
 	},
 	"noisy-gd": {
-		"Momentum":          {"the momentum m in (0, 1) (0: the default, 0.9)", nil},
+		"Momentum":          {"the momentum m in (0, 1) (0: the default, 0.9, and 0.95 when there are many steps to take)", nil},
 		"StepScale":         {"the scale c of the number of steps (0: the default, 4)", nil},
-		"MaxStepLength":     {"the longest step, in units of 1/β, below 2(1 + m) (0: the default, 3)", nil},
-		"MaxSteps":          {"the largest number of steps (0: the default, 334)", nil},
+		"MaxStepLength":     {"the longest step, in units of 1/β, below 2(1 + m) (0: the default, 3·(1 + m)/1.9)", nil},
+		"MaxSteps":          {"the largest number of steps (0: the default, ⌈1000/b_max⌉)", nil},
 		"Clip":              {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
 		"NoPrecondition":    {"never precondition (the plain method at every budget)", nil},
 		"PreconditionFrom":  {"the ρ from which the steps are preconditioned (0: the default, 0.15)", nil},

@@ -146,8 +146,28 @@ func TestMeanGradBits(t *testing.T) {
 			}
 		}
 	}
-	if _, ok := Scalar(Logistic{}).(derivativeOnly); !ok {
-		t.Error("the logistic loss lost its derivative-only path")
+}
+
+// TestMeanGradBlocks: MeanGrad computes the derivatives by blocks of derivativeBlock rows; with
+// one block, exact blocks and a partial last block, on dense and sparse rows, for the logistic
+// loss (its own loop) and a loss without one, it writes the same bits as Mean's gradient.
+func TestMeanGradBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(29, 30))
+	for _, n := range []int{1, derivativeBlock, 2*derivativeBlock + 3} {
+		for _, ds := range []*data.Dataset{randData(rng, n, 5, 2, 1.5, signLabel(rng)), oneHotData(rng, n, 12, 0.2)} {
+			for _, s := range []Scalar{Logistic{}, SmoothHinge{H: 0.5}} {
+				l := mustLinear(t, s, ds, Bounds{X: 1.5, XNorm: 2})
+				w := randVec(rng, ds.D, 4)
+				want, got := make([]float64, ds.D), make([]float64, ds.D)
+				l.Mean(want, w)
+				l.MeanGrad(got, w)
+				for j := range want {
+					if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+						t.Fatalf("%T, n = %d, sparse %v: MeanGrad %v, Mean %v", s, n, l.sparse != nil, got, want)
+					}
+				}
+			}
+		}
 	}
 }
 

@@ -26,10 +26,20 @@ type Scalar interface {
 	CheckLabel(y, ymax float64) error
 }
 
-// derivativeOnly is a Scalar whose derivative ∂ℓ/∂z costs less without the value; Derivative
-// returns the same bits as the second result of Deriv.
-type derivativeOnly interface {
-	Derivative(z, y float64) float64
+// derivativesInto writes into dz[i] the second result of s.Deriv(z[i], y[i]), the same bits,
+// for every i < len(dz) (z and y are at least as long): by blocks of rows, so that a loss
+// whose derivative costs less without the value (Logistic) computes it in a loop of its own,
+// with no call per row. It is a function, not an interface method, so that the blocks can
+// stay on the caller's stack.
+func derivativesInto(s Scalar, dz, z, y []float64) {
+	if l, ok := s.(Logistic); ok {
+		l.Derivatives(dz, z, y)
+		return
+	}
+	z, y = z[:len(dz)], y[:len(dz)]
+	for i := range dz {
+		_, dz[i] = s.Deriv(z[i], y[i])
+	}
 }
 
 // Margin is a classification loss ℓ(z, y) = φ(y·z) for labels y ∈ {−1, +1}, with φ convex
@@ -87,11 +97,14 @@ func logisticSigmoid(m, e float64) float64 {
 	return r
 }
 
-// Derivative returns y·φ'(y·z) = −y/(1 + e^{yz}), the second result of Deriv, without the
-// logarithm of the value.
-func (Logistic) Derivative(z, y float64) float64 {
-	m := y * z
-	return y * -logisticSigmoid(m, detmath.Exp(-math.Abs(m)))
+// Derivatives writes y_i·φ'(y_i·z_i) = −y_i/(1 + e^{y_i z_i}), the second result of Deriv,
+// into dz[i], without the logarithm of the value.
+func (Logistic) Derivatives(dz, z, y []float64) {
+	z, y = z[:len(dz)], y[:len(dz)]
+	for i, zi := range z {
+		m := y[i] * zi
+		dz[i] = y[i] * -logisticSigmoid(m, detmath.Exp(-math.Abs(m)))
+	}
 }
 
 // Value returns φ(y·z).

@@ -76,17 +76,7 @@ func TestNoisyGDCalibration(t *testing.T) {
 		if s.h != 1/gp.beta || math.Abs(gp.beta-0.25) > 1e-8 {
 			t.Errorf("%+v: h = %g, β = %g", tc.b, s.h, gp.beta)
 		}
-		bmax := 3.0
-		switch {
-		case tc.m.MaxStepLength != 0:
-			bmax = tc.m.MaxStepLength
-		case tc.m.Momentum != 0:
-			bmax = 3 * ((1 + tc.m.Momentum) / 1.9)
-		}
-		c, maxSteps := cmp.Or(tc.m.StepScale, 4), math.Ceil(1000/bmax)
-		if tc.m.MaxSteps != 0 {
-			maxSteps = float64(tc.m.MaxSteps)
-		}
+		c := cmp.Or(tc.m.StepScale, 4)
 		target, err := privacy.CalibrateZCDP(tc.b.Epsilon, tc.b.Delta)
 		if err != nil {
 			t.Fatal(err)
@@ -117,6 +107,22 @@ func TestNoisyGDCalibration(t *testing.T) {
 			}
 		}
 		t1 := c * gp.beta * math.Sqrt(2*(target-rhoV)) / (s.delta * math.Sqrt(d))
+		// The momentum is 0.9, and 0.95 from T₁ = 300 steps of length h; b_max and the cap follow.
+		momentum := tc.m.Momentum
+		if momentum == 0 {
+			momentum = 0.9
+			if t1 >= 300 {
+				momentum = 0.95
+			}
+		}
+		if got := pl.Parameters()["momentum"]; got != momentum {
+			t.Errorf("%+v %+v: momentum %v, want %v (T₁ = %g)", tc.m, tc.b, got, momentum, t1)
+		}
+		bmax := cmp.Or(tc.m.MaxStepLength, 3*((1+momentum)/1.9))
+		maxSteps := math.Ceil(1000 / bmax)
+		if tc.m.MaxSteps != 0 {
+			maxSteps = float64(tc.m.MaxSteps)
+		}
 		length := math.Min(bmax, math.Max(1, t1/100))
 		if got := pl.Parameters()["step_length"]; math.Abs(got-length) > 1e-12*length {
 			t.Errorf("%+v %+v: step length %v, want %v (T₁ = %g)", tc.m, tc.b, got, length, t1)
