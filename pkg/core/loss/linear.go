@@ -80,26 +80,34 @@ func (l *Linear) Grad(grad, w []float64, i int) float64 {
 }
 
 // Mean returns (1/n)Σ ℓ_i(w) and, if grad is not nil, writes the mean gradient into it:
-// one pass over the rows, a dot product and (for the gradient) an axpy per row.
+// one pass over the rows by blocks of rowBlock, a dot product and (for the gradient) an axpy
+// per row.
 func (l *Linear) Mean(grad, w []float64) float64 {
 	checkLen(w, l.d)
+	if grad != nil {
+		checkLen(grad, l.d)
+		clear(grad)
+	}
+	var zb, vb, dzb [rowBlock]float64
 	sum := 0.0
-	if grad == nil {
-		for i := 0; i < l.n; i++ {
-			sum += l.s.Value(l.rowDot(i, w), l.y[i])
+	for lo := 0; lo < l.n; lo += rowBlock {
+		z, v := zb[:min(rowBlock, l.n-lo)], vb[:]
+		l.predictions(z, w, lo)
+		if grad == nil {
+			scalarsInto(l.s, v, nil, z, l.y[lo:])
+		} else {
+			scalarsInto(l.s, v, dzb[:], z, l.y[lo:])
 		}
-		return sum / float64(l.n)
-	}
-	checkLen(grad, l.d)
-	clear(grad)
-	for i := 0; i < l.n; i++ {
-		v, dz := l.s.Deriv(l.rowDot(i, w), l.y[i])
-		sum += v
-		if dz != 0 {
-			l.addRow(grad, dz, i)
+		for k := range z {
+			sum += v[k]
+			if grad != nil && dzb[k] != 0 {
+				l.addRow(grad, dzb[k], lo+k)
+			}
 		}
 	}
-	scale(grad, 1/float64(l.n))
+	if grad != nil {
+		scale(grad, 1/float64(l.n))
+	}
 	return sum / float64(l.n)
 }
 
@@ -117,21 +125,12 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 	checkLen(w, l.d)
 	checkLen(grad, l.d)
 	clear(grad)
-	var zb, dzb [derivativeBlock]float64
-	for lo := 0; lo < l.n; lo += derivativeBlock {
-		hi := min(lo+derivativeBlock, l.n)
-		z, dz := zb[:hi-lo], dzb[:hi-lo]
-		if s := l.sparse; s != nil {
-			for k := range z {
-				z[k] = s.dot(lo+k, w)
-			}
-		} else {
-			for k := range z {
-				z[k] = dot(l.x[(lo+k)*l.d:(lo+k+1)*l.d], w)
-			}
-		}
-		derivativesInto(l.s, dz, z, l.y[lo:hi])
-		for k, c := range dz {
+	var zb, dzb [rowBlock]float64
+	for lo := 0; lo < l.n; lo += rowBlock {
+		z := zb[:min(rowBlock, l.n-lo)]
+		l.predictions(z, w, lo)
+		scalarsInto(l.s, nil, dzb[:], z, l.y[lo:])
+		for k, c := range dzb[:len(z)] {
 			if c = min(max(c, -a), a); c != 0 {
 				l.addRow(grad, c, lo+k)
 			}
@@ -140,9 +139,22 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 	scale(grad, 1/float64(l.n))
 }
 
-// derivativeBlock is the number of rows whose derivatives MeanClippedGrad computes in one
-// call: in wasm a call per row costs a sixth of a sparse pass.
-const derivativeBlock = 64
+// rowBlock is the number of rows whose losses Mean and MeanClippedGrad evaluate in one call
+// (scalarsInto): in wasm a call per row costs a sixth of a sparse gradient pass.
+const rowBlock = 64
+
+// predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1.
+func (l *Linear) predictions(z, w []float64, lo int) {
+	if s := l.sparse; s != nil {
+		for k := range z {
+			z[k] = s.dot(lo+k, w)
+		}
+		return
+	}
+	for k := range z {
+		z[k] = dot(l.x[(lo+k)*l.d:(lo+k+1)*l.d], w)
+	}
+}
 
 // Slope returns the bound S on |s'(⟨w, x⟩, y)| over dom and the declared bounds that Constants
 // uses (its Lipschitz constant is S times the rows' dual-norm bound).

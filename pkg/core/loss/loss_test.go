@@ -148,22 +148,46 @@ func TestMeanGradBits(t *testing.T) {
 	}
 }
 
-// TestMeanGradBlocks: MeanGrad computes the derivatives by blocks of derivativeBlock rows; with
-// one block, exact blocks and a partial last block, on dense and sparse rows, for the logistic
-// loss (its own loop) and a loss without one, it writes the same bits as Mean's gradient.
-func TestMeanGradBlocks(t *testing.T) {
+// TestMeanBlocks: Mean and MeanGrad evaluate the losses by blocks of rowBlock rows; with one
+// row, one block, exact blocks and a partial last block, on dense and sparse rows, for the
+// logistic loss (its own loop) and a loss without one, they give the bits of the row-by-row
+// sums of Value and Deriv (the mean value without and with the gradient, and the gradient).
+func TestMeanBlocks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(29, 30))
-	for _, n := range []int{1, derivativeBlock, 2*derivativeBlock + 3} {
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	for _, n := range []int{1, rowBlock - 1, 2 * rowBlock, 2*rowBlock + 3} {
 		for _, ds := range []*data.Dataset{randData(rng, n, 5, 2, 1.5, signLabel(rng)), oneHotData(rng, n, 12, 0.2)} {
 			for _, s := range []Scalar{Logistic{}, SmoothHinge{H: 0.5}} {
 				l := mustLinear(t, s, ds, Bounds{X: 1.5, XNorm: 2})
 				w := randVec(rng, ds.D, 4)
-				want, got := make([]float64, ds.D), make([]float64, ds.D)
-				l.Mean(want, w)
-				l.MeanGrad(got, w)
+				want := make([]float64, ds.D)
+				var wantValue float64
+				for i := range n {
+					row := ds.Row(i)
+					z := l.rowDot(i, w)
+					v, dz := s.Deriv(z, ds.Y[i])
+					if !same(v, s.Value(z, ds.Y[i])) {
+						t.Fatalf("%T: Value and Deriv's value differ", s)
+					}
+					wantValue += v
+					if dz != 0 {
+						axpy(want, dz, row)
+					}
+				}
+				scale(want, 1/float64(n))
+				wantValue /= float64(n)
+				name := fmt.Sprintf("%T, n = %d, sparse %v", s, n, l.sparse != nil)
+				got, gotGrad := make([]float64, ds.D), make([]float64, ds.D)
+				if v := l.Mean(nil, w); !same(v, wantValue) {
+					t.Errorf("%s: Mean(nil) = %v, want %v", name, v, wantValue)
+				}
+				if v := l.Mean(got, w); !same(v, wantValue) {
+					t.Errorf("%s: Mean = %v, want %v", name, v, wantValue)
+				}
+				l.MeanGrad(gotGrad, w)
 				for j := range want {
-					if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-						t.Fatalf("%T, n = %d, sparse %v: MeanGrad %v, Mean %v", s, n, l.sparse != nil, got, want)
+					if !same(got[j], want[j]) || !same(gotGrad[j], want[j]) {
+						t.Fatalf("%s: Mean's gradient %v, MeanGrad %v, want %v", name, got, gotGrad, want)
 					}
 				}
 			}

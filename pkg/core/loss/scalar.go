@@ -26,19 +26,27 @@ type Scalar interface {
 	CheckLabel(y, ymax float64) error
 }
 
-// derivativesInto writes into dz[i] the second result of s.Deriv(z[i], y[i]), the same bits,
-// for every i < len(dz) (z and y are at least as long): by blocks of rows, so that a loss
-// whose derivative costs less without the value (Logistic) computes it in a loop of its own,
-// with no call per row. It is a function, not an interface method, so that the blocks can
-// stay on the caller's stack.
-func derivativesInto(s Scalar, dz, z, y []float64) {
+// scalarsInto evaluates s on a block of predictions: for every i < len(z) it writes
+// s.Value(z[i], y[i]) into v[i] when dz is nil, s.Deriv(z[i], y[i]) into (v[i], dz[i]) when
+// neither is nil, and Deriv's second result into dz[i] when v is nil, the same bits as those
+// methods (y is at least as long as z, v and dz when not nil too). A loss whose evaluation
+// has a loop of its own (Logistic) then makes one call per block, not one per row; it is a
+// function, not an interface method, so that the blocks stay on the caller's stack.
+func scalarsInto(s Scalar, v, dz, z, y []float64) {
 	if l, ok := s.(Logistic); ok {
-		l.Derivatives(dz, z, y)
+		l.scalars(v, dz, z, y)
 		return
 	}
-	z, y = z[:len(dz)], y[:len(dz)]
-	for i := range dz {
-		_, dz[i] = s.Deriv(z[i], y[i])
+	y = y[:len(z)]
+	for i, zi := range z {
+		switch {
+		case dz == nil:
+			v[i] = s.Value(zi, y[i])
+		case v == nil:
+			_, dz[i] = s.Deriv(zi, y[i])
+		default:
+			v[i], dz[i] = s.Deriv(zi, y[i])
+		}
 	}
 }
 
@@ -97,13 +105,19 @@ func logisticSigmoid(m, e float64) float64 {
 	return r
 }
 
-// Derivatives writes y_i·φ'(y_i·z_i) = −y_i/(1 + e^{y_i z_i}), the second result of Deriv,
-// into dz[i], without the logarithm of the value.
-func (Logistic) Derivatives(dz, z, y []float64) {
-	z, y = z[:len(dz)], y[:len(dz)]
+// scalars is scalarsInto for the logistic loss: the derivatives without the logarithm of the
+// value when v is nil.
+func (Logistic) scalars(v, dz, z, y []float64) {
+	y = y[:len(z)]
 	for i, zi := range z {
 		m := y[i] * zi
-		dz[i] = y[i] * -logisticSigmoid(m, detmath.Exp(-math.Abs(m)))
+		e := detmath.Exp(-math.Abs(m))
+		if v != nil {
+			v[i] = math.Max(-m, 0) + detmath.Log1p(e)
+		}
+		if dz != nil {
+			dz[i] = y[i] * -logisticSigmoid(m, e)
+		}
 	}
 }
 
