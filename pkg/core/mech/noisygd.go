@@ -41,15 +41,16 @@ import (
 // below the norm of good models.
 //
 // Parameters, from public quantities only: h = 1/β (β the losses' smoothness in ℓ2),
-// m = Momentum (default 0.9, and 0.95 from T₁ ≥ 300, see below), T₁ = c·β·√(2ρ)/(Δ·√d), the number of steps of length h after
-// which accelerated descent's gradient, of order β·D/T₁, reaches the noise floor of one step,
-// Δ·√d/√(2ρ), for a distance D = c to travel (c = StepScale, default 4); the step length
-// b = min(b_max, max(1, T₁/100)) (b_max = MaxStepLength, default 3·(1 + m)/1.9, which is 3 at
-// m = 0.9): each step moves b times as far as the drift, so T = ⌈T₁/b⌉ steps travel the same
-// distance; T is capped at MaxSteps (default ⌈1000/b_max⌉ = 334 at m = 0.9, 325 at 0.95). The defaults of m and c were
-// fixed on a validation split of adult.data (20 %, seed 42), never on adult.test, with b = 1
-// (the steps of length h = 1/β that bound the curvature by the losses' worst case) and the
-// Nesterov form of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})), without clipping.
+// m = Momentum (default 0.9, and 0.95 from T₁ ≥ 300, see below), T₁ = c·β·√(2ρ)/(Δ·√d),
+// the number of steps of length h after which accelerated descent's gradient, of order
+// β·D/T₁, reaches the noise floor of one step, Δ·√d/√(2ρ), for a distance D = c to travel
+// (c = StepScale, default 4); the step length b = min(b_max, max(1, T₁/100)) (b_max =
+// MaxStepLength, default 3·(1 + m)/1.9, which is 3 at m = 0.9): each step moves b times as far
+// as the drift, so T = ⌈T₁/b⌉ steps travel the same distance; T is capped at MaxSteps (default
+// ⌈1000/b_max⌉ = 334 at m = 0.9, 325 at 0.95). The defaults of m and c were fixed on a
+// validation split of adult.data (20 %, seed 42), never on adult.test, with b = 1 (the steps
+// of length h = 1/β that bound the curvature by the losses' worst case) and the Nesterov form
+// of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})), without clipping.
 //
 // Clipping. Where the noise limits the accuracy (small ε), a smaller sensitivity is worth more
 // than the gradients of badly misfit examples: clipping each derivative at q·S multiplies Δ,
