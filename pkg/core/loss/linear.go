@@ -48,13 +48,17 @@ func (l *Linear) rowDot(i int, w []float64) float64 {
 	return dot(l.x[i*l.d:(i+1)*l.d], w)
 }
 
-// addRow adds c·x_i to y.
-func (l *Linear) addRow(y []float64, c float64, i int) {
+// addRows adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order.
+func (l *Linear) addRows(y, c []float64, lo int) {
 	if l.sparse != nil {
-		l.sparse.axpy(y, c, i)
+		l.sparse.axpys(y, c, lo)
 		return
 	}
-	axpy(y, c, l.x[i*l.d:(i+1)*l.d])
+	for r, cr := range c {
+		if cr != 0 {
+			axpy(y, cr, l.x[(lo+r)*l.d:(lo+r+1)*l.d])
+		}
+	}
 }
 
 // Dim returns D.
@@ -98,11 +102,11 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 		} else {
 			scalarsInto(l.s, v, dzb[:], z, l.y[lo:])
 		}
-		for k := range z {
-			sum += v[k]
-			if grad != nil && dzb[k] != 0 {
-				l.addRow(grad, dzb[k], lo+k)
-			}
+		for _, vk := range v[:len(z)] {
+			sum += vk
+		}
+		if grad != nil {
+			l.addRows(grad, dzb[:len(z)], lo)
 		}
 	}
 	if grad != nil {
@@ -129,12 +133,12 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 	for lo := 0; lo < l.n; lo += rowBlock {
 		z := zb[:min(rowBlock, l.n-lo)]
 		l.predictions(z, w, lo)
-		scalarsInto(l.s, nil, dzb[:], z, l.y[lo:])
-		for k, c := range dzb[:len(z)] {
-			if c = min(max(c, -a), a); c != 0 {
-				l.addRow(grad, c, lo+k)
-			}
+		dz := dzb[:len(z)]
+		scalarsInto(l.s, nil, dz, z, l.y[lo:])
+		for k, c := range dz {
+			dz[k] = min(max(c, -a), a)
 		}
+		l.addRows(grad, dz, lo)
 	}
 	scale(grad, 1/float64(l.n))
 }
@@ -146,9 +150,7 @@ const rowBlock = 64
 // predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1.
 func (l *Linear) predictions(z, w []float64, lo int) {
 	if s := l.sparse; s != nil {
-		for k := range z {
-			z[k] = s.dot(lo+k, w)
-		}
+		s.dots(z, w, lo)
 		return
 	}
 	for k := range z {

@@ -9,10 +9,14 @@ import "github.com/privopt/privopt/pkg/core/data"
 // dot up to rounding (an error of order d·2⁻⁵³·‖x‖‖w‖ for both), not the same bits; the
 // bits are the same natively on amd64 and in wasm (TestSparseReleasesIdenticalEverywhere in
 // package mech pins them).
+//
+// The kernels (kernels.go) rely on what newSparseRows establishes: start is non-decreasing from
+// start[0] = 0 to start[n] = len(col) = len(val), and every col[k] is in [0, d).
 type sparseRows struct {
 	start []int
 	col   []int32
 	val   []float64
+	d     int
 }
 
 // SparseRows reports whether a linear-model loss (NewLinear) holds n rows of d entries, nnz of
@@ -60,7 +64,7 @@ func newSparseRows(x []float64, n, d int) *sparseRows {
 	if !SparseRows(n, d, nnz) {
 		return nil
 	}
-	s := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz)}
+	s := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz), d: d}
 	for i := range n {
 		for j, v := range x[i*d : (i+1)*d] {
 			if v != 0 {
@@ -72,23 +76,33 @@ func newSparseRows(x []float64, n, d int) *sparseRows {
 	return s
 }
 
-// dot returns ⟨x_i, w⟩.
-func (s *sparseRows) dot(i int, w []float64) float64 {
-	lo, hi := s.start[i], s.start[i+1]
-	cols, vals := s.col[lo:hi], s.val[lo:hi:hi]
-	var s0 float64
-	for k, j := range cols {
-		s0 += vals[k] * w[j]
-	}
-	return s0
+// dots writes ⟨x_{lo+r}, w⟩ into z[r] for every r < len(z): the non-zero terms in column
+// order, one accumulator.
+func (s *sparseRows) dots(z, w []float64, lo int) {
+	s.checkWidth(w)
+	sparseDots(z, s.start[lo:lo+len(z)+1], s.col, s.val, w)
 }
 
-// axpy adds c·x_i to y, with the bits of axpy(y, c, x_i) (a zero entry would add a signed
-// zero, which changes no sum that is not −0, and a coordinate that starts at +0 never becomes
-// −0 under rounding to nearest).
-func (s *sparseRows) axpy(y []float64, c float64, i int) {
-	cols, vals := s.col[s.start[i]:s.start[i+1]], s.val[s.start[i]:s.start[i+1]]
-	for k, j := range cols {
-		y[j] += c * vals[k]
+// dot returns ⟨x_i, w⟩, dots's bits.
+func (s *sparseRows) dot(i int, w []float64) float64 {
+	var z [1]float64
+	s.dots(z[:], w, i)
+	return z[0]
+}
+
+// axpys adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order, with
+// the bits of axpy(y, c[r], x_{lo+r}) (a zero entry would add a signed zero, which changes no
+// sum that is not −0, and a coordinate that starts at +0 never becomes −0 under rounding to
+// nearest).
+func (s *sparseRows) axpys(y, c []float64, lo int) {
+	s.checkWidth(y)
+	sparseAxpys(y, c, s.start[lo:lo+len(c)+1], s.col, s.val)
+}
+
+// checkWidth panics when v is shorter than the rows, which the kernels, unchecked under
+// WebAssembly, would read or write past.
+func (s *sparseRows) checkWidth(v []float64) {
+	if len(v) < s.d {
+		panic("loss: a vector shorter than the rows")
 	}
 }

@@ -67,7 +67,7 @@ func TestSparseRows(t *testing.T) {
 		ys, yd := randVec(rng, d, 1), make([]float64, d)
 		copy(yd, ys)
 		for i := range ds.N {
-			sparse.sparse.axpy(ys, -0.7, i)
+			sparse.sparse.axpys(ys, []float64{-0.7}, i)
 			axpy(yd, -0.7, ds.X[i*d:(i+1)*d])
 		}
 		gs, gd := make([]float64, d), make([]float64, d)

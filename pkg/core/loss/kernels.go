@@ -1,0 +1,46 @@
+package loss
+
+// The row kernels of the full passes (Mean, MeanClippedGrad) and of the per-example queries on
+// rows held sparse. Natively they are the Go loops below; under WebAssembly they are written in
+// Go's WebAssembly assembly (kernels_wasm.s) with the same operations in the same order, so
+// the same bits, and each runs as one structured WebAssembly loop: the loops that Go's compiler
+// emits for WebAssembly go through a resumable dispatch on every branch and run about three
+// times slower than native code, while the assembly runs at native speed
+// (BenchmarkSparseKernels). TestKernelsMatchGo compares the two under WebAssembly.
+//
+// The assembly does not check bounds. Every caller passes slices that satisfy the kernels'
+// stated preconditions; sparseRows establishes them when it is built and its methods check
+// the lengths before each call.
+
+// sparseDotsGo writes Σ_{k ∈ [start[r], start[r+1])} val[k]·w[col[k]] into z[r] for every
+// r < len(z), adding in k order into one accumulator that starts at +0. It needs
+// len(start) ≥ len(z) + 1, start non-decreasing, start[len(z)] ≤ len(col) ≤ len(val), and every
+// col[k] in the ranges in [0, len(w)).
+func sparseDotsGo(z []float64, start []int, col []int32, val, w []float64) {
+	for r := range z {
+		lo, hi := start[r], start[r+1]
+		cols, vals := col[lo:hi], val[lo:hi:hi]
+		var s float64
+		for k, j := range cols {
+			s += vals[k] * w[j]
+		}
+		z[r] = s
+	}
+}
+
+// sparseAxpysGo adds c[r]·x_r to y for every r < len(c) whose c[r] is not zero, in r order,
+// where row x_r has the entries val[k] in the columns col[k] for k ∈ [start[r], start[r+1]):
+// y[col[k]] += c[r]·val[k] in k order. Its preconditions are sparseDotsGo's with c for z and y
+// for w.
+func sparseAxpysGo(y, c []float64, start []int, col []int32, val []float64) {
+	for r, cr := range c {
+		if cr == 0 {
+			continue
+		}
+		lo, hi := start[r], start[r+1]
+		cols, vals := col[lo:hi], val[lo:hi:hi]
+		for k, j := range cols {
+			y[j] += cr * vals[k]
+		}
+	}
+}

@@ -1,0 +1,13 @@
+//go:build !wasm
+
+package loss
+
+// sparseDots is sparseDotsGo (kernels.go).
+func sparseDots(z []float64, start []int, col []int32, val, w []float64) {
+	sparseDotsGo(z, start, col, val, w)
+}
+
+// sparseAxpys is sparseAxpysGo (kernels.go).
+func sparseAxpys(y, c []float64, start []int, col []int32, val []float64) {
+	sparseAxpysGo(y, c, start, col, val)
+}

@@ -1,0 +1,120 @@
+package loss
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+)
+
+// kernelCase returns sparse rows built from n random rows of dimension d (empty rows, rows
+// with one entry and full rows among them), weights of both signs with some zeros, and
+// coefficients among which are +0, −0, a NaN, huge and tiny values.
+func kernelCase(rng *rand.Rand, n, d int) (*sparseRows, []float64, []float64) {
+	x := make([]float64, n*d)
+	for i := range n {
+		row := x[i*d : (i+1)*d]
+		switch i % 7 {
+		case 0: // empty
+		case 1:
+			row[rng.IntN(d)] = rng.NormFloat64()
+		case 2:
+			for j := range row {
+				row[j] = rng.NormFloat64()
+			}
+		default:
+			for j := range row {
+				if rng.IntN(10) == 0 {
+					row[j] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(9)-4))
+				}
+			}
+		}
+	}
+	s := &sparseRows{start: make([]int, n+1), d: d}
+	for i := range n {
+		for j, v := range x[i*d : (i+1)*d] {
+			if v != 0 {
+				s.col, s.val = append(s.col, int32(j)), append(s.val, v)
+			}
+		}
+		s.start[i+1] = len(s.col)
+	}
+	w := randVec(rng, d, 3)
+	for j := range w {
+		if rng.IntN(6) == 0 {
+			w[j] = 0
+		}
+	}
+	c := randVec(rng, n, 2)
+	for r := range c {
+		switch rng.IntN(12) {
+		case 0:
+			c[r] = 0
+		case 1:
+			c[r] = math.Copysign(0, -1)
+		case 2:
+			c[r] *= 1e300
+		case 3:
+			c[r] *= 1e-300
+		}
+	}
+	c[n/2] = math.NaN()
+	return s, w, c
+}
+
+// TestKernelsMatchGo: the kernels the loss runs (under WebAssembly, the assembly of
+// kernels_wasm.s) give the bits of the Go loops of kernels.go, on every block of rows of
+// several shapes, from any first row, including empty blocks; natively the two are the same
+// code and the test checks the wrappers. A kernel that adds in another order, skips a zero
+// coefficient differently or reads a row's bounds wrong fails.
+func TestKernelsMatchGo(t *testing.T) {
+	rng := rand.New(rand.NewPCG(61, 62))
+	for _, d := range []int{1, 5, 92} {
+		s, w, c := kernelCase(rng, 200, d)
+		n := len(s.start) - 1
+		for _, lo := range []int{0, 1, 63, 150, n} {
+			for _, m := range []int{0, 1, 13, 50} {
+				m = min(m, n-lo)
+				got, want := make([]float64, m), make([]float64, m)
+				s.dots(got, w, lo)
+				sparseDotsGo(want, s.start[lo:lo+m+1], s.col, s.val, w)
+				for r := range got {
+					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
+						t.Fatalf("d = %d, rows %d+%d: dot %d is %v, want %v", d, lo, m, r, got[r], want[r])
+					}
+				}
+				if m > 0 && math.Float64bits(s.dot(lo, w)) != math.Float64bits(want[0]) {
+					t.Fatalf("d = %d, row %d: dot %v, want %v", d, lo, s.dot(lo, w), want[0])
+				}
+				y, yGo := randVec(rng, d, 1), make([]float64, d)
+				y[0] = math.Copysign(0, -1)
+				copy(yGo, y)
+				s.axpys(y, c[lo:lo+m], lo)
+				sparseAxpysGo(yGo, c[lo:lo+m], s.start[lo:lo+m+1], s.col, s.val)
+				for j := range y {
+					if math.Float64bits(y[j]) != math.Float64bits(yGo[j]) && !(math.IsNaN(y[j]) && math.IsNaN(yGo[j])) {
+						t.Fatalf("d = %d, rows %d+%d: axpys entry %d is %v, want %v", d, lo, m, j, y[j], yGo[j])
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestKernelsCheckLengths: a vector shorter than the rows panics before a kernel runs.
+func TestKernelsCheckLengths(t *testing.T) {
+	s, w, c := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4)
+	for name, f := range map[string]func(){
+		"dots":  func() { s.dots(make([]float64, 3), w[:3], 0) },
+		"axpys": func() { s.axpys(w[:3], c[:3], 0) },
+		"rows":  func() { s.dots(make([]float64, 3), w, 8) },
+	} {
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("%s: no panic", name)
+				}
+			}()
+			f()
+		}()
+	}
+}

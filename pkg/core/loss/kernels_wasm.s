@@ -1,0 +1,197 @@
+// The kernels of kernels.go in Go's WebAssembly assembly: the same operations in the same
+// order as sparseDotsGo and sparseAxpysGo, as plain structured loops. Registers R0–R15 are
+// i64 locals and F16–F31 f64 locals; addresses are i64 values wrapped to i32 for each access.
+
+#include "textflag.h"
+
+// func sparseDots(z []float64, start []int, col []int32, val, w []float64)
+//
+// R0 &z[r], R1 rows left, R2 &start[r], R3 &col[0], R4 &val[0], R5 &w[0],
+// R6 k, R7 start[r+1], F16 the row's sum.
+TEXT ·sparseDots(SB), NOSPLIT, $0-120
+	MOVD z_base+0(FP), R0
+	MOVD z_len+8(FP), R1
+	MOVD start_base+24(FP), R2
+	MOVD col_base+48(FP), R3
+	MOVD val_base+72(FP), R4
+	MOVD w_base+96(FP), R5
+
+	// k = start[0]; each row's entries begin where the previous row's end.
+	Get R2
+	I32WrapI64
+	I64Load $0
+	Set R6
+
+	Block
+	Loop
+		Get R1
+		I64Eqz
+		BrIf $1
+
+		// R7 = start[r+1]
+		Get R2
+		I64Const $8
+		I64Add
+		Tee R2
+		I32WrapI64
+		I64Load $0
+		Set R7
+
+		F64Const $(0.0)
+		Set F16
+		Block
+		Loop
+			Get R6
+			Get R7
+			I64GeU
+			BrIf $1
+
+			// s += val[k] * w[col[k]]
+			Get F16
+			Get R4
+			Get R6
+			I64Const $3
+			I64Shl
+			I64Add
+			I32WrapI64
+			F64Load $0
+			Get R5
+			Get R3
+			Get R6
+			I64Const $2
+			I64Shl
+			I64Add
+			I32WrapI64
+			I64Load32S $0
+			I64Const $3
+			I64Shl
+			I64Add
+			I32WrapI64
+			F64Load $0
+			F64Mul
+			F64Add
+			Set F16
+
+			Get R6
+			I64Const $1
+			I64Add
+			Set R6
+			Br $0
+		End
+		End
+
+		// z[r] = s
+		Get R0
+		I32WrapI64
+		Get F16
+		F64Store $0
+
+		Get R0
+		I64Const $8
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+	RET
+
+// func sparseAxpys(y, c []float64, start []int, col []int32, val []float64)
+//
+// R0 &y[0], R1 &c[r], R2 rows left, R3 &start[r], R4 &col[0], R5 &val[0],
+// R6 k, R7 start[r+1], R8 &y[col[k]], F16 c[r].
+TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
+	MOVD y_base+0(FP), R0
+	MOVD c_base+24(FP), R1
+	MOVD c_len+32(FP), R2
+	MOVD start_base+48(FP), R3
+	MOVD col_base+72(FP), R4
+	MOVD val_base+96(FP), R5
+
+	Block
+	Loop
+		Get R2
+		I64Eqz
+		BrIf $1
+
+		Get R1
+		I32WrapI64
+		F64Load $0
+		Tee F16
+		F64Const $(0.0)
+		F64Ne
+		If
+			// k = start[r], R7 = start[r+1]
+			Get R3
+			I32WrapI64
+			I64Load $0
+			Set R6
+			Get R3
+			I32WrapI64
+			I64Load $8
+			Set R7
+
+			Block
+			Loop
+				Get R6
+				Get R7
+				I64GeU
+				BrIf $1
+
+				// y[col[k]] += c[r] * val[k]
+				Get R0
+				Get R4
+				Get R6
+				I64Const $2
+				I64Shl
+				I64Add
+				I32WrapI64
+				I64Load32S $0
+				I64Const $3
+				I64Shl
+				I64Add
+				Tee R8
+				I32WrapI64
+				Get R8
+				I32WrapI64
+				F64Load $0
+				Get F16
+				Get R5
+				Get R6
+				I64Const $3
+				I64Shl
+				I64Add
+				I32WrapI64
+				F64Load $0
+				F64Mul
+				F64Add
+				F64Store $0
+
+				Get R6
+				I64Const $1
+				I64Add
+				Set R6
+				Br $0
+			End
+			End
+		End
+
+		Get R1
+		I64Const $8
+		I64Add
+		Set R1
+		Get R3
+		I64Const $8
+		I64Add
+		Set R3
+		Get R2
+		I64Const $1
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+	RET
