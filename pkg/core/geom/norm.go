@@ -27,10 +27,7 @@ func Norm(x []float64, p float64) float64 {
 		}
 		return s
 	case p == 2:
-		s := 0.0
-		for _, v := range x {
-			s += v * v
-		}
+		s := sumSquares(x)
 		// Above 2⁻⁹⁰⁰, squares that underflowed (each below 2⁻¹⁰²²) change the sum by at most
 		// len(x)·2⁻¹²² relative.
 		if s > 0x1p-900 && s < math.Inf(1) {

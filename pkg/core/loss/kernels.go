@@ -1,7 +1,7 @@
 package loss
 
 // The row kernels of the full passes (Mean, MeanClippedGrad) and of the per-example queries on
-// rows held sparse. Natively they are the Go loops below; under WebAssembly they are written in
+// rows held sparse, and those that build the sparse rows. Natively they are the Go loops below; under WebAssembly they are written in
 // Go's WebAssembly assembly (kernels_wasm.s) with the same operations in the same order, so
 // the same bits, and each runs as one structured WebAssembly loop: the loops that Go's compiler
 // emits for WebAssembly go through a resumable dispatch on every branch and run about three
@@ -42,5 +42,38 @@ func sparseAxpysGo(y, c []float64, start []int, col []int32, val []float64) {
 		for k, j := range cols {
 			y[j] += cr * vals[k]
 		}
+	}
+}
+
+// nonZerosGo returns the number of entries of x that are not zero (NaNs count).
+func nonZerosGo(x []float64) int {
+	nnz := 0
+	for _, v := range x {
+		if v != 0 {
+			nnz++
+		}
+	}
+	return nnz
+}
+
+// compressRowGo writes the entries of row that are not zero into val and their indices into
+// col, from index 0 in index order, and returns their number. It needs len(col) and len(val)
+// at least len(row), and len(row) ≤ 2³¹.
+func compressRowGo(col []int32, val, row []float64) int {
+	k := 0
+	for j, v := range row {
+		if v != 0 {
+			col[k], val[k] = int32(j), v
+			k++
+		}
+	}
+	return k
+}
+
+// checkRoom panics unless col and val have room for every entry of row, which compressRow
+// writes to unchecked under WebAssembly.
+func checkRoom(col []int32, val, row []float64) {
+	if len(col) < len(row) || len(val) < len(row) || len(row) > 1<<31 {
+		panic("loss: no room for a row's entries")
 	}
 }

@@ -11,3 +11,12 @@ func sparseDots(z []float64, start []int, col []int32, val, w []float64) {
 func sparseAxpys(y, c []float64, start []int, col []int32, val []float64) {
 	sparseAxpysGo(y, c, start, col, val)
 }
+
+// nonZeros is nonZerosGo (kernels.go).
+func nonZeros(x []float64) int { return nonZerosGo(x) }
+
+// compressRow is compressRowGo (kernels.go) after a check of its preconditions.
+func compressRow(col []int32, val, row []float64) int {
+	checkRoom(col, val, row)
+	return compressRowGo(col, val, row)
+}

@@ -195,3 +195,113 @@ TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
 	End
 	End
 	RET
+
+// func nonZeros(x []float64) int
+//
+// R0 &x[i], R1 entries left, R2 the count.
+TEXT ·nonZeros(SB), NOSPLIT, $0-32
+	MOVD x_base+0(FP), R0
+	MOVD x_len+8(FP), R1
+	I64Const $0
+	Set R2
+
+	Block
+	Loop
+		Get R1
+		I64Eqz
+		BrIf $1
+
+		// count += x[i] != 0
+		Get R2
+		Get R0
+		I32WrapI64
+		F64Load $0
+		F64Const $(0.0)
+		F64Ne
+		I64ExtendI32U
+		I64Add
+		Set R2
+
+		Get R0
+		I64Const $8
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+
+	Get SP
+	Get R2
+	I64Store ret+24(FP)
+	RET
+
+// func compressRowAsm(col []int32, val, row []float64) int
+//
+// R0 &col[k], R1 &val[k], R2 &row[0], R3 len(row), R4 j, R5 k, F16 row[j].
+TEXT ·compressRowAsm(SB), NOSPLIT, $0-80
+	MOVD col_base+0(FP), R0
+	MOVD val_base+24(FP), R1
+	MOVD row_base+48(FP), R2
+	MOVD row_len+56(FP), R3
+	I64Const $0
+	Set R4
+	I64Const $0
+	Set R5
+
+	Block
+	Loop
+		Get R4
+		Get R3
+		I64GeU
+		BrIf $1
+
+		Get R2
+		Get R4
+		I64Const $3
+		I64Shl
+		I64Add
+		I32WrapI64
+		F64Load $0
+		Tee F16
+		F64Const $(0.0)
+		F64Ne
+		If
+			// col[k] = j, val[k] = row[j], k++
+			Get R0
+			I32WrapI64
+			Get R4
+			I64Store32 $0
+			Get R1
+			I32WrapI64
+			Get F16
+			F64Store $0
+			Get R0
+			I64Const $4
+			I64Add
+			Set R0
+			Get R1
+			I64Const $8
+			I64Add
+			Set R1
+			Get R5
+			I64Const $1
+			I64Add
+			Set R5
+		End
+
+		Get R4
+		I64Const $1
+		I64Add
+		Set R4
+		Br $0
+	End
+	End
+
+	Get SP
+	Get R5
+	I64Store ret+72(FP)
+	RET

@@ -136,11 +136,36 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 		dz := dzb[:len(z)]
 		scalarsInto(l.s, nil, dz, z, l.y[lo:])
 		for k, c := range dz {
-			dz[k] = min(max(c, -a), a)
+			// Comparisons, not min and max: those are runtime calls under WebAssembly (a twelfth
+			// of a pass), and these give their bits for a > 0 (a NaN stays a NaN).
+			if c > a {
+				dz[k] = a
+			} else if c < -a {
+				dz[k] = -a
+			}
 		}
 		l.addRows(grad, dz, lo)
 	}
 	scale(grad, 1/float64(l.n))
+}
+
+// SignAccuracy returns the fraction of the rows whose prediction's sign matches the label:
+// ⟨w, x_i⟩ ≥ 0 and y_i > 0, or ⟨w, x_i⟩ < 0 and y_i ≤ 0 (the training accuracy of a binary
+// classifier, through the row kernels).
+func (l *Linear) SignAccuracy(w []float64) float64 {
+	checkLen(w, l.d)
+	var zb [rowBlock]float64
+	right := 0
+	for lo := 0; lo < l.n; lo += rowBlock {
+		z := zb[:min(rowBlock, l.n-lo)]
+		l.predictions(z, w, lo)
+		for k, zk := range z {
+			if (zk >= 0) == (l.y[lo+k] > 0) {
+				right++
+			}
+		}
+	}
+	return float64(right) / float64(l.n)
 }
 
 // rowBlock is the number of rows whose losses Mean and MeanClippedGrad evaluate in one call

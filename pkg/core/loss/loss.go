@@ -124,12 +124,15 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	limit := b.X * (1 + Slack)
 	for i := 0; i < ds.N; i++ {
 		row := ds.Row(i)
-		for j, v := range row {
-			if math.IsNaN(v) || math.IsInf(v, 0) {
-				return fmt.Errorf("row %d, feature %d: value %v is not finite", i, j, v)
+		n := geom.Norm(row, b.XNorm)
+		if math.IsNaN(n) || math.IsInf(n, 0) { // a non-finite entry, or finite ones whose norm overflows
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return fmt.Errorf("row %d, feature %d: value %v is not finite", i, j, v)
+				}
 			}
 		}
-		if n := geom.Norm(row, b.XNorm); n > limit {
+		if n > limit {
 			return fmt.Errorf("row %d: ‖x‖_%v = %v exceeds the declared bound %v", i, b.XNorm, n, b.X)
 		}
 		if err := label(ds.Y[i]); err != nil {

@@ -434,6 +434,25 @@ func TestErrors(t *testing.T) {
 		{"short-X", func() error { ds := good(); ds.X = ds.X[:3]; _, err := NewLinear(Logistic{}, ds, b); return err }, "feature values"},
 		{"short-Y", func() error { ds := good(); ds.Y = ds.Y[:1]; _, err := NewLinear(Logistic{}, ds, b); return err }, "labels"},
 		{"nan", func() error { ds := good(); ds.X[3] = math.NaN(); _, err := NewLinear(Logistic{}, ds, b); return err }, "row 1, feature 1"},
+		{"inf-l1", func() error {
+			ds := good()
+			ds.X[0] = math.Inf(-1)
+			_, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 1})
+			return err
+		}, "row 0, feature 0: value -Inf is not finite"},
+		{"nan-linf", func() error {
+			ds := good()
+			ds.X[3] = math.NaN()
+			_, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: inf})
+			return err
+		}, "row 1, feature 1"},
+		{"nan-after-inf", func() error {
+			ds := good()
+			ds.X[2], ds.X[3] = math.Inf(1), math.NaN()
+			_, err := NewLinear(Logistic{}, ds, b)
+			return err
+		}, "row 1, feature 0"},
+		{"huge", func() error { ds := good(); ds.X[0] = 1e300; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 0: ‖x‖_2 = 1e+300"},
 		{"over-bound", func() error { ds := good(); ds.X[3] = 1.01; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 1: ‖x‖_2"},
 		{"label-0", func() error { ds := good(); ds.Y[1] = 0; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 1: label 0"},
 		{"target-over-bound", func() error { ds := good(); ds.Y[0] = 1.5; _, err := NewLinear(Squared{}, ds, b); return err }, "row 0: target"},

@@ -46,17 +46,6 @@ func RowWidth(ds *data.Dataset) Width {
 	return Width{Entries: float64(nnz) / float64(ds.N), Sparse: true}
 }
 
-// nonZeros counts the non-zero entries of x.
-func nonZeros(x []float64) int {
-	nnz := 0
-	for _, v := range x {
-		if v != 0 {
-			nnz++
-		}
-	}
-	return nnz
-}
-
 // newSparseRows returns the non-zero entries of x by row, or nil when SparseRows says the rows
 // are better held dense.
 func newSparseRows(x []float64, n, d int) *sparseRows {
@@ -64,15 +53,15 @@ func newSparseRows(x []float64, n, d int) *sparseRows {
 	if !SparseRows(n, d, nnz) {
 		return nil
 	}
-	s := &sparseRows{start: make([]int, n+1), col: make([]int32, 0, nnz), val: make([]float64, 0, nnz), d: d}
+	// d spare entries at the end: compressRow may be given a whole row's worth of room.
+	col, val := make([]int32, nnz+d), make([]float64, nnz+d)
+	s := &sparseRows{start: make([]int, n+1), d: d}
+	k := 0
 	for i := range n {
-		for j, v := range x[i*d : (i+1)*d] {
-			if v != 0 {
-				s.col, s.val = append(s.col, int32(j)), append(s.val, v)
-			}
-		}
-		s.start[i+1] = len(s.col)
+		k += compressRow(col[k:], val[k:], x[i*d:(i+1)*d])
+		s.start[i+1] = k
 	}
+	s.col, s.val = col[:k:k], val[:k:k]
 	return s
 }
 

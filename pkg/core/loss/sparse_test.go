@@ -127,3 +127,34 @@ func TestRowWidth(t *testing.T) {
 		}
 	}
 }
+
+// TestSignAccuracy: the accuracy through the row kernels counts the rows a plain dense loop
+// counts, on rows held sparse and dense (n not a multiple of the block), for weights that put
+// predictions on both sides and at exactly 0 (the zero weight vector: every row counts as
+// positive).
+func TestSignAccuracy(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	ds := oneHotData(rng, 1000, 13, 0.2)
+	sparse, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dense := *sparse
+	dense.sparse = nil
+	for _, w := range [][]float64{randVec(rng, 13, 3), make([]float64, 13)} {
+		right := 0
+		for i := range ds.N {
+			s := 0.0
+			for j, v := range ds.X[i*13 : (i+1)*13] {
+				s += w[j] * v
+			}
+			if (s >= 0) == (ds.Y[i] > 0) {
+				right++
+			}
+		}
+		want := float64(right) / float64(ds.N)
+		if a, b := sparse.SignAccuracy(w), dense.SignAccuracy(w); a != want || b != want {
+			t.Errorf("accuracy %v (sparse), %v (dense), want %v", a, b, want)
+		}
+	}
+}

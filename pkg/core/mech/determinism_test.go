@@ -105,6 +105,10 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 		if dg.Sum() != want {
 			t.Errorf("%s: digest %#x, pinned %#x", name, dg.Sum(), want)
 		}
+		// The training accuracy, computed by the loss's sparse row kernels, is Accuracy's.
+		if acc, _ := Accuracy(toyProblem(ds), ds, rel.Model.Weights); rel.Diagnostics.TrainAccuracy == nil || *rel.Diagnostics.TrainAccuracy != acc {
+			t.Errorf("%s: training accuracy %v, Accuracy %v", name, rel.Diagnostics.TrainAccuracy, acc)
+		}
 	}
 }
 

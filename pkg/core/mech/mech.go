@@ -370,19 +370,25 @@ func newModel(p Problem, ds *data.Dataset, w []float64) Model {
 // diagnose computes the local diagnostics of a model on the training data.
 func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.Time, details map[string]float64) Diagnostics {
 	d := Diagnostics{NotPrivate: notPrivate, TrainLoss: l.Mean(nil, w), Seconds: time.Since(start).Seconds(), Details: details}
-	if acc, ok := Accuracy(p, ds, w); ok {
+	if lin, ok := l.(*loss.Linear); ok && !regression(p.Loss.Name) {
+		acc := lin.SignAccuracy(w) // Accuracy's value, by the loss's row kernels
+		d.TrainAccuracy = &acc
+	} else if acc, ok := Accuracy(p, ds, w); ok {
 		d.TrainAccuracy = &acc
 	}
 	return d
 }
 
+// regression reports whether the loss named name is a regression loss (no accuracy).
+func regression(name string) bool { return name == "squared" || name == "huber" }
+
 // Accuracy returns the accuracy of a classifier on a dataset (the fraction of rows whose sign,
 // or arg-max class, matches the label) and false for a regression loss.
 func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
-	switch p.Loss.Name {
-	case "squared", "huber":
+	switch {
+	case regression(p.Loss.Name):
 		return 0, false
-	case "multinomial":
+	case p.Loss.Name == "multinomial":
 		k := p.Loss.Classes
 		right := 0
 		for i := range ds.N {

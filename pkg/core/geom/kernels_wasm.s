@@ -1,0 +1,47 @@
+// sumSquaresGo (kernels.go) in Go's WebAssembly assembly, the same operations in the same order.
+// R0–R15 are i64 locals and F16–F31 f64 locals.
+
+#include "textflag.h"
+
+// func sumSquares(x []float64) float64
+//
+// R0 &x[i], R1 entries left, F16 the sum, F17 x[i].
+TEXT ·sumSquares(SB), NOSPLIT, $0-32
+	MOVD x_base+0(FP), R0
+	MOVD x_len+8(FP), R1
+	F64Const $(0.0)
+	Set F16
+
+	Block
+	Loop
+		Get R1
+		I64Eqz
+		BrIf $1
+
+		// s += x[i] * x[i]
+		Get F16
+		Get R0
+		I32WrapI64
+		F64Load $0
+		Tee F17
+		Get F17
+		F64Mul
+		F64Add
+		Set F16
+
+		Get R0
+		I64Const $8
+		I64Add
+		Set R0
+		Get R1
+		I64Const $1
+		I64Sub
+		Set R1
+		Br $0
+	End
+	End
+
+	Get SP
+	Get F16
+	F64Store ret+24(FP)
+	RET
