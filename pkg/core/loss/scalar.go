@@ -106,17 +106,26 @@ func logisticSigmoid(m, e float64) float64 {
 }
 
 // scalars is scalarsInto for the logistic loss: the derivatives without the logarithm of the
-// value when v is nil.
+// value when v is nil. The exponentials e^{−|m|} of a block come from one detmath.ExpInto
+// (its assembly under WebAssembly), with Exp's bits.
 func (Logistic) scalars(v, dz, z, y []float64) {
 	y = y[:len(z)]
-	for i, zi := range z {
-		m := y[i] * zi
-		e := detmath.Exp(-math.Abs(m))
-		if v != nil {
-			v[i] = math.Max(-m, 0) + detmath.Log1p(e)
+	var eb [rowBlock]float64
+	for lo := 0; lo < len(z); lo += rowBlock {
+		zs, ys := z[lo:min(lo+rowBlock, len(z))], y[lo:]
+		e := eb[:len(zs)]
+		for i, zi := range zs {
+			e[i] = -math.Abs(ys[i] * zi)
 		}
-		if dz != nil {
-			dz[i] = y[i] * -logisticSigmoid(m, e)
+		detmath.ExpInto(e, e)
+		for i, zi := range zs {
+			m := ys[i] * zi
+			if v != nil {
+				v[lo+i] = math.Max(-m, 0) + detmath.Log1p(e[i])
+			}
+			if dz != nil {
+				dz[lo+i] = ys[i] * -logisticSigmoid(m, e[i])
+			}
 		}
 	}
 }

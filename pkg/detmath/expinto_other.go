@@ -1,0 +1,12 @@
+//go:build !wasm
+
+package detmath
+
+// expRun writes Exp(x[i]) into dst[i] for every i < len(x) and returns len(x) (under
+// WebAssembly it stops at the first argument outside [−700, 700]).
+func expRun(dst, x []float64) int {
+	for i, v := range x {
+		dst[i] = Exp(v)
+	}
+	return len(x)
+}
