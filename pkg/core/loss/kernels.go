@@ -1,7 +1,8 @@
 package loss
 
-// The row kernels of the full passes (Mean, MeanClippedGrad) and of the per-example queries on
-// rows held sparse, and those that build the sparse rows. Natively they are the Go loops below; under WebAssembly they are written in
+// The row kernels: dot products and axpys on dense rows and on rows held sparse (the full
+// passes of Mean and MeanClippedGrad, the per-example queries), and the scans that build the
+// sparse rows. Natively they are the Go loops below; under WebAssembly they are written in
 // Go's WebAssembly assembly (kernels_wasm.s) with the same operations in the same order, so
 // the same bits, and each runs as one structured WebAssembly loop: the loops that Go's compiler
 // emits for WebAssembly go through a resumable dispatch on every branch and run about three
@@ -75,5 +76,47 @@ func compressRowGo(col []int32, val, row []float64) int {
 func checkRoom(col []int32, val, row []float64) {
 	if len(col) < len(row) || len(val) < len(row) || len(row) > 1<<31 {
 		panic("loss: no room for a row's entries")
+	}
+}
+
+// dotGo returns Σ a_i·b_i over the first len(a) entries: eight entries per iteration into four
+// accumulators (so the additions pipeline), s0 += a_0·b_0 + a_4·b_4 and so on, then the tail
+// into s0, and (s0 + s1) + (s2 + s3); through array pointers (*[8]float64), so that the
+// compiler checks bounds once per block. It panics if len(b) < len(a).
+func dotGo(a, b []float64) float64 {
+	b = b[:len(a)]
+	var s0, s1, s2, s3 float64
+	for len(a) >= 8 {
+		x, y := (*[8]float64)(a), (*[8]float64)(b)
+		s0 += x[0]*y[0] + x[4]*y[4]
+		s1 += x[1]*y[1] + x[5]*y[5]
+		s2 += x[2]*y[2] + x[6]*y[6]
+		s3 += x[3]*y[3] + x[7]*y[7]
+		a, b = a[8:], b[8:]
+	}
+	for i, v := range a {
+		s0 += v * b[i]
+	}
+	return (s0 + s1) + (s2 + s3)
+}
+
+// axpyGo adds c·x to y over the first len(x) entries, y_i += c·x_i, eight per iteration through
+// array pointers (one bounds check per block). It panics if len(y) < len(x).
+func axpyGo(y []float64, c float64, x []float64) {
+	y = y[:len(x)]
+	for len(x) >= 8 {
+		u, v := (*[8]float64)(x), (*[8]float64)(y)
+		v[0] += c * u[0]
+		v[1] += c * u[1]
+		v[2] += c * u[2]
+		v[3] += c * u[3]
+		v[4] += c * u[4]
+		v[5] += c * u[5]
+		v[6] += c * u[6]
+		v[7] += c * u[7]
+		x, y = x[8:], y[8:]
+	}
+	for i, v := range x {
+		y[i] += c * v
 	}
 }

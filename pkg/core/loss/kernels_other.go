@@ -20,3 +20,9 @@ func compressRow(col []int32, val, row []float64) int {
 	checkRoom(col, val, row)
 	return compressRowGo(col, val, row)
 }
+
+// dot is dotGo (kernels.go).
+func dot(a, b []float64) float64 { return dotGo(a, b) }
+
+// axpy is axpyGo (kernels.go).
+func axpy(y []float64, c float64, x []float64) { axpyGo(y, c, x) }

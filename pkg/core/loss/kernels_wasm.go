@@ -26,3 +26,19 @@ func compressRow(col []int32, val, row []float64) int {
 //
 //go:noescape
 func compressRowAsm(col []int32, val, row []float64) int
+
+// dot is dotGo (kernels.go), in WebAssembly assembly (dotAsm). It panics if len(b) < len(a).
+func dot(a, b []float64) float64 { return dotAsm(a, b[:len(a)]) }
+
+// dotAsm is dotGo for len(a) = len(b), in kernels_wasm.s.
+//
+//go:noescape
+func dotAsm(a, b []float64) float64
+
+// axpy is axpyGo (kernels.go), in WebAssembly assembly (axpyAsm). It panics if len(y) < len(x).
+func axpy(y []float64, c float64, x []float64) { axpyAsm(y[:len(x)], c, x) }
+
+// axpyAsm is axpyGo for len(y) = len(x), in kernels_wasm.s.
+//
+//go:noescape
+func axpyAsm(y []float64, c float64, x []float64)

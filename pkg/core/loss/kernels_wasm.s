@@ -305,3 +305,211 @@ TEXT ·compressRowAsm(SB), NOSPLIT, $0-80
 	Get R5
 	I64Store ret+72(FP)
 	RET
+
+// func dotAsm(a, b []float64) float64
+//
+// R0 &a[i], R1 &b[i], R2 entries left, F16–F19 the accumulators s0–s3.
+TEXT ·dotAsm(SB), NOSPLIT, $0-56
+	MOVD a_base+0(FP), R0
+	MOVD a_len+8(FP), R2
+	MOVD b_base+24(FP), R1
+	F64Const $(0.0)
+	Set F16
+	F64Const $(0.0)
+	Set F17
+	F64Const $(0.0)
+	Set F18
+	F64Const $(0.0)
+	Set F19
+
+	// Blocks of eight: s0 += a0·b0 + a4·b4, s1 += a1·b1 + a5·b5, and so on.
+	Block
+	Loop
+		Get R2
+		I64Const $8
+		I64LtU
+		BrIf $1
+
+		Get F16
+		Get R0
+		I32WrapI64
+		F64Load $0
+		Get R1
+		I32WrapI64
+		F64Load $0
+		F64Mul
+		Get R0
+		I32WrapI64
+		F64Load $32
+		Get R1
+		I32WrapI64
+		F64Load $32
+		F64Mul
+		F64Add
+		F64Add
+		Set F16
+		Get F17
+		Get R0
+		I32WrapI64
+		F64Load $8
+		Get R1
+		I32WrapI64
+		F64Load $8
+		F64Mul
+		Get R0
+		I32WrapI64
+		F64Load $40
+		Get R1
+		I32WrapI64
+		F64Load $40
+		F64Mul
+		F64Add
+		F64Add
+		Set F17
+		Get F18
+		Get R0
+		I32WrapI64
+		F64Load $16
+		Get R1
+		I32WrapI64
+		F64Load $16
+		F64Mul
+		Get R0
+		I32WrapI64
+		F64Load $48
+		Get R1
+		I32WrapI64
+		F64Load $48
+		F64Mul
+		F64Add
+		F64Add
+		Set F18
+		Get F19
+		Get R0
+		I32WrapI64
+		F64Load $24
+		Get R1
+		I32WrapI64
+		F64Load $24
+		F64Mul
+		Get R0
+		I32WrapI64
+		F64Load $56
+		Get R1
+		I32WrapI64
+		F64Load $56
+		F64Mul
+		F64Add
+		F64Add
+		Set F19
+
+		Get R0
+		I64Const $64
+		I64Add
+		Set R0
+		Get R1
+		I64Const $64
+		I64Add
+		Set R1
+		Get R2
+		I64Const $8
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+
+	// The tail into s0.
+	Block
+	Loop
+		Get R2
+		I64Eqz
+		BrIf $1
+
+		Get F16
+		Get R0
+		I32WrapI64
+		F64Load $0
+		Get R1
+		I32WrapI64
+		F64Load $0
+		F64Mul
+		F64Add
+		Set F16
+
+		Get R0
+		I64Const $8
+		I64Add
+		Set R0
+		Get R1
+		I64Const $8
+		I64Add
+		Set R1
+		Get R2
+		I64Const $1
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+
+	// (s0 + s1) + (s2 + s3)
+	Get SP
+	Get F16
+	Get F17
+	F64Add
+	Get F18
+	Get F19
+	F64Add
+	F64Add
+	F64Store ret+48(FP)
+	RET
+
+// func axpyAsm(y []float64, c float64, x []float64)
+//
+// R0 &y[i], R1 &x[i], R2 entries left, F16 c. Each y_i gets one addition, so the order of the
+// entries does not change the bits.
+TEXT ·axpyAsm(SB), NOSPLIT, $0-56
+	MOVD y_base+0(FP), R0
+	MOVD x_base+32(FP), R1
+	MOVD x_len+40(FP), R2
+	Get SP
+	F64Load c+24(FP)
+	Set F16
+
+	Block
+	Loop
+		Get R2
+		I64Eqz
+		BrIf $1
+
+		// y_i += c·x_i
+		Get R0
+		I32WrapI64
+		Get R0
+		I32WrapI64
+		F64Load $0
+		Get F16
+		Get R1
+		I32WrapI64
+		F64Load $0
+		F64Mul
+		F64Add
+		F64Store $0
+
+		Get R0
+		I64Const $8
+		I64Add
+		Set R0
+		Get R1
+		I64Const $8
+		I64Add
+		Set R1
+		Get R2
+		I64Const $1
+		I64Sub
+		Set R2
+		Br $0
+	End
+	End
+	RET

@@ -165,49 +165,6 @@ func predictionRange(xb, xNorm float64, dom geom.Domain) float64 {
 	return xb * r
 }
 
-// dot returns Σ a_i·b_i over the first len(a) entries. The loop takes eight entries per
-// iteration into four accumulators (so the additions pipeline), through array pointers
-// (*[8]float64), so that the compiler checks bounds once per block: under WebAssembly this is
-// about twice as fast as a plain loop and faster than reslicing alone
-// (BenchmarkMeanGrad). It panics if len(b) < len(a).
-func dot(a, b []float64) float64 {
-	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
-	for len(a) >= 8 {
-		x, y := (*[8]float64)(a), (*[8]float64)(b)
-		s0 += x[0]*y[0] + x[4]*y[4]
-		s1 += x[1]*y[1] + x[5]*y[5]
-		s2 += x[2]*y[2] + x[6]*y[6]
-		s3 += x[3]*y[3] + x[7]*y[7]
-		a, b = a[8:], b[8:]
-	}
-	for i, v := range a {
-		s0 += v * b[i]
-	}
-	return (s0 + s1) + (s2 + s3)
-}
-
-// axpy adds c·x to y over the first len(x) entries, eight per iteration through array
-// pointers (one bounds check per block). It panics if len(y) < len(x).
-func axpy(y []float64, c float64, x []float64) {
-	y = y[:len(x)]
-	for len(x) >= 8 {
-		u, v := (*[8]float64)(x), (*[8]float64)(y)
-		v[0] += c * u[0]
-		v[1] += c * u[1]
-		v[2] += c * u[2]
-		v[3] += c * u[3]
-		v[4] += c * u[4]
-		v[5] += c * u[5]
-		v[6] += c * u[6]
-		v[7] += c * u[7]
-		x, y = x[8:], y[8:]
-	}
-	for i, v := range x {
-		y[i] += c * v
-	}
-}
-
 // scaleTo writes c·x into dst over the first len(x) entries. It panics if len(dst) < len(x).
 func scaleTo(dst []float64, c float64, x []float64) {
 	dst = dst[:len(x)]
