@@ -15,3 +15,17 @@ func ExpInto(dst, x []float64) {
 		}
 	}
 }
+
+// Log1pInto writes Log1p(y[i]) into dst[i] for every i < len(y), Log1p's bits; dst must be at
+// least as long as y and may be y itself. Under WebAssembly the arguments in (−1/128, 10³⁰⁰]
+// are evaluated in assembly (expinto_wasm.s), the others by Log1p.
+func Log1pInto(dst, y []float64) {
+	dst = dst[:len(y)]
+	for i := 0; i < len(y); {
+		i += log1pRun(dst[i:], y[i:])
+		if i < len(y) {
+			dst[i] = Log1p(y[i])
+			i++
+		}
+	}
+}

@@ -106,22 +106,31 @@ func logisticSigmoid(m, e float64) float64 {
 }
 
 // scalars is scalarsInto for the logistic loss: the derivatives without the logarithm of the
-// value when v is nil. The exponentials e^{−|m|} of a block come from one detmath.ExpInto
-// (its assembly under WebAssembly), with Exp's bits.
+// value when v is nil. The exponentials e^{−|m|} of a block come from one detmath.ExpInto and
+// the logarithms log(1 + e^{−|m|}) from one detmath.Log1pInto (their assembly under
+// WebAssembly), with Exp's and Log1p's bits; max(−m, 0) is a comparison (math.Max is a call
+// under WebAssembly), whose bits are math.Max's except for a NaN m, where v is a NaN either way.
 func (Logistic) scalars(v, dz, z, y []float64) {
 	y = y[:len(z)]
-	var eb [rowBlock]float64
+	var eb, lb [rowBlock]float64
 	for lo := 0; lo < len(z); lo += rowBlock {
 		zs, ys := z[lo:min(lo+rowBlock, len(z))], y[lo:]
-		e := eb[:len(zs)]
+		e, l := eb[:len(zs)], lb[:len(zs)]
 		for i, zi := range zs {
 			e[i] = -math.Abs(ys[i] * zi)
 		}
 		detmath.ExpInto(e, e)
+		if v != nil {
+			detmath.Log1pInto(l, e)
+		}
 		for i, zi := range zs {
 			m := ys[i] * zi
 			if v != nil {
-				v[lo+i] = math.Max(-m, 0) + detmath.Log1p(e[i])
+				pos := 0.0
+				if -m > 0 {
+					pos = -m
+				}
+				v[lo+i] = pos + l[i]
 			}
 			if dz != nil {
 				dz[lo+i] = ys[i] * -logisticSigmoid(m, e[i])
