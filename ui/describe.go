@@ -124,6 +124,7 @@ var optionText = map[string]map[string]optionDescription{
 		"MaxSteps":          {"the largest number of steps (0: the default, ⌈1000/b_max⌉)", nil},
 		"Clip":              {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
 		"NoPrecondition":    {"never precondition (the plain method at every budget)", nil},
+		"NoBiasShaping":     {"keep the noise the same on every coordinate when the rows have a bias coordinate", nil},
 		"PreconditionFrom":  {"the ρ from which the steps are preconditioned (0: the default, 0.15)", nil},
 		"PreconditionShare": {"the share of ρ spent on the features' mean squares (0: the default, 0.05)", nil},
 		"PreconditionPower": {"the power γ of the preconditioner (0: the default, 0.75)", nil},

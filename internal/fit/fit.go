@@ -86,6 +86,9 @@ type Facts struct {
 	// P and Radius are the declared bound ‖x‖_P ≤ Radius of every row.
 	P      Exponent `json:"p"`
 	Radius float64  `json:"radius"`
+	// Bias is the value of every row's last coordinate when the schema appends a bias
+	// coordinate, 0 otherwise.
+	Bias float64 `json:"bias,omitempty"`
 	// Label is Binary, Numeric or Class.
 	Label string `json:"label"`
 	// Classes are the declared classes of a Class label.
@@ -99,7 +102,7 @@ type Facts struct {
 // (Encode records the declared bound and label in the Dataset). It is an error for a dataset
 // with no declared bound or label kind (one built by hand).
 func FactsOf(ds *data.Dataset) (Facts, error) {
-	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius}
+	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias}
 	switch ds.Label.Kind {
 	case data.LabelBinary:
 		f.Label = Binary
@@ -184,7 +187,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 		}
 		ls.RobustRadius, ls.RobustNorm = s.Robust, float64(s.RobustNorm)
 	}
-	b := loss.Bounds{X: f.Radius, XNorm: float64(f.P), Y: math.Inf(1)}
+	b := loss.Bounds{X: f.Radius, XNorm: float64(f.P), Y: math.Inf(1), Bias: f.Bias}
 	if f.Label == Numeric {
 		b.Y = math.Max(math.Abs(f.LabelMin), math.Abs(f.LabelMax))
 	}

@@ -86,6 +86,24 @@ type Bounds struct {
 	XNorm float64
 	// Y bounds |y| for regression losses (+Inf for none); classification losses ignore it.
 	Y float64
+	// Bias, when positive, declares that every row's last coordinate is exactly Bias (the
+	// schema's bias coordinate, data.Dataset.Bias); the losses check it on every row. 0 declares
+	// nothing.
+	Bias float64 `json:",omitempty"`
+}
+
+// BiasScaledShare returns an upper bound on ‖(x_1, …, x_{D−1}, x_D/t)‖₂ / X̄ over the rows the
+// bounds admit, for t ≥ 1 and an ℓ2 bound (XNorm = 2), where X̄ = X·(1 + 2·Slack) is the row
+// bound of Constants: with x_D = Bias on every row, ‖x‖₂² − Bias² + Bias²/t² ≤ X̄² −
+// Bias²(1 − 1/t²), so the share is √(1 − (Bias/X̄)²(1 − 1/t²)), rounded up. It is 1 (no
+// saving) for Bias = 0, t = 1 or another norm.
+func (b Bounds) BiasScaledShare(t float64) float64 {
+	if !(b.Bias > 0) || !(t > 1) || b.XNorm != 2 {
+		return 1
+	}
+	r := b.Bias / b.xBound() * (1 - 0x1p-50) // rounded down, so r² is too
+	share := math.Sqrt(1-r*r*(1-1/(t*t))*(1-0x1p-50)) * (1 + 0x1p-50)
+	return math.Min(share, 1)
 }
 
 // xBound returns the feature bound used in constants: X·(1 + 2·Slack).
@@ -100,6 +118,8 @@ func (b Bounds) check() error {
 		return fmt.Errorf("feature norm exponent %v not in [1, ∞]", b.XNorm)
 	case !(b.Y >= 0):
 		return fmt.Errorf("label bound %v is not a non-negative number", b.Y)
+	case !(b.Bias >= 0) || b.Bias > b.X:
+		return fmt.Errorf("bias %v is not in [0, %v] (the feature bound)", b.Bias, b.X)
 	}
 	return nil
 }
@@ -131,6 +151,9 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 					return fmt.Errorf("row %d, feature %d: value %v is not finite", i, j, v)
 				}
 			}
+		}
+		if b.Bias > 0 && row[len(row)-1] != b.Bias {
+			return fmt.Errorf("row %d: the last coordinate is %v, not the declared bias %v", i, row[len(row)-1], b.Bias)
 		}
 		if n > limit {
 			return fmt.Errorf("row %d: ‖x‖_%v = %v exceeds the declared bound %v", i, b.XNorm, n, b.X)

@@ -453,6 +453,14 @@ func TestErrors(t *testing.T) {
 			return err
 		}, "row 1, feature 0"},
 		{"huge", func() error { ds := good(); ds.X[0] = 1e300; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 0: ‖x‖_2 = 1e+300"},
+		{"bias-mismatch", func() error {
+			ds := good()
+			ds.X = []float64{0.6, 0.5, 0.3, 0.5}
+			ds.X[1] = 0.49
+			_, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2, Bias: 0.5})
+			return err
+		}, "row 0: the last coordinate is 0.49, not the declared bias 0.5"},
+		{"bias-over-bound", func() error { _, err := NewLinear(Logistic{}, good(), Bounds{X: 1, XNorm: 2, Bias: 1.5}); return err }, "bias 1.5"},
 		{"over-bound", func() error { ds := good(); ds.X[3] = 1.01; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 1: ‖x‖_2"},
 		{"label-0", func() error { ds := good(); ds.Y[1] = 0; _, err := NewLinear(Logistic{}, ds, b); return err }, "row 1: label 0"},
 		{"target-over-bound", func() error { ds := good(); ds.Y[0] = 1.5; _, err := NewLinear(Squared{}, ds, b); return err }, "row 0: target"},
@@ -709,5 +717,37 @@ func TestMeanClippedGrad(t *testing.T) {
 	}
 	if dist := math.Hypot(g[0][0]-g[1][0], g[0][1]-g[1][1]); dist > 2*a/4 || dist < 2*a/4*(1-1e-12) {
 		t.Errorf("replacing one row moved the clipped mean gradient by %g, the bound is 2a/n = %g", dist, 2*a/4)
+	}
+}
+
+// TestBiasScaledShare: over rows whose last coordinate is the declared bias b and whose norm
+// reaches the bound (the worst case), ‖(x_1, …, x_D/t)‖₂ never exceeds BiasScaledShare(t)·X̄
+// and comes within 1e-12 of it; the share is 1 where nothing is declared or saved.
+func TestBiasScaledShare(t *testing.T) {
+	rng := rand.New(rand.NewPCG(91, 92))
+	for _, c := range []struct{ x, bias, t float64 }{{1, math.Sqrt2 / 2, 4}, {1, 0.1, 2}, {3, 2.9, 8}, {1, 1, 4}} {
+		b := Bounds{X: c.x, XNorm: 2, Bias: c.bias}
+		share := b.BiasScaledShare(c.t)
+		xb := b.xBound()
+		worst := 0.0
+		for range 1000 {
+			row := randVec(rng, 6, 1)
+			row[5] = 0
+			rest := math.Sqrt(math.Max(xb*xb-c.bias*c.bias, 0))
+			scaleTo(row, rest/math.Sqrt(dot(row, row)), row)
+			row[5] = c.bias / c.t
+			worst = math.Max(worst, math.Sqrt(dot(row, row)))
+		}
+		if worst > share*xb || worst < share*xb*(1-1e-12) {
+			t.Errorf("X = %v, b = %v, t = %v: worst scaled norm %v, bound %v", c.x, c.bias, c.t, worst, share*xb)
+		}
+	}
+	for _, b := range []Bounds{{X: 1, XNorm: 2}, {X: 1, XNorm: 1, Bias: 0.5}} {
+		if s := b.BiasScaledShare(4); s != 1 {
+			t.Errorf("%+v: share %v, want 1", b, s)
+		}
+	}
+	if s := (Bounds{X: 1, XNorm: 2, Bias: 0.5}).BiasScaledShare(1); s != 1 {
+		t.Errorf("t = 1: share %v, want 1", s)
 	}
 }

@@ -134,6 +134,29 @@ func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
 	}
 }
 
+// pinnedBiasShaped is the digest of a seeded noisy-gd release on rows with a declared bias
+// coordinate, whose drifts' bias is scaled before and after each release (see
+// TestBiasShapedReleaseIdenticalEverywhere).
+const pinnedBiasShaped = 0x8bf6f33fa334d38
+
+// TestBiasShapedReleaseIdenticalEverywhere pins noisy-gd's path with a declared bias natively
+// and under js/wasm: the scalings by 4 around each release must give these bits everywhere.
+func TestBiasShapedReleaseIdenticalEverywhere(t *testing.T) {
+	ds := biasData(300, 4, 9)
+	p := toyProblem(ds)
+	p.Bounds.Bias = ds.Bias
+	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pl.(*noisyGDPlan).biasScale != 4 {
+		t.Fatal("the bias is not scaled")
+	}
+	if got := releaseDigest(t, pl, ds, 11); got != pinnedBiasShaped {
+		t.Errorf("digest %#x, pinned %#x", got, uint64(pinnedBiasShaped))
+	}
+}
+
 // pinnedFastModes are the digests of seeded REM releases in each fast sampling mode (see
 // TestFastModesIdenticalEverywhere).
 var pinnedFastModes = map[SamplerMode]uint64{

@@ -206,11 +206,21 @@ func (p Problem) Constants(norm float64) (loss.Constants, error) {
 	case "logistic", "hinge", "smooth-hinge":
 		label = 1
 	}
-	l, err := p.buildLoss(&data.Dataset{N: 1, D: p.Dim, X: make([]float64, p.Dim), Y: []float64{label}})
+	l, err := p.buildLoss(p.probeData(label))
 	if err != nil {
 		return loss.Constants{}, err
 	}
 	return l.Constants(p.Domain, norm)
+}
+
+// probeData returns a dataset of one row with the given label, which the declared bounds admit
+// (zero but for the declared bias), to build the problem's loss before any data is seen.
+func (p Problem) probeData(label float64) *data.Dataset {
+	x := make([]float64, p.Dim)
+	if p.Dim > 0 {
+		x[p.Dim-1] = p.Bounds.Bias
+	}
+	return &data.Dataset{N: 1, D: p.Dim, X: x, Y: []float64{label}}
 }
 
 // lipschitzConstants validates the budget and the problem and returns the losses' constants in

@@ -43,6 +43,33 @@ type noisySteps struct {
 	rhoStep  float64 // ρ of one step
 
 	pre *secondMoments // the second moments' release for a preconditioner, or nil for none
+
+	// biasScale is t > 1 when each drift's last coordinate (a declared bias) is divided by t
+	// before its release and multiplied by t after, 0 otherwise (see shapeToBias).
+	biasScale float64
+}
+
+// shapeToBias divides the bias coordinate of every drift by t (a power of two) before its
+// release and multiplies it back after, when the rows declare a bias coordinate (every row's
+// last coordinate equal to Bounds.Bias, which the loss checks), their bound is in ℓ2 and the
+// loss is a linear model's (a per-example gradient is a scalar times the row). The released
+// vector is then S⁻¹z with S = diag(1, …, 1, t): its sensitivity is that of the drift with each
+// row x replaced by S⁻¹x, whose norm is at most Bounds.BiasScaledShare(t)·X̄ (X̄ the rows'
+// bound) instead of X̄, while the mean gradient's rounding error, bounded in the unscaled
+// coordinates, only shrinks under S⁻¹. The noise added to z is S times the isotropic noise
+// of the release: t times larger on the bias, whose derivative is large and common to every
+// row, and smaller by the share on every feature. The scalings are exact (a power of two; a
+// drift coordinate small enough to be subnormal after the division lies within half a grid
+// spacing of 0, so it rounds to the grid point 0 either way), so they are post-processing of
+// the release. It keeps Δ's rounding term and leaves the steps' plan to the caller.
+func (s *noisySteps) shapeToBias(p Problem, t float64) {
+	share := p.Bounds.BiasScaledShare(t)
+	if share >= 1 || p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 || s.dim != p.Dim {
+		return
+	}
+	g := s.g
+	s.biasScale, s.g = t, roundUp(g*share)
+	s.delta = roundUp(s.budget.Sensitivity(s.g, s.n) + meanGradientRounding(s.n, g))
 }
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and
@@ -69,7 +96,7 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, 
 	}
 	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1}
 	if clip < 1 {
-		l, err := p.buildLoss(&data.Dataset{N: 1, D: p.Dim, X: make([]float64, p.Dim), Y: []float64{1}})
+		l, err := p.buildLoss(p.probeData(1))
 		if lin, ok := l.(*loss.Linear); ok && err == nil {
 			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ q·S·‖x‖ ≤ q·G; roundUp covers the products' rounding.
 			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(p.Domain), roundUp(clip*c.Lipschitz)
@@ -93,6 +120,9 @@ func (s *noisySteps) planNoise() error {
 	}
 	if s.stepSens, err = s.grid.L2Sensitivity(roundUp(drift+s.grid.Spacing()*sqrtUp(float64(d))), d); err != nil {
 		return err
+	}
+	if s.biasScale > 1 && !(s.grid.Spacing() > 0x1p-1000) {
+		return fmt.Errorf("mech: internal error: a grid spacing of %g is too fine to scale the bias exactly", s.grid.Spacing())
 	}
 	s.sigma = s.stepSens * math.Sqrt(steps/(2*rhoSteps)) * calibrationMargin
 	dg, err := s.grid.DiscreteGaussian(s.sigma)
@@ -161,7 +191,10 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho)
 	}
 	if s.clip < 1 {
-		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g)
+		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g%s, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g, map[bool]string{true: " with their last coordinate divided by the bias scale below"}[s.biasScale > 1])
+	}
+	if s.biasScale > 1 {
+		rep.Statement += fmt.Sprintf(" Every row's last coordinate is the declared bias (checked on the data): each drift's last coordinate is divided by %g before its release and multiplied by %g after (exact scalings), so the sensitivity bounds the rows' norms with that coordinate divided by %g (G = %.6g above) and the bias's noise is %g times the features'.", s.biasScale, s.biasScale, s.biasScale, s.g, s.biasScale)
 	}
 	if k < s.steps {
 		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
@@ -219,8 +252,15 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		for i := range z {
 			z[i] = rule.shrink*theta[i] - s.h*grad[i]
 		}
+		last := len(z) - 1
+		if s.biasScale > 1 {
+			z[last] /= s.biasScale // exact (see shapeToBias)
+		}
 		if err := s.grid.Release(r, z, z, noise); err != nil {
 			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
+		}
+		if s.biasScale > 1 {
+			z[last] *= s.biasScale
 		}
 		for i, a := range rule.scale {
 			z[i] = theta[i] + a*(z[i]-theta[i])

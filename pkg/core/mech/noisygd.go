@@ -111,6 +111,20 @@ import (
 // at ε = 8, with the smallest share, and it lost accuracy at ε = 1 and 2 (10 runs per cell); ρ₀
 // lies between ρ(ε = 2) = 0.088 and ρ(ε = 4) = 0.311 at δ = 10⁻⁶, near their geometric mean
 // (ρ = 0.15 is ε ≈ 2.67 at δ = 10⁻⁶).
+//
+// Bias shaping. When the rows declare a bias coordinate (Bounds.Bias: every row's last
+// coordinate equals it, checked on the data; the schema's bias), their bound is in ℓ2 and the
+// loss is a linear model's, the drift's bias coordinate is divided by t = 4 before each
+// release and multiplied back after (see noisySteps.shapeToBias): the release's sensitivity
+// uses ‖(x_1, …, x_{D−1}, x_D/4)‖ ≤ X̄·√(1 − (b/X̄)²·15/16) instead of X̄, so with adult-lr's
+// b² = X̄²/2 every feature's noise is 0.729 times what it was and the bias's 4·0.729 = 2.9
+// times: the noise's energy moves from the 91 features to the one coordinate whose gradient
+// every row shares. The privacy is unchanged in kind (the same zCDP accounting of the scaled
+// release; the scalings are exact, post-processing) and T stays planned with the isotropic Δ.
+// On the validation split (10 paired runs, seeds 1000 to 1009) it gained +0.17 / +0.24 /
+// +0.15 / +0.20 point at ε = 0.5 / 1 / 2 / 4; the variance split that minimises the noise's
+// total energy (0.552 on the features, 5.27 on the bias) gained the same within 0.02, and
+// t = 8 within 0.04. NoBiasShaping keeps the noise isotropic.
 type NoisyGD struct {
 	// Momentum is the heavy-ball coefficient m in (0, 1) (0 means the default: 0.9, and 0.95
 	// when the step rule asks for T₁ ≥ 300 steps of length h).
@@ -129,6 +143,8 @@ type NoisyGD struct {
 	Clip float64
 	// NoPrecondition turns the preconditioner off at every budget.
 	NoPrecondition bool
+	// NoBiasShaping keeps the noise isotropic when the rows declare a bias coordinate.
+	NoBiasShaping bool
 	// PreconditionFrom is ρ₀: the preconditioner is used when the budget's ρ is at least ρ₀
 	// (0 means the default, 0.15).
 	PreconditionFrom float64
@@ -166,6 +182,10 @@ const (
 	// longStepsFrom is the number of steps of length h from which the steps are longer:
 	// b = min(b_max, max(1, T₁/longStepsFrom)).
 	longStepsFrom = 100
+
+	// biasScale is t, by which the bias coordinate of each drift is divided before its release
+	// when the rows declare one (see NoisyGD's "Bias shaping").
+	biasScale = 4
 
 	defaultPreconditionFrom  = 0.15
 	defaultPreconditionShare = 0.05
@@ -222,6 +242,9 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	pl.mech = m
 	pl.length = math.Min(m.MaxStepLength, math.Max(1, t/longStepsFrom))
 	pl.steps = int(math.Max(1, math.Min(float64(m.MaxSteps), math.Ceil(t/pl.length))))
+	if !m.NoBiasShaping {
+		pl.shapeToBias(p, biasScale) // after the steps' plan, which stays that of isotropic noise
+	}
 	if err := pl.planNoise(); err != nil {
 		return nil, err
 	}
@@ -273,6 +296,9 @@ func (pl *noisyGDPlan) Parameters() map[string]float64 {
 	out := map[string]float64{"step_h": pl.h, "step_length": pl.length, "clip": pl.clip, "momentum": pl.mech.Momentum, "steps": float64(pl.steps), "sigma": pl.sigma,
 		"rho_zcdp": pl.rhoAt(pl.steps), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
 		"grid_spacing": pl.grid.Spacing(), "lipschitz": pl.g, "smoothness": pl.beta}
+	if pl.biasScale > 1 {
+		out["bias_scale"] = pl.biasScale
+	}
 	if pl.clip < 1 {
 		out["clip_at"] = pl.clipAt
 	}

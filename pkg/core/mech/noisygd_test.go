@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -241,6 +242,166 @@ func TestNoisyGDClipsTheSteps(t *testing.T) {
 	for j, v := range rel.Model.Weights {
 		if want := -b * s.h * clipped[j]; math.Abs(v-want) > 10*b*s.sigma {
 			t.Errorf("weight %d: %g, want %g ± %g (unclipped: %g)", j, v, want, 10*b*s.sigma, want/0.6)
+		}
+	}
+}
+
+// biasData returns n rows [f, b] with b = 1/√2 and features f of norm at most 1/√2 (so
+// ‖x‖₂ ≤ 1), d coordinates in all, and ±1 labels.
+func biasData(n, d int, seed uint64) *data.Dataset {
+	ds := toyData(n, d-1, seed)
+	out := &data.Dataset{N: n, D: d, X: make([]float64, 0, n*d), Y: ds.Y, P: 2, Radius: 1, Bias: math.Sqrt2 / 2}
+	for i := range n {
+		for _, v := range ds.Row(i) {
+			out.X = append(out.X, v*math.Sqrt2/2)
+		}
+		out.X = append(out.X, out.Bias)
+	}
+	return out
+}
+
+// TestNoisyGDBiasShaping: with a declared bias coordinate, noisy-gd plans the steps as with
+// isotropic noise (the same T, b and m) but calibrates the release of S⁻¹z, S = diag(1, …, 1, 4):
+// G and Δ are the isotropic ones times Bounds.BiasScaledShare(4) (≈ 0.729 for b² = 1/2), with
+// the isotropic rounding term, and the steps still meet ρ. The scaled drifts of neighbouring
+// datasets (one row replaced, at points θ up to norm 30, derivatives clipped) differ by at
+// most h·Δ. Rows whose last coordinate is not the declared bias are refused; NoBiasShaping,
+// langevin, undeclared biases and ℓ1 bounds keep the noise isotropic. A mutant that leaves the
+// bias unscaled in the sensitivity (share 1) or scales Δ's rounding term fails.
+func TestNoisyGDBiasShaping(t *testing.T) {
+	ds := biasData(2000, 5, 3)
+	p := toyProblem(ds)
+	p.Bounds.Bias = ds.Bias
+	for _, b := range []Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
+		_, s := noisyPlan(t, NoisyGD{}, b, p)
+		_, iso := noisyPlan(t, NoisyGD{NoBiasShaping: true}, b, p)
+		share := p.Bounds.BiasScaledShare(4)
+		if s.biasScale != 4 || iso.biasScale != 0 || !(share > 0.72 && share < 0.74) {
+			t.Fatalf("%+v: bias scale %v (isotropic %v), share %v", b, s.biasScale, iso.biasScale, share)
+		}
+		if pl, _ := noisyPlan(t, NoisyGD{}, b, p); pl.Parameters()["bias_scale"] != 4 {
+			t.Errorf("%+v: parameters %v", b, pl.Parameters())
+		}
+		if s.steps != iso.steps || s.h != iso.h {
+			t.Errorf("%+v: %d steps of %v, isotropic %d of %v", b, s.steps, s.h, iso.steps, iso.h)
+		}
+		g := roundUp(iso.g * share)
+		wantDelta := roundUp(b.Sensitivity(g, ds.N) + meanGradientRounding(ds.N, iso.g))
+		if s.g != g || s.delta != wantDelta {
+			t.Errorf("%+v: G = %v, Δ = %v, want %v and %v", b, s.g, s.delta, g, wantDelta)
+		}
+		if rho := s.rhoAt(s.steps); rho > s.rhoTarget || rho < s.rhoTarget*(1-1e-6) {
+			t.Errorf("%+v: ρ = %v for a target %v", b, rho, s.rhoTarget)
+		}
+		if r := s.stepSens / iso.stepSens; !(r < share*1.01) {
+			t.Errorf("%+v: step sensitivity %v, isotropic %v", b, s.stepSens, iso.stepSens)
+		}
+	}
+
+	// The scaled drifts of neighbouring datasets differ by at most h·Δ.
+	_, s := noisyPlan(t, NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, p)
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lin := l.(*loss.Linear)
+	r := rng.Seeded(5)
+	g, g2, theta := make([]float64, ds.D), make([]float64, ds.D), make([]float64, ds.D)
+	worst := 0.0
+	for trial := range 300 {
+		other := &data.Dataset{N: ds.N, D: ds.D, X: append([]float64(nil), ds.X...), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
+		i := trial % ds.N
+		row := other.X[i*ds.D : (i+1)*ds.D]
+		if err := r.UnitBall(row[:ds.D-1]); err != nil {
+			t.Fatal(err)
+		}
+		for j := range ds.D - 1 {
+			row[j] *= math.Sqrt2 / 2
+		}
+		other.Y[i] = -other.Y[i]
+		l2, err := p.NewLoss(other)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range theta {
+			theta[j] = 30 * r.Normal() / math.Sqrt(float64(ds.D))
+		}
+		if trial%3 == 0 {
+			clear(theta)
+		}
+		lin.MeanClippedGrad(g, theta, s.clipAt)
+		l2.(*loss.Linear).MeanClippedGrad(g2, theta, s.clipAt)
+		diff := 0.0
+		for j := range g {
+			dj := s.h * (g[j] - g2[j])
+			if j == ds.D-1 {
+				dj /= 4
+			}
+			diff += dj * dj
+		}
+		worst = math.Max(worst, math.Sqrt(diff))
+	}
+	if !(worst <= s.h*s.delta) || !(worst > 0.3*s.h*s.delta) {
+		t.Errorf("largest scaled drift difference %v, bound h·Δ = %v", worst, s.h*s.delta)
+	}
+
+	// Rows without the declared bias are refused.
+	pl, _ := noisyPlan(t, NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, p)
+	bad := biasData(2000, 5, 4)
+	bad.X[3*5+4] = 0.7
+	if _, err := pl.Run(context.Background(), bad, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "not the declared bias") {
+		t.Errorf("rows without the bias: error %v", err)
+	}
+
+	// Where shaping does not apply, the noise stays isotropic.
+	q := p
+	q.Bounds.XNorm = 1
+	q.Bounds.X = 2
+	for _, c := range []struct {
+		m Mechanism
+		p Problem
+	}{{Langevin{}, p}, {NoisyGD{}, toyProblem(ds)}, {NoisyGD{}, q}} {
+		if _, s := noisyPlan(t, c.m, Budget{Epsilon: 1, Delta: 1e-6}, c.p); s.biasScale != 0 {
+			t.Errorf("%s with %+v: bias scale %v", c.m.Name(), c.p.Bounds, s.biasScale)
+		}
+	}
+}
+
+// TestNoisyGDBiasNoiseShape: one step from θ₀ = 0 releases b·(−h∇F̃(0) + ξ), so over 400
+// seeds the variance of the bias coordinate is t² = 16 times that of a feature (a sample
+// ratio within [10, 26]; its relative standard deviation is about 10 %, so a correct release
+// fails with probability below 10⁻⁶), while with NoBiasShaping it is 1 (within [0.6, 1.6]). A
+// release that forgets to scale the bias back, or to scale it before, fails.
+func TestNoisyGDBiasNoiseShape(t *testing.T) {
+	ds := biasData(500, 4, 6)
+	p := toyProblem(ds)
+	p.Bounds.Bias = ds.Bias
+	for _, c := range []struct {
+		m      NoisyGD
+		lo, hi float64
+	}{{NoisyGD{MaxSteps: 1, NoPrecondition: true}, 10, 26}, {NoisyGD{MaxSteps: 1, NoPrecondition: true, NoBiasShaping: true}, 0.6, 1.6}} {
+		pl, err := c.m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sum, sq [4]float64
+		const runs = 400
+		for k := range runs {
+			rel, err := pl.Run(context.Background(), ds, rng.Seeded(uint64(100+k)), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for j, w := range rel.Model.Weights {
+				sum[j] += w
+				sq[j] += w * w
+			}
+		}
+		var v [4]float64
+		for j := range v {
+			v[j] = (sq[j] - sum[j]*sum[j]/runs) / (runs - 1)
+		}
+		if ratio := v[3] / ((v[0] + v[1] + v[2]) / 3); !(ratio >= c.lo && ratio <= c.hi) {
+			t.Errorf("%+v: the bias's variance is %v times a feature's, want it in [%v, %v]", c.m, ratio, c.lo, c.hi)
 		}
 	}
 }
