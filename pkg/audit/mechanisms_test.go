@@ -110,3 +110,33 @@ func TestOutputPerturbationHalfSigmaIsCaught(t *testing.T) {
 		t.Error("outpert-gauss with half its σ was not caught")
 	}
 }
+
+// TestBiasShapedHalfSigmaIsCaught: noisy-gd's one step with a declared bias, planned with
+// half its σ (four times the ρ) and audited against the original claim on BiasPair, is
+// caught: the audit has power where the bias shaping reduces the features' noise.
+func TestBiasShapedHalfSigmaIsCaught(t *testing.T) {
+	var c Case
+	for _, k := range Cases() {
+		if k.Variant == "one step, bias shaping" {
+			c = k
+		}
+	}
+	good, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if good.Parameters()["bias_scale"] != 4 {
+		t.Fatalf("the case does not shape its noise: %v", good.Parameters())
+	}
+	rho := good.Parameters()["rho_zcdp"]
+	z4, _ := privacy.ZCDP(4 * rho)
+	eps4, _ := z4.Epsilon(c.Budget.Delta)
+	c.Budget.Epsilon = eps4 * (1 - 1e-9)
+	half, err := c.Plan()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !auditMutant(t, c, half, good) {
+		t.Error("noisy-gd with a bias and half its σ was not caught")
+	}
+}
