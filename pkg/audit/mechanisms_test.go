@@ -91,6 +91,16 @@ func TestSensitivityGOverNIsCaught(t *testing.T) {
 // calibrated σ (planned for four times the ρ, audited against the original claim) is caught.
 func TestOutputPerturbationHalfSigmaIsCaught(t *testing.T) {
 	c := caseOf(t, "outpert-gauss")
+	good, half := halfSigma(t, c)
+	if !auditMutant(t, c, half, good) {
+		t.Error("outpert-gauss with half its σ was not caught")
+	}
+}
+
+// halfSigma returns the plan of a zCDP case and the plan of the same case with half its σ
+// (planned for four times the ρ).
+func halfSigma(t *testing.T, c Case) (good, half mech.Plan) {
+	t.Helper()
 	good, err := c.Plan()
 	if err != nil {
 		t.Fatal(err)
@@ -99,16 +109,13 @@ func TestOutputPerturbationHalfSigmaIsCaught(t *testing.T) {
 	z4, _ := privacy.ZCDP(4 * rho)
 	eps4, _ := z4.Epsilon(c.Budget.Delta)
 	c.Budget.Epsilon = eps4 * (1 - 1e-9)
-	half, err := c.Plan()
-	if err != nil {
+	if half, err = c.Plan(); err != nil {
 		t.Fatal(err)
 	}
 	if r := half.Parameters()["rho_zcdp"]; r < 3.9*rho {
 		t.Fatalf("the mutant's ρ is %g, want about 4·%g", r, rho)
 	}
-	if !auditMutant(t, c, half, good) {
-		t.Error("outpert-gauss with half its σ was not caught")
-	}
+	return good, half
 }
 
 // TestBiasShapedHalfSigmaIsCaught: noisy-gd's one step with a declared bias, planned with
@@ -121,20 +128,9 @@ func TestBiasShapedHalfSigmaIsCaught(t *testing.T) {
 			c = k
 		}
 	}
-	good, err := c.Plan()
-	if err != nil {
-		t.Fatal(err)
-	}
+	good, half := halfSigma(t, c)
 	if good.Parameters()["bias_scale"] != 4 {
 		t.Fatalf("the case does not shape its noise: %v", good.Parameters())
-	}
-	rho := good.Parameters()["rho_zcdp"]
-	z4, _ := privacy.ZCDP(4 * rho)
-	eps4, _ := z4.Epsilon(c.Budget.Delta)
-	c.Budget.Epsilon = eps4 * (1 - 1e-9)
-	half, err := c.Plan()
-	if err != nil {
-		t.Fatal(err)
 	}
 	if !auditMutant(t, c, half, good) {
 		t.Error("noisy-gd with a bias and half its σ was not caught")
