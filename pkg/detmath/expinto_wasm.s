@@ -5,6 +5,9 @@
 
 #include "textflag.h"
 
+// ADD adds the constant n to the i64 register r.
+#define ADD(r, n) Get r; I64Const $n; I64Add; Set r
+
 // func expRun(dst, x []float64) int
 //
 // R0 &dst[i], R1 &x[i], R2 entries left, R3 entries done, R4 k, R5 &exp2Table[0],
@@ -123,22 +126,10 @@ TEXT ·expRun(SB), NOSPLIT, $0-56
 		F64Mul
 		F64Store $0
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
-		Get R3
-		I64Const $1
-		I64Add
-		Set R3
+		ADD(R0, 8)
+		ADD(R1, 8)
+		ADD(R2, -1)
+		ADD(R3, 1)
 		Br $0
 	End
 	End
@@ -224,10 +215,7 @@ TEXT ·log1pRun(SB), NOSPLIT, $0-56
 				F64Const $(2.0)
 				F64Mul
 				Set F18
-				Get R4
-				I64Const $1
-				I64Sub
-				Set R4
+				ADD(R4, -1)
 			End
 
 			// c = &logTable[int((m − 0.5)·128)]; r = (m − c0)·c1
@@ -331,22 +319,10 @@ TEXT ·log1pRun(SB), NOSPLIT, $0-56
 		End
 		F64Store $0
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
-		Get R3
-		I64Const $1
-		I64Add
-		Set R3
+		ADD(R0, 8)
+		ADD(R1, 8)
+		ADD(R2, -1)
+		ADD(R3, 1)
 		Br $0
 	End
 	End

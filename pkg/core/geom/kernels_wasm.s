@@ -3,6 +3,9 @@
 
 #include "textflag.h"
 
+// ADD adds the constant n to the i64 register r.
+#define ADD(r, n) Get r; I64Const $n; I64Add; Set r
+
 // func sumSquares(x []float64) float64
 //
 // R0 &x[i], R1 entries left, F16 the sum, F17 x[i].
@@ -29,14 +32,8 @@ TEXT ·sumSquares(SB), NOSPLIT, $0-32
 		F64Add
 		Set F16
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $1
-		I64Sub
-		Set R1
+		ADD(R0, 8)
+		ADD(R1, -1)
 		Br $0
 	End
 	End

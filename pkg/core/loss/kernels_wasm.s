@@ -4,6 +4,9 @@
 
 #include "textflag.h"
 
+// ADD adds the constant n to the i64 register r.
+#define ADD(r, n) Get r; I64Const $n; I64Add; Set r
+
 // func sparseDots(z []float64, start []int, col []int32, val, w []float64)
 //
 // R0 &z[r], R1 rows left, R2 &start[r], R3 &col[0], R4 &val[0], R5 &w[0],
@@ -72,10 +75,7 @@ TEXT ·sparseDots(SB), NOSPLIT, $0-120
 			F64Add
 			Set F16
 
-			Get R6
-			I64Const $1
-			I64Add
-			Set R6
+			ADD(R6, 1)
 			Br $0
 		End
 		End
@@ -86,14 +86,8 @@ TEXT ·sparseDots(SB), NOSPLIT, $0-120
 		Get F16
 		F64Store $0
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $1
-		I64Sub
-		Set R1
+		ADD(R0, 8)
+		ADD(R1, -1)
 		Br $0
 	End
 	End
@@ -170,27 +164,15 @@ TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
 				F64Add
 				F64Store $0
 
-				Get R6
-				I64Const $1
-				I64Add
-				Set R6
+				ADD(R6, 1)
 				Br $0
 			End
 			End
 		End
 
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R3
-		I64Const $8
-		I64Add
-		Set R3
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
+		ADD(R1, 8)
+		ADD(R3, 8)
+		ADD(R2, -1)
 		Br $0
 	End
 	End
@@ -222,14 +204,8 @@ TEXT ·nonZeros(SB), NOSPLIT, $0-32
 		I64Add
 		Set R2
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $1
-		I64Sub
-		Set R1
+		ADD(R0, 8)
+		ADD(R1, -1)
 		Br $0
 	End
 	End
@@ -279,24 +255,12 @@ TEXT ·compressRowAsm(SB), NOSPLIT, $0-80
 			I32WrapI64
 			Get F16
 			F64Store $0
-			Get R0
-			I64Const $4
-			I64Add
-			Set R0
-			Get R1
-			I64Const $8
-			I64Add
-			Set R1
-			Get R5
-			I64Const $1
-			I64Add
-			Set R5
+			ADD(R0, 4)
+			ADD(R1, 8)
+			ADD(R5, 1)
 		End
 
-		Get R4
-		I64Const $1
-		I64Add
-		Set R4
+		ADD(R4, 1)
 		Br $0
 	End
 	End
@@ -403,18 +367,9 @@ TEXT ·dotAsm(SB), NOSPLIT, $0-56
 		F64Add
 		Set F19
 
-		Get R0
-		I64Const $64
-		I64Add
-		Set R0
-		Get R1
-		I64Const $64
-		I64Add
-		Set R1
-		Get R2
-		I64Const $8
-		I64Sub
-		Set R2
+		ADD(R0, 64)
+		ADD(R1, 64)
+		ADD(R2, -8)
 		Br $0
 	End
 	End
@@ -437,18 +392,9 @@ TEXT ·dotAsm(SB), NOSPLIT, $0-56
 		F64Add
 		Set F16
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
+		ADD(R0, 8)
+		ADD(R1, 8)
+		ADD(R2, -1)
 		Br $0
 	End
 	End
@@ -497,18 +443,9 @@ TEXT ·axpyAsm(SB), NOSPLIT, $0-56
 		F64Add
 		F64Store $0
 
-		Get R0
-		I64Const $8
-		I64Add
-		Set R0
-		Get R1
-		I64Const $8
-		I64Add
-		Set R1
-		Get R2
-		I64Const $1
-		I64Sub
-		Set R2
+		ADD(R0, 8)
+		ADD(R1, 8)
+		ADD(R2, -1)
 		Br $0
 	End
 	End
