@@ -191,7 +191,11 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho)
 	}
 	if s.clip < 1 {
-		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g%s, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g, map[bool]string{true: " with their last coordinate divided by the bias scale below"}[s.biasScale > 1])
+		scaled := ""
+		if s.biasScale > 1 {
+			scaled = " with their last coordinate divided by the bias scale below"
+		}
+		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g%s, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g, scaled)
 	}
 	if s.biasScale > 1 {
 		rep.Statement += fmt.Sprintf(" Every row's last coordinate is the declared bias (checked on the data): each drift's last coordinate is divided by %g before its release and multiplied by %g after (exact scalings), so the sensitivity bounds the rows' norms with that coordinate divided by %g (G = %.6g above) and the bias's noise is %g times the features'.", s.biasScale, s.biasScale, s.biasScale, s.g, s.biasScale)
