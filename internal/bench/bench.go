@@ -103,7 +103,8 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		return res, err
 	}
 	p := mech.Problem{Loss: mech.LossSpec{Name: "logistic"}, Dim: cfg.Train.D, N: cfg.Train.N,
-		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1, Bias: cfg.Train.Bias}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius}
+		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1, Bias: cfg.Train.Bias}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius,
+		Categorical: cfg.Train.Categorical}
 	rates := sampler.ReferenceRatesFor(p.QueryWidth(loss.RowWidth(cfg.Train)))
 	for _, e := range cfg.Mechanisms {
 		for _, eps := range cfg.Epsilons {

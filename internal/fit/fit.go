@@ -89,6 +89,9 @@ type Facts struct {
 	// Bias is the value of every row's last coordinate when the schema appends a bias
 	// coordinate, 0 otherwise.
 	Bias float64 `json:"bias,omitempty"`
+	// Categorical lists the features that one-hot encode the schema's categorical columns
+	// (data.Dataset.Categorical).
+	Categorical []int `json:"categorical,omitempty"`
 	// Label is Binary, Numeric or Class.
 	Label string `json:"label"`
 	// Classes are the declared classes of a Class label.
@@ -102,7 +105,7 @@ type Facts struct {
 // (Encode records the declared bound and label in the Dataset). It is an error for a dataset
 // with no declared bound or label kind (one built by hand).
 func FactsOf(ds *data.Dataset) (Facts, error) {
-	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias}
+	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical)}
 	switch ds.Label.Kind {
 	case data.LabelBinary:
 		f.Label = Binary
@@ -198,7 +201,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {
 		return mech.Problem{}, fmt.Errorf("fit: the radius must be positive and finite, got %g", s.Radius)
 	}
-	p := mech.Problem{Loss: ls, Dim: f.D, N: f.N, Bounds: b, Radius: s.Radius}
+	p := mech.Problem{Loss: ls, Dim: f.D, N: f.N, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical)}
 	switch s.Domain {
 	case Whole:
 		p.Domain = geom.Whole{D: params}

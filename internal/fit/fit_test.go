@@ -51,9 +51,9 @@ func TestExponentJSON(t *testing.T) {
 
 func TestFactsOf(t *testing.T) {
 	ds := &data.Dataset{N: 3, D: 2, P: math.Inf(1), Radius: 2,
-		Label: data.Label{Kind: data.LabelNumeric, Min: -4, Max: 3}}
+		Label: data.Label{Kind: data.LabelNumeric, Min: -4, Max: 3}, Categorical: []int{1}}
 	f, err := FactsOf(ds)
-	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: Numeric, LabelMin: -4, LabelMax: 3}
+	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: Numeric, LabelMin: -4, LabelMax: 3, Categorical: []int{1}}
 	if err != nil || !reflect.DeepEqual(f, want) {
 		t.Errorf("FactsOf = %+v, %v; want %+v", f, err, want)
 	}
@@ -121,6 +121,16 @@ func TestProblem(t *testing.T) {
 	}
 	if p, _ := Problem(spec(), binaryFacts); !reflect.DeepEqual(p.Domain, geom.Whole{D: 4}) {
 		t.Errorf("whole domain: %#v", p.Domain)
+	}
+	// The categorical features pass to the problem, which checks them.
+	withCategories := binaryFacts
+	withCategories.Categorical = []int{1, 2}
+	if p, err := Problem(spec(), withCategories); err != nil || !reflect.DeepEqual(p.Categorical, []int{1, 2}) {
+		t.Errorf("categorical features %v, %v; want [1 2]", p.Categorical, err)
+	}
+	withCategories.Categorical = []int{2, 4}
+	if _, err := Problem(spec(), withCategories); err == nil || !strings.Contains(err.Error(), "categorical") {
+		t.Errorf("categorical features [2 4] of 4: error %v", err)
 	}
 }
 

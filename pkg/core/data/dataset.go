@@ -26,6 +26,10 @@ type Dataset struct {
 	// Bias is the value of the constant last feature (named "(bias)"), or 0 when the rows
 	// have no bias coordinate.
 	Bias float64
+	// Categorical lists, in increasing order, the features that one-hot encode a categorical
+	// column of the schema (every category of every such column, "Name=value"). It is public:
+	// it follows from the schema alone.
+	Categorical []int
 	// Label says how Y is encoded.
 	Label Label
 }

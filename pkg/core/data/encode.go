@@ -325,6 +325,13 @@ func (p *plan) assemble(store *rowStore) *Dataset {
 		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
 		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: datasetLabel(p.cols[len(p.cols)-1].col),
 	}
+	for j, off := range p.offsets {
+		if c := p.cols[j].col; c.Kind == Categorical {
+			for k := range c.width() {
+				ds.Categorical = append(ds.Categorical, off+k)
+			}
+		}
+	}
 	fit := newFitter(s.Norm, len(p.offsets), d)
 	for i := range n {
 		src := store.row(i)

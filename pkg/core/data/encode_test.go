@@ -81,6 +81,9 @@ func TestEncodeValues(t *testing.T) {
 			if ds.N != 4 || ds.D != len(features) || !slices.Equal(ds.Features, features) {
 				t.Fatalf("N = %d, D = %d, features %q; want 4, %d, %q", ds.N, ds.D, ds.Features, len(features), features)
 			}
+			if want := []int{1, 2, 3}; !slices.Equal(ds.Categorical, want) { // c's categories and (other)
+				t.Errorf("categorical features %v, want %v", ds.Categorical, want)
+			}
 			for i, want := range tc.x {
 				if tc.b > 0 {
 					want = append(slices.Clone(want), tc.b)

@@ -57,6 +57,7 @@ func (ds *Dataset) subset(n int) *Dataset {
 	out.X = make([]float64, n*ds.D)
 	out.Y = make([]float64, n)
 	out.Features = append([]string(nil), ds.Features...)
+	out.Categorical = append([]int(nil), ds.Categorical...)
 	out.Label.Classes = append([]string(nil), ds.Label.Classes...)
 	return &out
 }

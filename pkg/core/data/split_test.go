@@ -12,7 +12,7 @@ import (
 // indexedDataset has n rows of 2 features (i, −i) and Y = i, so each row says where it came from.
 func indexedDataset(n int) *Dataset {
 	ds := &Dataset{N: n, D: 2, X: make([]float64, 2*n), Y: make([]float64, n), Features: []string{"i", "-i"},
-		P: 2, Radius: 1, Label: Label{Name: "y", Kind: LabelClass, Classes: []string{"a"}}}
+		P: 2, Radius: 1, Label: Label{Name: "y", Kind: LabelClass, Classes: []string{"a"}}, Categorical: []int{1}}
 	for i := range n {
 		ds.X[2*i], ds.X[2*i+1], ds.Y[i] = float64(i), -float64(i), float64(i)
 	}
@@ -57,13 +57,14 @@ func TestSplit(t *testing.T) {
 					t.Fatalf("row %d = %v does not match its label %v", i, r, part.Y[i])
 				}
 			}
-			if !slices.Equal(part.Features, ds.Features) || part.P != 2 || part.Radius != 1 || !reflect.DeepEqual(part.Label, ds.Label) {
+			if !slices.Equal(part.Features, ds.Features) || part.P != 2 || part.Radius != 1 || !reflect.DeepEqual(part.Label, ds.Label) ||
+				!slices.Equal(part.Categorical, ds.Categorical) {
 				t.Fatalf("a part lost the description: %+v", part)
 			}
 		}
 		// No memory shared with ds.
-		train.X[0], train.Features[0], test.Label.Classes[0] = 99, "changed", "changed"
-		if ds.X[0] != 0 || ds.Features[0] != "i" || ds.Label.Classes[0] != "a" {
+		train.X[0], train.Features[0], test.Label.Classes[0], test.Categorical[0] = 99, "changed", "changed", 0
+		if ds.X[0] != 0 || ds.Features[0] != "i" || ds.Label.Classes[0] != "a" || ds.Categorical[0] != 1 {
 			t.Fatal("a part shares memory with the input")
 		}
 	}

@@ -103,7 +103,7 @@ type adultConfig struct {
 // problem returns the logistic problem of a configuration on ds.
 func (c adultConfig) problem(t testing.TB, ds *data.Dataset) Problem {
 	p := Problem{Loss: LossSpec{Name: "logistic"}, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: ds.Bias},
-		Domain: geom.Whole{D: ds.D}, Radius: c.radius}
+		Domain: geom.Whole{D: ds.D}, Radius: c.radius, Categorical: ds.Categorical}
 	if c.box > 0 {
 		box := cube(t, ds.D, c.box)
 		p.Domain, p.Radius = box, box.Radius(2)

@@ -14,7 +14,7 @@ import (
 // problem (see TestReleasesIdenticalEverywhere).
 var pinnedReleases = map[string]uint64{
 	"langevin":      0x1de24415c905b8a7,
-	"noisy-gd":      0xe7c692306da512d1,
+	"noisy-gd":      0x815297b209ced6b4,
 	"outpert":       0x8f9c2cd6dd392743,
 	"outpert-gauss": 0xb8e8c5d95748d781,
 	"rem":           0x4528df4cfde9dfdb,
@@ -72,7 +72,7 @@ func TestReleasesIdenticalEverywhere(t *testing.T) {
 // pinnedSparseReleases are the digests of seeded releases on one-hot-like data, which the
 // losses hold sparse (see TestSparseReleasesIdenticalEverywhere).
 var pinnedSparseReleases = map[string]uint64{
-	"noisy-gd":      0x3d7af3811d4ab82d,
+	"noisy-gd":      0x926ef8b53994f23,
 	"outpert-gauss": 0x27ce098728bd5d46,
 	"rem":           0x82d94e047e581a09,
 }
@@ -118,8 +118,9 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 const pinnedPreconditioned = 0x7ac0aab1780196c1
 
 // TestPreconditionedReleaseIdenticalEverywhere pins noisy-gd's preconditioned path natively and
-// under js/wasm, as TestReleasesIdenticalEverywhere pins its path below ρ₀: the second moments'
-// release, the preconditioner's powers and the steps must give these exact bits everywhere.
+// under js/wasm at ε = 8, as TestReleasesIdenticalEverywhere does at ε = 2 and
+// TestSchemaShapedReleaseIdenticalEverywhere below ρ₀: the second moments' release, the
+// preconditioner's powers and the steps must give these exact bits everywhere.
 func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
 	ds := toyData(200, 4, 9)
 	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 8, Delta: 1e-6}, toyProblem(ds))
@@ -134,26 +135,28 @@ func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
 	}
 }
 
-// pinnedBiasShaped is the digest of a seeded noisy-gd release on rows with a declared bias
-// coordinate, whose drifts' bias is scaled before and after each release (see
-// TestBiasShapedReleaseIdenticalEverywhere).
-const pinnedBiasShaped = 0x8bf6f33fa334d38
+// pinnedSchemaShaped is the digest of a seeded noisy-gd release on rows with a declared bias
+// coordinate, whose drifts' bias is scaled before and after each release, and declared
+// categorical features, whose weights the ridge shrinks (see
+// TestSchemaShapedReleaseIdenticalEverywhere).
+const pinnedSchemaShaped = 0x759ade138347d112
 
-// TestBiasShapedReleaseIdenticalEverywhere pins noisy-gd's path with a declared bias natively
-// and under js/wasm: the scalings by 4 around each release must give these bits everywhere.
-func TestBiasShapedReleaseIdenticalEverywhere(t *testing.T) {
+// TestSchemaShapedReleaseIdenticalEverywhere pins noisy-gd's path with a declared bias and
+// categorical features natively and under js/wasm, below ρ₀ (no preconditioner): the scalings
+// by 4 around each release and the ridge's terms must give these bits everywhere.
+func TestSchemaShapedReleaseIdenticalEverywhere(t *testing.T) {
 	ds := biasData(300, 4, 9)
 	p := toyProblem(ds)
-	p.Bounds.Bias = ds.Bias
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, p)
+	p.Bounds.Bias, p.Categorical = ds.Bias, []int{0, 1}
+	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 0.5, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pl.(*noisyGDPlan).biasScale != 4 {
-		t.Fatal("the bias is not scaled")
+	if gp := pl.(*noisyGDPlan); gp.biasScale != 4 || !(gp.ridge > 0) || gp.pre != nil {
+		t.Fatalf("bias scale %g, ridge %g, preconditioner %v: want 4, a ridge and none", gp.biasScale, gp.ridge, gp.pre != nil)
 	}
-	if got := releaseDigest(t, pl, ds, 11); got != pinnedBiasShaped {
-		t.Errorf("digest %#x, pinned %#x", got, uint64(pinnedBiasShaped))
+	if got := releaseDigest(t, pl, ds, 11); got != pinnedSchemaShaped {
+		t.Errorf("digest %#x, pinned %#x", got, uint64(pinnedSchemaShaped))
 	}
 }
 

@@ -118,6 +118,11 @@ type Problem struct {
 	// parameters the utility bound compares with: the bound holds against the best model
 	// with ‖w‖₂ ≤ D. A bounded domain gives it; on the whole space it must be declared.
 	Radius float64 `json:"radius"`
+	// Categorical lists, in increasing order, the features that one-hot encode a categorical
+	// column (data.Dataset.Categorical; never the bias coordinate). It is public, like the
+	// schema it comes from, and shapes no sensitivity: noisy-gd shrinks these weights (see
+	// NoisyGD's "Categorical ridge").
+	Categorical []int `json:"categorical,omitempty"`
 }
 
 // params returns the number of parameters (d, or K·d for the multinomial loss).
@@ -161,6 +166,15 @@ func (p Problem) Validate() error {
 	}
 	if !(p.Loss.Tilt >= 0) || math.IsInf(p.Loss.Tilt, 1) {
 		return fmt.Errorf("mech: the tilt must be finite and at least 0, got %g", p.Loss.Tilt)
+	}
+	features := p.Dim
+	if p.Bounds.Bias > 0 {
+		features-- // the bias coordinate is not a category
+	}
+	for k, j := range p.Categorical {
+		if j < 0 || j >= features || (k > 0 && j <= p.Categorical[k-1]) {
+			return fmt.Errorf("mech: the categorical features must be increasing indices of features in [0, %d), got %v", features, p.Categorical)
+		}
 	}
 	return nil
 }

@@ -220,6 +220,11 @@ type stepRule struct {
 	// length multiplies the move from θ_k towards the released drift (post-processing): fit
 	// sets scale to length times the preconditioner, or to length alone. 1 moves to the drift.
 	length float64
+	// ridge, when positive, is λ of a ridge (λ/2)·Σ θ_i² over the parameters i in ridgeAt:
+	// the drift is then shrink·θ_k − h·(∇F_D(θ_k) + λ·θ_k on ridgeAt). The added term is a
+	// function of θ_k, computed from earlier releases, so the drift's sensitivity is unchanged.
+	ridge   float64
+	ridgeAt []int
 }
 
 // run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
@@ -253,6 +258,9 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	k := 0
 	for ; k < s.steps && ctx.Err() == nil; k++ {
 		meanGrad(grad, theta) // θ_k is in C
+		for _, i := range rule.ridgeAt {
+			grad[i] += rule.ridge * theta[i]
+		}
 		for i := range z {
 			z[i] = rule.shrink*theta[i] - s.h*grad[i]
 		}

@@ -157,6 +157,11 @@ type NoisyGD struct {
 	// PreconditionFloor is c_f > 0, the floor f = c_f·σ_v of the released second moments in
 	// units of their noise's standard deviation σ_v (0 means the default, 10).
 	PreconditionFloor float64
+	// NoCategoricalRidge turns off the ridge on the weights of the categorical features.
+	NoCategoricalRidge bool
+	// RidgeScale is κ > 0 in the categorical ridge λ = κ·G·√d/(D·n·√(2ρ)) (0 means the
+	// default, 0.5).
+	RidgeScale float64
 }
 
 // Name returns "noisy-gd".
@@ -187,7 +192,9 @@ const (
 	// when the rows declare one (see NoisyGD's "Bias shaping").
 	biasScale = 4
 
-	defaultPreconditionFrom  = 0.15
+	defaultRidgeScale = 0.5
+
+	defaultPreconditionFrom  = 0.01
 	defaultPreconditionShare = 0.05
 	defaultPreconditionPower = 0.75
 	defaultPreconditionFloor = 10
@@ -200,6 +207,7 @@ type noisyGDPlan struct {
 	problem Problem
 	beta    float64
 	length  float64 // b, the steps' length in units of h
+	ridge   float64 // λ of the categorical ridge, 0 for none
 }
 
 // Plan fixes h, m, T, the grid and σ, and from ρ ≥ ρ₀ the second moments' release, from the
@@ -216,6 +224,10 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	m.PreconditionShare = cmp.Or(m.PreconditionShare, defaultPreconditionShare)
 	m.PreconditionPower = cmp.Or(m.PreconditionPower, defaultPreconditionPower)
 	m.PreconditionFloor = cmp.Or(m.PreconditionFloor, defaultPreconditionFloor)
+	m.RidgeScale = cmp.Or(m.RidgeScale, defaultRidgeScale)
+	if !(m.RidgeScale > 0) || math.IsInf(m.RidgeScale, 1) {
+		return nil, fmt.Errorf("mech: noisy-gd needs a finite RidgeScale > 0 (have %g)", m.RidgeScale)
+	}
 	if !(m.PreconditionFrom > 0) || !(m.PreconditionShare > 0 && m.PreconditionShare < 1) || !(m.PreconditionPower > 0) || math.IsInf(m.PreconditionPower, 1) ||
 		!(m.PreconditionFloor > 0) || math.IsInf(m.PreconditionFloor, 1) {
 		return nil, fmt.Errorf("mech: noisy-gd needs PreconditionFrom > 0, PreconditionShare in (0, 1), and finite PreconditionPower > 0 and PreconditionFloor > 0 (have %g, %g, %g, %g)",
@@ -229,7 +241,12 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: noisy-gd needs a loss with positive smoothness, for its step 1/β (the %s loss has β = %g)", p.Loss.Name, c.Smoothness)
 	}
 	pl := &noisyGDPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness}
-	pl.h = 1 / c.Smoothness
+	if !m.NoCategoricalRidge && len(p.Categorical) > 0 {
+		// G is the clipped loss's Lipschitz constant (the bias shaping below changes only the
+		// release's sensitivity).
+		pl.ridge = m.RidgeScale * pl.g * math.Sqrt(float64(pl.dim)) / (p.Radius * float64(p.N) * math.Sqrt(2*pl.rhoTarget))
+	}
+	pl.h = 1 / (c.Smoothness + pl.ridge)
 	if !m.NoPrecondition && pl.rhoTarget >= m.PreconditionFrom {
 		if pl.pre, err = newSecondMoments(b, p.Bounds, p.N, p.Dim, m.PreconditionShare*pl.rhoTarget, m.PreconditionPower, m.PreconditionFloor); err != nil {
 			return nil, err
@@ -299,6 +316,9 @@ func (pl *noisyGDPlan) Parameters() map[string]float64 {
 	if pl.biasScale > 1 {
 		out["bias_scale"] = pl.biasScale
 	}
+	if pl.ridge > 0 {
+		out["ridge"], out["ridge_features"] = pl.ridge, float64(len(pl.problem.Categorical))
+	}
 	if pl.clip < 1 {
 		out["clip_at"] = pl.clipAt
 	}
@@ -312,9 +332,27 @@ func (pl *noisyGDPlan) Parameters() map[string]float64 {
 // Run runs the descent; a cancelled context stops it, and what the steps taken give is
 // released.
 func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
-	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem,
-		rule:      stepRule{shrink: 1, momentum: pl.mech.Momentum, averageTail: true, length: pl.length, stage: "noisy gradient descent with momentum"},
+	rule := stepRule{shrink: 1, momentum: pl.mech.Momentum, averageTail: true, length: pl.length, stage: "noisy gradient descent with momentum"}
+	release := "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0)."
+	if pl.ridge > 0 {
+		rule.ridge, rule.ridgeAt = pl.ridge, categoricalParams(pl.problem)
+		release = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·n·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged. ",
+			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale) + release
+	}
+	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		guarantee: pl.guarantee, utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
-		release: "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0).",
+		release: release,
 	}, ds, r, progress)
+}
+
+// categoricalParams returns the parameters that weigh a categorical feature: the features
+// themselves, or each class's copy of them for the multinomial loss (class-major layout).
+func categoricalParams(p Problem) []int {
+	var out []int
+	for k := 0; k < p.params(); k += p.Dim {
+		for _, j := range p.Categorical {
+			out = append(out, k+j)
+		}
+	}
+	return out
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -22,7 +23,7 @@ import (
 // ⌈1000/b_max⌉), Δ = 2G/n (G/n under add/remove) plus rounding, one step's sensitivity
 // at least hΔ + 2g√d, and ρ_v + T·ρ_k within the largest ρ that meets the budget (and within
 // 10⁻⁶ of it), whose curve meets it. ρ_s = ρ − ρ_v is left to the steps: ρ_v = 0 (no
-// preconditioner) below ρ₀ = 0.15, and above it the second moments' ρ_v, recomputed from
+// preconditioner) below ρ₀ = 0.01, and above it the second moments' ρ_v, recomputed from
 // their σ_v and sensitivity, is at most φρ (and within 10⁻⁶ of it), with a sensitivity at
 // least √2·R₄²/n (R₄²/n add/remove) + g_v√d. The utility says that no bound is proven, also
 // in JSON.
@@ -42,6 +43,8 @@ func TestNoisyGDCalibration(t *testing.T) {
 		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
 		{NoisyGD{NoPrecondition: true}, Budget{Epsilon: 8, Delta: 1e-6}},
 		{NoisyGD{PreconditionFrom: 0.01, PreconditionShare: 0.5}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, Budget{Epsilon: 2, Delta: 1e-6}},
 		{NoisyGD{Momentum: 0.5, StepScale: 1, MaxSteps: 7}, Budget{Epsilon: 8, Delta: 1e-6}},
 		{NoisyGD{MaxStepLength: 1}, Budget{Epsilon: 8, Delta: 1e-6}},
 		{NoisyGD{MaxStepLength: 0.5}, Budget{Epsilon: 0.1, Delta: 1e-6}},
@@ -82,7 +85,7 @@ func TestNoisyGDCalibration(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		from, share := 0.15, 0.05
+		from, share := 0.01, 0.05
 		if tc.m.PreconditionFrom != 0 {
 			from, share = tc.m.PreconditionFrom, tc.m.PreconditionShare
 		}
@@ -402,6 +405,132 @@ func TestNoisyGDBiasNoiseShape(t *testing.T) {
 		}
 		if ratio := v[3] / ((v[0] + v[1] + v[2]) / 3); !(ratio >= c.lo && ratio <= c.hi) {
 			t.Errorf("%+v: the bias's variance is %v times a feature's, want it in [%v, %v]", c.m, ratio, c.lo, c.hi)
+		}
+	}
+}
+
+// TestNoisyGDCategoricalRidge recomputes the categorical ridge's plan: with declared
+// categorical features, λ = κ·G·√d/(D·n·√(2ρ)) (κ = 0.5 by default, or as set; G the clipped
+// Lipschitz constant, ρ the budget's) and h = 1/(β + λ), while T, Δ, the ρ target and the
+// preconditioner's plan are those without the ridge, whose release NoCategoricalRidge gives
+// bit for bit. The report and the parameters state λ; invalid scales and categorical lists are
+// refused, and the multinomial loss shrinks each class's copy of the categorical weights.
+func TestNoisyGDCategoricalRidge(t *testing.T) {
+	ds := toyData(2000, 5, 4)
+	plain := toyProblem(ds)
+	p := toyProblem(ds)
+	p.Categorical = []int{1, 3}
+	for _, tc := range []struct {
+		m NoisyGD
+		b Budget
+	}{
+		{NoisyGD{}, Budget{Epsilon: 0.5, Delta: 1e-6}},
+		{NoisyGD{}, Budget{Epsilon: 2, Delta: 1e-6}},
+		{NoisyGD{RidgeScale: 3, Clip: 1}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+	} {
+		pl, s := noisyPlan(t, tc.m, tc.b, p)
+		gp := pl.(*noisyGDPlan)
+		rho, err := privacy.CalibrateZCDP(tc.b.Epsilon, tc.b.Delta)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := cmp.Or(tc.m.RidgeScale, 0.5) * s.g * math.Sqrt(5) / (5 * 2000 * math.Sqrt(2*rho))
+		if math.Abs(gp.ridge/want-1) > 1e-12 || s.h != 1/(gp.beta+gp.ridge) {
+			t.Errorf("%+v: λ = %g, h = %g; want %g and 1/(β + λ) = %g", tc.b, gp.ridge, s.h, want, 1/(gp.beta+gp.ridge))
+		}
+		if par := pl.Parameters(); par["ridge"] != gp.ridge || par["ridge_features"] != 2 {
+			t.Errorf("%+v: parameters ridge %g on %g features", tc.b, par["ridge"], par["ridge_features"])
+		}
+		off := tc.m
+		off.NoCategoricalRidge = true
+		opl, os := noisyPlan(t, off, tc.b, p)
+		if opl.(*noisyGDPlan).ridge != 0 || os.h != 1/gp.beta || os.steps != s.steps || os.delta != s.delta || os.rhoTarget != s.rhoTarget || (os.pre == nil) != (s.pre == nil) {
+			t.Errorf("%+v: without the ridge: λ %g, h %g, T %d/%d, Δ %g/%g", tc.b, opl.(*noisyGDPlan).ridge, os.h, os.steps, s.steps, os.delta, s.delta)
+		}
+		undeclared, err := tc.m.Plan(tc.b, plain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if releaseDigest(t, opl, ds, 3) != releaseDigest(t, undeclared, ds, 3) {
+			t.Errorf("%+v: NoCategoricalRidge differs from a problem without categorical features", tc.b)
+		}
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(1), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(rel.Report.Statement, "ridge (λ/2)·‖w_c‖² on the weights w_c of the 2 features") {
+			t.Errorf("%+v: the report does not state the ridge: %q", tc.b, rel.Report.Statement)
+		}
+	}
+	for _, scale := range []float64{-1, math.Inf(1), math.NaN()} {
+		if _, err := (NoisyGD{RidgeScale: scale}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
+			t.Errorf("RidgeScale %g accepted", scale)
+		}
+	}
+	withBias := biasData(100, 4, 1)
+	bp := toyProblem(withBias)
+	bp.Bounds.Bias = withBias.Bias
+	for _, c := range [][]int{{3, 1}, {1, 1}, {-1}, {5}} {
+		q := p
+		q.Categorical = c
+		if err := q.Validate(); err == nil {
+			t.Errorf("categorical features %v of 5 accepted", c)
+		}
+	}
+	if bp.Categorical = []int{3}; bp.Validate() == nil {
+		t.Error("the bias coordinate accepted as a categorical feature")
+	}
+	multi := Problem{Loss: LossSpec{Name: "multinomial", Classes: 3}, Dim: 4, Categorical: []int{1, 2}}
+	if got := categoricalParams(multi); !slices.Equal(got, []int{1, 2, 5, 6, 9, 10}) {
+		t.Errorf("multinomial categorical parameters %v", got)
+	}
+}
+
+// TestNoisyGDCategoricalRidgeMinimizes: at a budget where the noise is negligible (ε = 10⁴)
+// and with a ridge large enough to matter (λ = 0.02), noisy-gd without clipping reaches the
+// minimum of the mean loss plus (λ/2)·Σ_{j∈C} w_j² over the categorical features C: there
+// the gradient of the loss is −λ·w_j on C and 0 elsewhere, within 10⁻³ (on the first feature,
+// which decides the toy's labels, λ·w_j is far larger). A ridge on the wrong coordinates, of
+// the wrong sign or size, or none fails.
+func TestNoisyGDCategoricalRidgeMinimizes(t *testing.T) {
+	ds := toyData(500, 4, 7)
+	p := toyProblem(ds)
+	p.Categorical = []int{0, 1}
+	b := Budget{Epsilon: 1e4, Delta: 1e-6}
+	unit, err := NoisyGD{Clip: 1, NoPrecondition: true}.Plan(b, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const lambda = 0.02
+	pl, err := NoisyGD{Clip: 1, NoPrecondition: true, RidgeScale: 0.5 * lambda / unit.(*noisyGDPlan).ridge}.Plan(b, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := pl.(*noisyGDPlan).ridge; math.Abs(got/lambda-1) > 1e-9 {
+		t.Fatalf("λ = %g, want %g", got, lambda)
+	}
+	rel, err := pl.Run(context.Background(), ds, rng.Seeded(2), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := rel.Model.Weights
+	grad := make([]float64, ds.D)
+	loss.MeanGrad(l, grad, w)
+	const tol = 1e-3
+	if pull := lambda * w[0]; math.Abs(pull) < 20*tol {
+		t.Fatalf("the ridge's pull on the first feature, %g, is too small to test", pull)
+	}
+	for j, g := range grad {
+		want := 0.0
+		if slices.Contains(p.Categorical, j) {
+			want = -lambda * w[j]
+		}
+		if math.Abs(g-want) > tol {
+			t.Errorf("coordinate %d: the loss's gradient %g, want %g (w = %v)", j, g, want, w)
 		}
 	}
 }

@@ -132,25 +132,25 @@ func TestSecondMomentsNoise(t *testing.T) {
 	}
 }
 
-// TestNoisyGDPreconditionThreshold: below ρ₀ (ε = 1 and 2 at δ = 10⁻⁶, ρ = 0.024 and 0.088)
-// the default release is bit-identical to the release without the preconditioner, and above
-// it (ε = 4, ρ = 0.311) the preconditioner is planned and changes the release.
+// TestNoisyGDPreconditionThreshold: below ρ₀ = 0.01 (ε = 0.25 and 0.5 at δ = 10⁻⁶, ρ = 0.0018
+// and 0.0066) the default release is bit-identical to the release without the preconditioner,
+// and above it (ε = 0.75, ρ = 0.0142) the preconditioner is planned and changes the release.
 func TestNoisyGDPreconditionThreshold(t *testing.T) {
 	ds := toyData(500, 4, 2)
 	p := toyProblem(ds)
-	for _, eps := range []float64{1, 2, 4} {
+	for _, eps := range []float64{0.25, 0.5, 0.75} {
 		var digests []uint64
 		for _, m := range []NoisyGD{{}, {NoPrecondition: true}} {
 			pl, err := m.Plan(Budget{Epsilon: eps, Delta: 1e-6}, p)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if on := pl.(*noisyGDPlan).pre != nil; on != (eps == 4 && !m.NoPrecondition) {
+			if on := pl.(*noisyGDPlan).pre != nil; on != (eps == 0.75 && !m.NoPrecondition) {
 				t.Errorf("ε = %g, %+v: preconditioner %v", eps, m, on)
 			}
 			digests = append(digests, releaseDigest(t, pl, ds, 5))
 		}
-		if same := digests[0] == digests[1]; same != (eps < 4) {
+		if same := digests[0] == digests[1]; same != (eps < 0.75) {
 			t.Errorf("ε = %g: releases with and without the preconditioner identical: %v", eps, same)
 		}
 	}
