@@ -241,7 +241,7 @@ func meanSD(xs []float64) (mean, sd float64) {
 }
 
 // BenchmarkAdultPreconditioner compares noisy-gd with its defaults (the preconditioner from
-// ρ₀ = 0.15 on) against NoPrecondition in the same run, at each ε of the adult-lr task
+// ρ₀ = 0.01 on) against NoPrecondition in the same run, at each ε of the adult-lr task
 // (δ = 10⁻⁶): the mean test accuracy of 20 runs (seeds 1 to 20) of each, the mean of the
 // paired differences and its standard error, and the mean wall time of a fit. Below ρ₀ the
 // two are the same release, seed for seed. Run it with
