@@ -28,7 +28,8 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	handler, err := site.Under(*prefix, site.NewHandler(os.DirFS(*dir)))
+	files := site.NewHandler(os.DirFS(*dir))
+	handler, err := site.Under(*prefix, files)
 	if err != nil {
 		return usageError{"--prefix: " + err.Error()}
 	}
@@ -47,6 +48,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 		fmt.Fprintf(stderr, "privopt serve: warning: listening on %s, which other machines may reach\n", host)
 	}
 	fmt.Fprintf(stdout, "privopt: serving %s on http://%s%s\n", *dir, ln.Addr(), *prefix)
+	go files.Warm() // compress the files now rather than on their first request
 
 	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)

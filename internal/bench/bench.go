@@ -94,6 +94,10 @@ type Result struct {
 		NonPrivateLogLoss  float64 `json:"non_private_log_loss"`
 		MajorityAccuracy   float64 `json:"majority_accuracy"`
 	} `json:"baselines"`
+	// PageReady, for the Chromium run, are the seconds from the navigation to the page's being
+	// usable (every engine worker started and answering, when the page sets data-ready on its
+	// <html>), one per load in a fresh browser context (cold cache) from a local server.
+	PageReady []float64 `json:"page_ready_seconds,omitempty"`
 }
 
 // Run runs the benchmark.
@@ -283,6 +287,13 @@ func Markdown(native Result, others ...Result) string {
 		}
 		fmt.Fprintf(&b, " %s |\n", strings.ReplaceAll(r.Certified, "|", "/"))
 	}
+	for _, o := range others {
+		if len(o.PageReady) > 0 {
+			s := slices.Sorted(slices.Values(o.PageReady))
+			fmt.Fprintf(&b, "\nThe page in %s is usable %.3g s after the navigation (median of %d loads in fresh contexts from a local server; %.3g to %.3g s).\n",
+				strings.TrimSuffix(strings.TrimPrefix(PlatformLabel(o.Platform), "wasm ("), ")"), s[len(s)/2], len(s), s[0], s[len(s)-1])
+		}
+	}
 	return b.String()
 }
 
@@ -309,6 +320,9 @@ func Replace(base, update Result) (Result, error) {
 	out := base
 	out.Rows = append([]Row(nil), base.Rows...)
 	out.Baselines = update.Baselines
+	if len(update.PageReady) > 0 {
+		out.PageReady = update.PageReady
+	}
 	for _, r := range update.Rows {
 		i := slices.IndexFunc(out.Rows, func(b Row) bool { return b.Label() == r.Label() && b.Epsilon == r.Epsilon })
 		if i < 0 {

@@ -56,8 +56,11 @@ func TestBenchmarkTable(t *testing.T) {
 	}
 	wasm := res
 	wasm.Platform = "js/wasm"
-	md := Markdown(res, wasm)
-	for _, want := range []string{"| outpert-gauss | 4 | 1e-06 |", "time wasm (node) (s) | ratio |", "| 1.00 |", "Baselines: non-private"} {
+	chromium := res
+	chromium.Platform, chromium.PageReady = "chromium", []float64{0.9, 0.4, 0.6}
+	md := Markdown(res, wasm, chromium)
+	for _, want := range []string{"| outpert-gauss | 4 | 1e-06 |", "time wasm (node) (s) | ratio |", "| 1.00 |", "Baselines: non-private",
+		"The page in Chromium is usable 0.6 s after the navigation (median of 3 loads in fresh contexts from a local server; 0.4 to 0.9 s)."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
 		}
@@ -191,6 +194,7 @@ func TestReplace(t *testing.T) {
 	base := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("a", nil, 1, 0.1), row("b", nil, 1, 0.2), row("b", nil, 2, 0.3)}}
 	update := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("b", nil, 1, 0.9), row("c", nil, 1, 0.8), row("b", fast, 1, 0.7)}}
 	update.Baselines.MajorityAccuracy = 0.76
+	base.PageReady = []float64{1}
 	got, err := Replace(base, update)
 	if err != nil {
 		t.Fatal(err)
@@ -202,6 +206,13 @@ func TestReplace(t *testing.T) {
 	want := []string{"a@1=0.1", "b@1=0.9", "b@2=0.3", "c@1=0.8", "b (Sampler=kinetic-langevin)@1=0.7"}
 	if !slices.Equal(summary, want) || got.Baselines.MajorityAccuracy != 0.76 || base.Rows[1].AccuracyMean != 0.2 {
 		t.Errorf("replaced: %v, baselines %+v (base now %+v)", summary, got.Baselines, base.Rows)
+	}
+	if !slices.Equal(got.PageReady, []float64{1}) {
+		t.Errorf("a run without page loads replaced them: %v", got.PageReady)
+	}
+	update.PageReady = []float64{0.5, 0.7}
+	if again, _ := Replace(got, update); !slices.Equal(again.PageReady, []float64{0.5, 0.7}) {
+		t.Errorf("page loads not replaced: %v", again.PageReady)
 	}
 	if r, ok := Find(got, "b (Sampler=kinetic-langevin)", 1); !ok || r.AccuracyMean != 0.7 {
 		t.Errorf("Find with settings: %+v, %v", r, ok)

@@ -189,6 +189,18 @@ func (h *Handler) load(name string) (*file, error) {
 	return f, nil
 }
 
+// Warm reads every file of the root into the cache, compressing those without a precompressed
+// variant, so that no request waits for it later (gzip-compressing app.wasm takes about a
+// second). Files that cannot be read now are left to their requests.
+func (h *Handler) Warm() {
+	fs.WalkDir(h.root, ".", func(name string, d fs.DirEntry, err error) error {
+		if err == nil && d.Type().IsRegular() && path.Ext(name) != ".gz" && path.Ext(name) != ".br" {
+			h.load(name)
+		}
+		return nil
+	})
+}
+
 // precompressed returns the FileInfo of a precompressed variant of a file, or nil when there
 // is none or it is older than the file (stale).
 func (h *Handler) precompressed(name string, of fs.FileInfo) fs.FileInfo {

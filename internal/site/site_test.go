@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -240,5 +241,33 @@ func TestIndexHTMLCarriesThePolicy(t *testing.T) {
 	}
 	if regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).Match(page) {
 		t.Error("index.html loads a resource from another origin")
+	}
+}
+
+// TestWarm: Warm reads and compresses every file ahead of its first request (not the
+// precompressed variants themselves), and what it cached is what a request then gets.
+func TestWarm(t *testing.T) {
+	root := fstest.MapFS{
+		"index.html":  {Data: []byte("<!doctype html>"), ModTime: time.Unix(1, 0)},
+		"app.wasm":    testFS["app.wasm"],
+		"app.wasm.gz": {Data: []byte("precompressed"), ModTime: time.Unix(2, 0)},
+		"sub/a.js":    {Data: []byte("x"), ModTime: time.Unix(1, 0)},
+	}
+	h := NewHandler(root)
+	h.Warm()
+	var cached []string
+	for name, f := range h.cache {
+		cached = append(cached, name)
+		if f.gz == nil {
+			t.Errorf("%s: no gzip encoding cached", name)
+		}
+	}
+	slices.Sort(cached)
+	if want := []string{"app.wasm", "index.html", "sub/a.js"}; !slices.Equal(cached, want) {
+		t.Errorf("cached %v, want %v", cached, want)
+	}
+	resp := get(t, h, http.MethodGet, "/app.wasm", map[string]string{"Accept-Encoding": "gzip"})
+	if body, _ := io.ReadAll(resp.Body); string(body) != "precompressed" {
+		t.Errorf("app.wasm served %q, want its precompressed variant", body)
 	}
 }

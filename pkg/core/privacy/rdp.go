@@ -15,6 +15,9 @@ type RDP struct {
 	Name string
 	// Conversion is how the curve turns into (ε, δ); the zero value is the tighter one.
 	Conversion Conversion
+	// linear is c > 0 when Eps(α) = c·α (zCDP with ρ = c, μ-GDP's curve with c = μ²/2): the
+	// CKS conversion's best order then has a closed characterisation (see linearOrder).
+	linear float64
 }
 
 // Conversion names a conversion from Rényi DP to (ε, δ)-DP.
@@ -40,7 +43,8 @@ func (c Conversion) String() string {
 // GaussianRDP returns the Rényi-DP curve of μ-GDP (and of the Gaussian mechanism with
 // μ = S/σ): Eps(α) = α·μ²/2, exact.
 func GaussianRDP(mu float64) RDP {
-	return RDP{Eps: func(alpha float64) float64 { return alpha * mu * mu / 2 }, Name: fmt.Sprintf("Rényi DP of %.6g-GDP", mu)}
+	c := mu * mu / 2
+	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: fmt.Sprintf("Rényi DP of %.6g-GDP", mu), linear: c}
 }
 
 // LangevinRDP returns the Rényi-DP curve of the whole trajectory of Langevin diffusion (or
@@ -140,10 +144,37 @@ func minOverOrders(f func(alpha float64) float64) (fmin, alpha float64) {
 }
 
 // Delta returns the δ(ε) that the conversion certifies: the minimum over the orders of the
-// δ each order gives (capped at 1).
+// δ each order gives (capped at 1). For a linear curve (Eps(α) = c·α) under the CKS conversion
+// it is the δ of the minimising order itself (linearOrder), found in a few Newton steps instead
+// of the search over the orders.
 func (r RDP) Delta(eps float64) float64 {
+	if r.linear > 0 && r.Conversion == CKS {
+		if a := linearOrder(r.linear, eps); a > 1 && !math.IsInf(a, 1) {
+			return detmath.Exp(math.Min(0, r.logDeltaAt(a, eps)))
+		}
+	}
 	logDelta, _ := minOverOrders(func(a float64) float64 { return r.logDeltaAt(a, eps) })
 	return detmath.Exp(math.Min(0, logDelta))
+}
+
+// linearOrder returns the order α > 1 that minimises the CKS bound on log δ(ε) for the curve
+// Eps(α) = c·α: log δ(α) = (α − 1)(cα − ε) + (α − 1)·log(1 − 1/α) − log α, whose derivative
+// g(α) = 2cα − c − ε + log(1 − 1/α) increases (g′ = 2c + 1/(α(α − 1)) > 0) from −∞ at α = 1
+// to +∞, so its root is the unique minimiser. g is concave (g″ < 0), so Newton's iterates from
+// a point where g ≤ 0 increase to the root without overshooting it; they start at
+// α₀ = (ε + c)/(2c), where the first terms vanish and g(α₀) = log(1 − 1/α₀) < 0 (or just above
+// 1 when α₀ ≤ 1). Every order gives a valid bound, so an inexact root only loosens δ.
+func linearOrder(c, eps float64) float64 {
+	a := math.Max((eps+c)/(2*c), 1+0x1p-40)
+	for range 100 {
+		g := 2*c*a - c - eps + math.Log1p(-1/a)
+		step := -g / (2*c + 1/(a*(a-1)))
+		if !(step > 1e-15*a) {
+			break
+		}
+		a += step
+	}
+	return a
 }
 
 // EpsilonAt returns the ε that order α certifies for delta.
