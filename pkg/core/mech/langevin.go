@@ -29,13 +29,14 @@ import (
 // Each step adds discrete Gaussian noise, so it is ρ_k-zCDP with ρ_k = (hΔ + 2g√d)²/(2σ²)
 // (Canonne, Kamath and Steinke 2020), and the T steps compose adaptively to ρ = T·ρ_k: the
 // whole trajectory, hence θ_T, is ρ-zCDP. With the continuous Gaussian and no grid this is
-// seed 004's Lemma 2.2, RDP α·β²Δ²t/4 (μ-GDP with μ = βΔ√(t/2)); the noise is discrete here so
-// that the release (and every iterate) is safe against floating-point attacks, and it is
-// accounted as zCDP, converted by the CKS conversion: calibrated exactly to (ε, δ) by
-// privacy.CalibrateZCDP (a ρ about 13% below μ²/2 of the exact μ-GDP calibration, the cost of
-// the proven conversion). Convexity is not needed for privacy. The guarantee holds for the steps
-// actually taken: a run whose context is cancelled after k < T steps releases θ_k with ρ·k/T
-// (a Release, not an error; cancelled before the first step, Run returns the context's error).
+// seed 004's Lemma 2.2, RDP α·β²Δ²t/4 (μ-GDP with μ = βΔ√(t/2) = √(2ρ)); the noise is discrete
+// here so that the release (and every iterate) is safe against floating-point attacks, and it
+// is accounted as μ-GDP up to the discrete noise's total variation from rounded Gaussian noise,
+// folded into δ (see noisySteps; zCDP's conversion would give up about 13 % of ρ), or as zCDP
+// when ε is too large for that. Convexity is not needed for privacy. The guarantee holds for
+// the steps actually taken: a run whose context is cancelled after k < T steps releases θ_k
+// with ρ·k/T (a Release, not an error; cancelled before the first step, Run returns the
+// context's error).
 //
 // Utility (proved here, an optimisation-style bound; it does not use the Gibbs limit). Assume the
 // losses are convex, G-Lipschitz and β-smooth, so F_μ is μ-strongly convex and (β + μ)-smooth.
@@ -89,16 +90,16 @@ type langevinPlan struct {
 
 // Plan fixes μ, h, T, the grid and σ from the budget and the problem.
 func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
-	steps, c, err := newNoisySteps(m.Name(), b, p, 1)
-	if err != nil {
-		return nil, err
-	}
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
 	}
+	maxSteps := math.Max(1, math.Floor(m.MaxQueries/float64(max(p.N, 1))))
+	steps, c, err := newNoisySteps(m.Name(), b, p, 1, int(math.Min(maxSteps, math.MaxInt32)))
+	if err != nil {
+		return nil, err
+	}
 	pl := &langevinPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness,
 		origin: p.Domain.Contains(make([]float64, p.params()))}
-	maxSteps := math.Max(1, math.Floor(m.MaxQueries/float64(p.N)))
 	ref := pl.g / p.Radius
 	pl.mu = argminLog(func(mu float64) float64 {
 		h := pl.step(mu)
@@ -166,11 +167,6 @@ func (pl *langevinPlan) bound(mu, h, k, sigma2, g float64) float64 {
 	return math.Min(lip, reg+(pl.beta+mu)/2*rms*rms)
 }
 
-// guarantee is the zCDP guarantee of the first k steps.
-func (pl *langevinPlan) guarantee(k int) privacy.RDP {
-	return pl.guaranteeAt(k, fmt.Sprintf("; as a Langevin trajectory, μ = βΔ√(t/2) = %.6g", math.Sqrt(2*pl.rhoAt(k))))
-}
-
 // utilityAt is the utility bound after k steps.
 func (pl *langevinPlan) utilityAt(k int) Utility {
 	g := pl.grid.Spacing()
@@ -182,7 +178,7 @@ func (pl *langevinPlan) utilityAt(k int) Utility {
 	return Utility{Bound: b, Statement: fmt.Sprintf("E F_D(θ_k) − min_{θ ∈ C, ‖θ‖ ≤ D} F_D(θ) ≤ %s after k = %d steps, where √V = √(q^{2k}D₀² + dσ²(1 − q^{2k})/(1 − q²)) + 2g√d/(hμ) bounds the root mean square distance to θ* = argmin_C F_μ (the gradient step of the μ-strongly convex, (β + μ)-smooth F_μ with h = 2/(β + 2μ) contracts by q = 1 − hμ; the noise is centred and independent; the grid's rounding adds at most 2g√d per step), with F_D the mean loss (convex, G-Lipschitz, β-smooth), μ = %.4g, h = %.4g, σ = %.4g, G = %.4g, β = %.4g, D = %g; an optimisation bound for the released iterate, not the Gibbs limit d/β", form, k, pl.mu, pl.h, pl.sigma, pl.g, pl.beta, pl.problem.Radius)}
 }
 
-func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.guarantee(pl.steps) }
+func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.curveAt(pl.steps) }
 func (pl *langevinPlan) Utility() Utility         { return pl.utility }
 
 // Cost counts a gradient pass over the examples per step (per-example gradient queries).
@@ -192,17 +188,19 @@ func (pl *langevinPlan) Cost() Cost {
 
 func (pl *langevinPlan) Parameters() map[string]float64 {
 	eta := pl.sigma * pl.sigma / 2
-	return map[string]float64{"regularization_mu": pl.mu, "step_h": pl.h, "steps": float64(pl.steps), "sigma": pl.sigma,
+	out := map[string]float64{"regularization_mu": pl.mu, "step_h": pl.h, "steps": float64(pl.steps), "sigma": pl.sigma,
 		"eta": eta, "beta_inverse_temperature": pl.h / eta, "time": float64(pl.steps) * eta,
-		"rho_zcdp": pl.rhoAt(pl.steps), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
+		"sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
 		"grid_spacing": pl.grid.Spacing(), "lipschitz": pl.g, "smoothness": pl.beta, "radius": pl.problem.Radius}
+	pl.addAccounting(out)
+	return out
 }
 
 // Run runs the chain; a cancelled context stops it, and the steps taken are released.
 func (pl *langevinPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem,
-		rule:      stepRule{shrink: 1 - pl.h*pl.mu, length: 1, stage: "noisy gradient descent"},
-		guarantee: pl.guarantee, utility: pl.utilityAt, parameters: pl.Parameters(),
+		rule:    stepRule{shrink: 1 - pl.h*pl.mu, length: 1, stage: "noisy gradient descent"},
+		utility: pl.utilityAt, parameters: pl.Parameters(),
 		release: "The release is the last iterate, from the data-independent start Π_C(0).",
 	}, ds, r, progress)
 }

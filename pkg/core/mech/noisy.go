@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -18,13 +19,23 @@ import (
 // from earlier releases only, to a grid and adds discrete Gaussian noise there.
 //
 // Given the earlier releases, the drifts on neighbouring datasets differ by h·Δ (Δ the mean
-// gradient's sensitivity, rounding included) plus what the grid's rounding adds, 2g√d: one step
-// is ρ_k-zCDP with ρ_k = (hΔ + 2g√d)²/(2σ²) (Canonne, Kamath and Steinke 2020), and the T
-// steps compose adaptively to T·ρ_k. Every later computation (a momentum, a projection, an
-// average of iterates) uses released values only, so it is post-processing. With pre set,
-// the features' second moments are released first (ρ_v-zCDP, see secondMoments), the steps
-// are planned for ρ − ρ_v, and the run is (ρ_v + T·ρ_k)-zCDP; the preconditioner built from
-// them rescales released drifts only, so it is post-processing too.
+// gradient's sensitivity, rounding included) plus what the grid's rounding adds, 2g√d: in grid
+// units the rounded drifts n, n′ differ by at most s_g = (hΔ + 2g√d)/g. The release n + Z, Z
+// discrete Gaussian N_Z(0, σ_g²)^d, is within total variation τ_k = roundedGaussianTV(d, σ_g²)
+// of n + round(Y), Y ~ N(0, σ_g²·I), which is the Gaussian mechanism of sensitivity s_g followed
+// by rounding: μ_k-GDP with μ_k = s_g/σ_g (Dong, Roth and Su 2019). The T steps compose
+// adaptively to μ = √T·μ_k (their Corollary 2; with ρ_k = μ_k²/2 the arithmetic is that of
+// zCDP: ρ = μ²/2 = T·ρ_k), and coupling the steps one by one puts the discrete run within
+// τ = T·τ_k of that ideal run for every dataset, so it is (ε, δ_μ(ε) + (1 + e^ε)·τ)-DP for
+// every ε (privacy.FoldSamplerError). The budget's δ is split: δ/128 for the second term (the
+// grid is made fine enough, σ_g ≥ 2²³ spacings at least, that (1 + e^ε)·τ fits), the rest
+// calibrates μ (privacy.CalibrateGDP). The discrete run is also ρ-zCDP (Canonne, Kamath and
+// Steinke 2020), which the parameters report. Every later computation (a momentum, a
+// projection, an average of iterates) uses released values only, so it is post-processing.
+// With pre set, the features' second moments are released first (μ_v-GDP within τ_v, see
+// secondMoments), the steps are planned for ρ − ρ_v (ρ_v = μ_v²/2), and the run is
+// √(μ_v² + T·μ_k²)-GDP within τ_v + T·τ_k; the preconditioner built from them rescales
+// released drifts only, so it is post-processing too.
 type noisySteps struct {
 	budget    Budget
 	n, dim    int
@@ -32,7 +43,9 @@ type noisySteps struct {
 	clipAt    float64 // a: each example's derivative in the prediction is clipped to [−a, a] (+Inf: not clipped)
 	clip      float64 // q, the share of the derivative bound S that a is (1: not clipped)
 	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
-	rhoTarget float64 // the largest ρ that meets the budget
+	rhoTarget float64 // the largest ρ (μ²/2 with gdp) that meets the budget
+	gdp       bool    // the Gaussian accounting (else zCDP's), see noisySteps
+	tvBudget  float64 // the total variation the releases may add with gdp: (δ/128)/(1 + e^ε)
 
 	h        float64 // the drift step
 	steps    int     // T
@@ -40,7 +53,8 @@ type noisySteps struct {
 	stepSens float64 // the ℓ2 sensitivity of one rounded drift, in real units
 	sigma    float64 // the noise's standard deviation, in real units
 	sigma2   float64 // σ_g², in grid units
-	rhoStep  float64 // ρ of one step
+	rhoStep  float64 // ρ of one step: μ_k²/2
+	tvStep   float64 // τ_k, one step's total-variation distance from the ideal step
 
 	pre *secondMoments // the second moments' release for a preconditioner, or nil for none
 
@@ -74,13 +88,15 @@ func (s *noisySteps) shapeToBias(p Problem, t float64) {
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and
 // the problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
-// returns the losses' constants. With clip = q < 1 and a linear model's scalar loss, each
+// returns the losses' constants. maxSteps bounds the steps the plan can take (a public
+// setting), which decides whether the accounting is the Gaussian one (see noisySteps and
+// gdpFeasible). With clip = q < 1 and a linear model's scalar loss, each
 // example's derivative in the prediction is clipped to [−a, a], a = q·S (S the derivative's
 // bound, loss.Linear.Slope): the steps then descend the surrogate loss whose derivative is
 // clipped (convex and as smooth as the loss, loss.Linear.MeanClippedGrad), whose per-example
 // gradients have norm at most a·‖x‖ ≤ q·G, and Δ is computed from q·G. Other losses are not
 // clipped (q = 1).
-func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, loss.Constants, error) {
+func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int) (noisySteps, loss.Constants, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
 		return noisySteps{}, c, err
@@ -103,8 +119,37 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64) (noisySteps, 
 		}
 	}
 	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
-	s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta)
-	return s, c, err
+	if s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
+		return s, c, err
+	}
+	s.tvBudget = b.Delta * discretizationShare / (1 + detmath.Exp(b.Epsilon)) * (1 - 0x1p-50)
+	if gdpFeasible(s.tvBudget, maxSteps*s.dim+4*p.Dim) {
+		mu, err := privacy.CalibrateGDP(b.Epsilon, b.Delta*(1-discretizationShare))
+		if err != nil {
+			return s, c, err
+		}
+		if rho := mu * mu / 2 * (1 - 0x1p-50); rho > s.rhoTarget { // rounded down: √(2ρ) ≤ μ
+			s.rhoTarget, s.gdp = rho, true
+		}
+	}
+	return s, c, nil
+}
+
+// discretizationShare is the share of δ set aside for the discrete noise's distance from
+// rounded Gaussian noise (see noisySteps).
+const discretizationShare = 1.0 / 128
+
+// maxGridUnits bounds the noise's standard deviation in grid spacings that the Gaussian
+// accounting may ask for: 2³², against 2²³ to 2²⁴ by default (releaseGrid), which keeps every
+// |w| up to 2²⁰·σ within Grid.Release's range.
+const maxGridUnits = 1 << 32
+
+// gdpFeasible reports whether releases of coords coordinates in all (steps times parameters,
+// and the second moments) can stay within total variation tvBudget of rounded Gaussian noise
+// with σ_g ≤ maxGridUnits: coords·0.121/σ_g² ≤ tvBudget. Otherwise (ε too large for the
+// (1 + e^ε)·τ term, or too many coordinates) the accounting is zCDP's.
+func gdpFeasible(tvBudget float64, coords int) bool {
+	return tvBudget > 0 && roundedGaussianTV(coords, 1)/tvBudget <= maxGridUnits*maxGridUnits
 }
 
 // planNoise fixes the grid and σ so that the s.steps steps of drift step s.h are exactly
@@ -114,8 +159,21 @@ func (s *noisySteps) planNoise() error {
 	rhoSteps := s.rhoSteps()
 	// σ before the grid's rounding, which sets the grid; then σ with it.
 	drift := roundUp(s.h * s.delta)
+	// With gdp the steps may add the total variation the second moments leave:
+	// T·d·0.121/σ_g² ≤ that.
+	minUnits := 0.0
+	if s.gdp {
+		tvLeft := s.tvBudget
+		if s.pre != nil {
+			tvLeft -= s.pre.tv
+		}
+		if !(tvLeft > 0) {
+			return fmt.Errorf("mech: internal error: the second moments' total variation exceeds its budget %g", s.tvBudget)
+		}
+		minUnits = math.Sqrt(roundedGaussianTV(s.steps*d, 1) / tvLeft)
+	}
 	var err error
-	if s.grid, err = releaseGrid(drift * math.Sqrt(steps/(2*rhoSteps))); err != nil {
+	if s.grid, err = releaseGrid(drift*math.Sqrt(steps/(2*rhoSteps)), minUnits); err != nil {
 		return err
 	}
 	if s.stepSens, err = s.grid.L2Sensitivity(roundUp(drift+s.grid.Spacing()*sqrtUp(float64(d))), d); err != nil {
@@ -132,8 +190,12 @@ func (s *noisySteps) planNoise() error {
 	s.sigma2 = dg.Sigma2()
 	sg := s.stepSens / s.grid.Spacing() // exact: a power-of-two scaling
 	s.rhoStep = roundUp(sg * sg / (2 * s.sigma2))
+	s.tvStep = roundedGaussianTV(d, s.sigma2)
 	if rho := s.rhoAt(s.steps); rho > s.rhoTarget {
 		return fmt.Errorf("mech: internal error: %d steps give ρ = %g above the calibrated %g", s.steps, rho, s.rhoTarget)
+	}
+	if got := s.curveAt(s.steps).Delta(s.budget.Epsilon); got > s.budget.Delta {
+		return fmt.Errorf("mech: internal error: %d steps give δ = %g above the target %g", s.steps, got, s.budget.Delta)
 	}
 	return nil
 }
@@ -156,22 +218,53 @@ func (s *noisySteps) rhoAt(k int) float64 {
 	return roundUp(float64(k) * s.rhoStep)
 }
 
-// guaranteeAt is the zCDP guarantee of the first k steps, named with what they are.
-func (s *noisySteps) guaranteeAt(k int, what string) privacy.RDP {
+// guaranteeAt is the privacy of the first k steps (with the second moments' release when
+// there is one) and the total variation τ of the discrete run from the ideal one: with gdp,
+// μ-GDP of the ideal run, μ = √(2ρ); otherwise ρ-zCDP, exact (τ = 0).
+func (s *noisySteps) guaranteeAt(k int) (privacy.Curve, float64) {
 	rho := s.rhoAt(k)
-	c, _ := privacy.ZCDP(rho) // ρ is finite and positive
-	if s.pre != nil {
-		what += fmt.Sprintf("; with the features' second moments released first, %.6g-zCDP: discrete Gaussian σ_v = %.6g, sensitivity %.6g",
-			s.pre.rho, s.pre.sigma, s.pre.gsens)
+	if !s.gdp {
+		c, _ := privacy.ZCDP(rho) // ρ is finite and positive
+		c.Name = fmt.Sprintf("%.6g-zCDP (%d noisy gradient steps)", rho, k)
+		return c, 0
 	}
-	c.Name = fmt.Sprintf("%.6g-zCDP (%d noisy gradient steps, discrete Gaussian σ = %.6g, step sensitivity %.6g%s)",
-		rho, k, s.sigma, s.stepSens, what)
+	tv := float64(k) * s.tvStep
+	if s.pre != nil {
+		tv += s.pre.tv
+	}
+	return privacy.GDP{Mu: sqrtUp(2 * rho)}, roundUp(tv)
+}
+
+// addAccounting adds the accounting of the planned steps to a plan's parameters: ρ (the run is
+// ρ-zCDP either way) and, with the Gaussian accounting, μ and the total variation τ.
+func (s *noisySteps) addAccounting(out map[string]float64) {
+	out["rho_zcdp"] = s.rhoAt(s.steps)
+	if base, tv := s.guaranteeAt(s.steps); s.gdp {
+		out["mu_gdp"], out["discretization_tv"] = base.(privacy.GDP).Mu, tv
+	}
+}
+
+// curveAt is the certified privacy curve of the first k steps: δ_μ(ε) + (1 + e^ε)·τ with gdp,
+// the zCDP curve otherwise.
+func (s *noisySteps) curveAt(k int) privacy.Curve {
+	base, tv := s.guaranteeAt(k)
+	if tv == 0 {
+		return base
+	}
+	c, _ := privacy.FoldSamplerError(base, tv) // 0 < τ < 1 by construction
 	return c
 }
 
 // report is the privacy report of a run that took k steps.
-func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Rand) (privacy.Report, error) {
-	rep, err := privacy.NewReport(guarantee, privacy.ReportSpec{
+func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, error) {
+	base, tv := s.guaranteeAt(k)
+	sampler := privacy.SamplerStatus{Exact: true, Statement: "no sampler: the guarantee is that of the noisy steps themselves, whatever their mixing"}
+	if s.gdp {
+		sampler = privacy.SamplerStatus{Certified: true, TV: tv, Statement: fmt.Sprintf(
+			"no sampler of a distribution: the guarantee is that of the noisy steps themselves, whatever their mixing; the exact discrete Gaussian noise of the releases (σ_g ≥ %.4g grid spacings) is within total variation %.3g of Gaussian noise rounded to the grid, whose μ-GDP is exact (0.121·d/σ_g² per release of d coordinates)",
+			math.Sqrt(s.sigma2), tv)}
+	}
+	rep, err := privacy.NewReport(base, privacy.ReportSpec{
 		Mechanism: m.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: m.Paper(),
 		Target:       privacy.Budget{Epsilon: s.budget.Epsilon, Delta: s.budget.Delta},
 		Neighbouring: s.budget.relation(),
@@ -179,16 +272,22 @@ func (s *noisySteps) report(m Mechanism, k int, guarantee privacy.RDP, r *rng.Ra
 			Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
 			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(n + 4)·2⁻⁵³·G",
 				s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n))},
-		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "no sampler: the guarantee is that of the noisy steps themselves, whatever their mixing"},
+		Sampler:    sampler,
 		Randomness: randomness(r),
 	})
 	if err != nil {
 		return rep, err
 	}
-	rep.Statement += fmt.Sprintf(" Each of the %d noisy gradient steps taken (of %d planned) adds discrete Gaussian noise on a grid (floating-point safe) and is ρ-zCDP; the steps are composed and converted by the conversion of Canonne, Kamath and Steinke 2020.", k, s.steps)
+	if s.gdp {
+		rep.Statement += fmt.Sprintf(" Each of the %d noisy gradient steps taken (of %d planned) rounds its drift to a grid and adds discrete Gaussian noise there (floating-point safe), σ = %.6g for a sensitivity of %.6g: with the same noise drawn from a continuous Gaussian and rounded, a step would be a Gaussian mechanism followed by rounding, exactly μ_k-GDP with μ_k = %.6g, and the steps compose to μ = %.6g (Dong, Roth and Su 2019, adaptive composition); the discrete noise is within total variation %.3g of that, which is added to δ as (1 + e^ε)·τ. (The same run is also %.6g-zCDP by the analysis of Canonne, Kamath and Steinke 2020.)",
+			k, s.steps, s.sigma, s.stepSens, sqrtUp(2*s.rhoStep), sqrtUp(2*s.rhoAt(k)), tv, s.rhoAt(k))
+	} else {
+		rep.Statement += fmt.Sprintf(" Each of the %d noisy gradient steps taken (of %d planned) adds discrete Gaussian noise on a grid (floating-point safe), σ = %.6g for a sensitivity of %.6g, and is ρ-zCDP; the steps are composed and converted by the conversion of Canonne, Kamath and Steinke 2020 (at this ε the Gaussian accounting's (1 + e^ε)·τ term would not fit δ).",
+			k, s.steps, s.sigma, s.stepSens)
+	}
 	if s.pre != nil {
-		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/n are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(n + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP, composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
-			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho)
+		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/n are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(n + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP (%.6g-GDP up to its discretization), composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
+			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho, sqrtUp(2*s.pre.rho))
 	}
 	if s.clip < 1 {
 		scaled := ""
@@ -307,13 +406,12 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	return theta, k, nil
 }
 
-// fitted describes a noisy gradient method's release for fit: its guarantee and utility
-// after k steps, what the release is (a sentence of the report) and the planned parameters.
+// fitted describes a noisy gradient method's release for fit: its utility after k steps, what
+// the release is (a sentence of the report) and the planned parameters.
 type fitted struct {
 	mech       Mechanism
 	problem    Problem
 	rule       stepRule
-	guarantee  func(k int) privacy.RDP
 	utility    func(k int) Utility
 	release    string
 	parameters map[string]float64
@@ -345,7 +443,7 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 	if err != nil {
 		return nil, fmt.Errorf("mech: %s: %w", f.mech.Name(), err)
 	}
-	rep, err := s.report(f.mech, k, f.guarantee(k), r)
+	rep, err := s.report(f.mech, k, r)
 	if err != nil {
 		return nil, err
 	}

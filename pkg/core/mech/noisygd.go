@@ -29,10 +29,11 @@ import (
 // Guarantee. Exactly that of Langevin's steps: θ_k depends on earlier releases only and lies
 // in C, where the clipped losses are q·G-Lipschitz, so given the past the rounded drift has ℓ2
 // sensitivity h·Δ + 2g√d (Δ = 2qG/n replace-one, qG/n add/remove, plus the rounding allowance);
-// each step is ρ_k-zCDP with the discrete Gaussian, the T steps compose to T·ρ_k ≤ ρ, the
-// largest ρ whose curve meets (ε, δ) under the conversion of Canonne, Kamath and Steinke 2020,
-// and the momentum, the step length b, the projections and the average are post-processing.
-// A run stopped after k < T steps releases what it has (the tail average when k ≥ ⌈T/2⌉, θ_k before) with k·ρ_k.
+// each step is μ_k-GDP up to its discrete noise's total variation (ρ_k = μ_k²/2; see
+// noisySteps), the T steps compose to T·ρ_k ≤ ρ, the largest ρ whose curve meets (ε, δ), and
+// the momentum, the step length b, the projections and the average are post-processing. A run
+// stopped after k < T steps releases what it has (the tail average when k ≥ ⌈T/2⌉, θ_k before)
+// with k·ρ_k.
 // Convexity is not needed for privacy.
 //
 // Utility. No bound is proven for this recursion (momentum with noise and no strong
@@ -252,7 +253,7 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: noisy-gd needs PreconditionFrom > 0, PreconditionShare in (0, 1), and finite PreconditionPower > 0 and PreconditionFloor > 0 (have %g, %g, %g, %g)",
 			m.PreconditionFrom, m.PreconditionShare, m.PreconditionPower, m.PreconditionFloor)
 	}
-	steps, c, err := newNoisySteps(m.Name(), b, p, m.Clip)
+	steps, c, err := newNoisySteps(m.Name(), b, p, m.Clip, m.stepsBound())
 	if err != nil {
 		return nil, err
 	}
@@ -267,7 +268,8 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl.h = 1 / (c.Smoothness + pl.ridge)
 	if !m.NoPrecondition && pl.rhoTarget >= m.PreconditionFrom {
-		if pl.pre, err = newSecondMoments(b, p.Bounds, p.N, p.Dim, m.PreconditionShare*pl.rhoTarget, m.PreconditionPower, m.PreconditionFloor); err != nil {
+		if pl.pre, err = newSecondMoments(b, p.Bounds, p.N, p.Dim, m.PreconditionShare*pl.rhoTarget, m.PreconditionPower, m.PreconditionFloor,
+			pl.momentsGridUnits(p.Dim)); err != nil {
 			return nil, err
 		}
 	}
@@ -277,7 +279,8 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl.mech = m
 	pl.length = math.Min(m.MaxStepLength, math.Max(1, t/longStepsFrom))
-	pl.steps = int(math.Max(1, math.Min(float64(m.MaxSteps), math.Ceil(t/pl.length))))
+	// T = ⌈T₁/b⌉; the factor keeps T₁/(T₁/100) = 100 from rounding up to 101.
+	pl.steps = int(math.Max(1, math.Min(float64(m.MaxSteps), math.Ceil(t/pl.length*(1-0x1p-40)))))
 	if !m.NoBiasShaping {
 		pl.shapeToBias(p, biasScale) // after the steps' plan, which stays that of isotropic noise
 	}
@@ -285,6 +288,30 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	return pl, nil
+}
+
+// stepsBound bounds T before the budget sets the steps: MaxSteps when set, else
+// ⌈1000/b_max⌉ with b_max as set or its smallest default, 3·(1 + m)/1.9 at the set momentum or
+// the default 0.9 (0.95 only lengthens it).
+func (m NoisyGD) stepsBound() int {
+	if m.MaxSteps > 0 {
+		return m.MaxSteps
+	}
+	b := m.MaxStepLength
+	if !(b > 0) {
+		b = defaultMaxStepLength * (1 + cmp.Or(m.Momentum, defaultMomentum)) / (1 + defaultMomentum)
+	}
+	return int(math.Min(math.Ceil(defaultMaxDistance/b), math.MaxInt32))
+}
+
+// momentsGridUnits is the fewest grid spacings per σ_v that keep the second moments' release
+// of d coordinates within a quarter of the total variation the Gaussian accounting allows
+// (0 under the zCDP accounting).
+func (pl *noisyGDPlan) momentsGridUnits(d int) float64 {
+	if !pl.gdp {
+		return 0
+	}
+	return math.Sqrt(roundedGaussianTV(4*d, 1) / pl.tvBudget)
 }
 
 // defaultSteps sets the defaults of the momentum and the step lengths and counts from the
@@ -311,11 +338,7 @@ func (m *NoisyGD) defaultSteps(t float64) error {
 	return nil
 }
 
-func (pl *noisyGDPlan) guarantee(k int) privacy.RDP {
-	return pl.guaranteeAt(k, fmt.Sprintf(", momentum %g", pl.mech.Momentum))
-}
-
-func (pl *noisyGDPlan) Guarantee() privacy.Curve { return pl.guarantee(pl.steps) }
+func (pl *noisyGDPlan) Guarantee() privacy.Curve { return pl.curveAt(pl.steps) }
 
 func (pl *noisyGDPlan) Utility() Utility {
 	return Utility{Bound: math.Inf(1), Statement: "no utility bound is proven for noisy gradient descent with momentum without strong convexity; the benchmark in the README measures it"}
@@ -330,8 +353,9 @@ func (pl *noisyGDPlan) Cost() Cost {
 // release: ρ_v, σ_v and the sensitivity Δ_v (rounding and grid included).
 func (pl *noisyGDPlan) Parameters() map[string]float64 {
 	out := map[string]float64{"step_h": pl.h, "step_length": pl.length, "clip": pl.clip, "momentum": pl.mech.Momentum, "steps": float64(pl.steps), "sigma": pl.sigma,
-		"rho_zcdp": pl.rhoAt(pl.steps), "sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
+		"sensitivity": pl.delta, "step_sensitivity": pl.stepSens,
 		"grid_spacing": pl.grid.Spacing(), "lipschitz": pl.g, "smoothness": pl.beta}
+	pl.addAccounting(out)
 	if pl.biasScale > 1 {
 		out["bias_scale"] = pl.biasScale
 	}
@@ -359,7 +383,7 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale) + release
 	}
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
-		guarantee: pl.guarantee, utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
+		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
 		release: release,
 	}, ds, r, progress)
 }

@@ -13,19 +13,44 @@ const unitRoundoff = 0x1p-53
 
 // releaseGrid returns the grid 2^−k·Z on which noise of scale s (a standard deviation or a
 // Laplace scale, in real units) is released: the spacing is g = 2^(e−24) for 2^(e−1) ≤ s < 2^e,
-// so s/g ∈ [2²³, 2²⁴). The rounding then inflates an ℓ2 sensitivity Δ by g√d, about
-// √d·(s/Δ)·6·10⁻⁸ relative, while |w|/g stays below Grid.Release's 2⁵² for every |w| up to
-// 2²⁸·s.
-func releaseGrid(s float64) (rng.Grid, error) {
+// so s/g ∈ [2²³, 2²⁴), or finer by powers of two until s/g ≥ minUnits. The rounding then
+// inflates an ℓ2 sensitivity Δ by g√d, about √d·(s/Δ)·6·10⁻⁸ relative, while |w|/g stays below
+// Grid.Release's 2⁵² for every |w| up to 2²⁸·s (less by the extra powers of two).
+func releaseGrid(s, minUnits float64) (rng.Grid, error) {
 	if !(s > 0) || math.IsInf(s, 1) {
 		return rng.Grid{}, fmt.Errorf("mech: the noise scale must be finite and positive, got %g", s)
 	}
+	if !(minUnits >= 0) || math.IsInf(minUnits, 1) {
+		return rng.Grid{}, fmt.Errorf("mech: internal error: a grid of %g spacings per noise scale", minUnits)
+	}
 	_, e := math.Frexp(s) // s = f·2^e, f ∈ [1/2, 1)
-	g, err := rng.NewGrid(24 - e)
+	k := 24 - e
+	for math.Ldexp(s, k) < minUnits {
+		k++
+	}
+	g, err := rng.NewGrid(k)
 	if err != nil {
 		return rng.Grid{}, fmt.Errorf("mech: noise scale %g: %w", s, err)
 	}
 	return g, nil
+}
+
+// roundedGaussianTV is an upper bound on the total-variation distance between coords
+// independent discrete Gaussians N_Z(0, σ²) and coords independent continuous Gaussians
+// N(0, σ²) rounded to the nearest integer, for σ² = sigma2 in grid units: coords·φ(1)/(2σ²)
+// (φ the standard normal density; 0.121·coords/σ²).
+//
+// Proof, for one coordinate. Let f be the density of N(0, σ²), S = Σ_k f(k), so the discrete
+// Gaussian is P(k) = f(k)/S, and R(k) = ∫_{k−1/2}^{k+1/2} f the rounded Gaussian. Taylor's
+// formula with the Peano kernel K(u) = (1/2 − |u|)²/2 ∈ [0, 1/8] gives
+// R(k) − f(k) = ∫_{−1/2}^{1/2} K(u)·f″(k + u) du, so E = Σ_k |R(k) − f(k)| ≤ (1/8)∫|f″| =
+// (1/8)·E|Z² − 1|/σ² = φ(1)/(2σ²) (E|Z² − 1| = 4φ(1) for Z standard normal). As Σ_k R(k) = 1,
+// |S − 1| ≤ E too, and Σ_k |P(k) − f(k)| = |1 − S|, so Σ_k |P(k) − R(k)| ≤ 2E and the distance,
+// half that sum, is at most E. Distances of independent coordinates add up (a coupling
+// coordinate by coordinate).
+func roundedGaussianTV(coords int, sigma2 float64) float64 {
+	const halfPhi1 = 0.12098537 // φ(1)/2 = 0.120985362…, rounded up
+	return roundUp(float64(coords) * halfPhi1 / sigma2)
 }
 
 // meanGradientRounding returns an absolute bound on how far rounding can move the distance

@@ -401,7 +401,7 @@ func (pl *outpertPlan) planNoise() error {
 	var err error
 	switch pl.noise {
 	case noiseDiscreteGaussian:
-		if pl.grid, err = releaseGrid(pl.sens / math.Sqrt(2*pl.rho)); err != nil {
+		if pl.grid, err = releaseGrid(pl.sens/math.Sqrt(2*pl.rho), 0); err != nil {
 			return err
 		}
 		if pl.gridSens, err = pl.grid.L2Sensitivity(pl.sens, d); err != nil {
@@ -427,7 +427,7 @@ func (pl *outpertPlan) planNoise() error {
 		pl.guarantee = c
 	case noiseDiscreteLaplace:
 		l1 := roundUp(sqrtUp(float64(d)) * pl.sens)
-		if pl.grid, err = releaseGrid(l1 / eps); err != nil {
+		if pl.grid, err = releaseGrid(l1/eps, 0); err != nil {
 			return err
 		}
 		if pl.gridSens, err = pl.grid.L1Sensitivity(l1, d); err != nil {

@@ -33,9 +33,11 @@ import (
 // Δ_v + u·Δ_v + 4(n + 3)·u·(1 + u)R₄² ≤ Δ_v + meanGradientRounding(n, R₄²) = Δ_v +
 // 4(n + 4)·u·R₄². Rounding to the grid of spacing g adds g√d (Grid.L2Sensitivity), and the
 // discrete Gaussian of variance σ_g² (grid units) makes the release ρ_v-zCDP with
-// ρ_v = (Δ̃/g)²/(2σ_g²), Δ̃ the rounded sensitivity (Canonne, Kamath and Steinke 2020). zCDP
-// composes additively with the noisy steps that follow, which use v̂ only through a
-// preconditioner applied to their released drifts (post-processing).
+// ρ_v = (Δ̃/g)²/(2σ_g²), Δ̃ the rounded sensitivity (Canonne, Kamath and Steinke 2020), and
+// within total variation τ_v = roundedGaussianTV(d, σ_g²) of the Gaussian mechanism with
+// μ_v = √(2ρ_v) followed by rounding, as the noisy steps are (see noisySteps). It composes
+// with the steps that follow, which use v̂ only through a preconditioner applied to their
+// released drifts (post-processing).
 type secondMoments struct {
 	n, dim int
 	r4sq   float64 // R₄², the squared ℓ4 bound of the rows, which sets Δ_v
@@ -47,12 +49,13 @@ type secondMoments struct {
 	gsens  float64 // Δ̃: the sensitivity of the rounded v, in real units
 	sigma  float64 // σ_v, the noise's standard deviation, in real units
 	rho    float64 // ρ_v
+	tv     float64 // the discrete noise's total-variation distance from rounded Gaussian noise
 }
 
 // newSecondMoments plans the release of v within rho (ρ_v ≤ rho, and within a relative 10⁻⁶
-// of it) for n rows of dim features bounded by bounds, and the preconditioner of power γ and
-// floor c_f·σ_v built from it.
-func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power, floor float64) (*secondMoments, error) {
+// of it) for n rows of dim features bounded by bounds, on a grid with at least minUnits
+// spacings per σ_v, and the preconditioner of power γ and floor c_f·σ_v built from it.
+func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power, floor, minUnits float64) (*secondMoments, error) {
 	// The losses accept a row when its computed norm is at most X(1 + Slack); X(1 + 2Slack)
 	// bounds its exact norm (see loss.Slack), and NormBound converts that bound to ℓ4 and ℓ2.
 	x := bounds.X * (1 + 2*loss.Slack)
@@ -68,7 +71,7 @@ func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power,
 	m.sens = roundUp(m.sens + meanGradientRounding(n, m.r4sq))
 	scale := math.Sqrt(1 / (2 * rho))
 	var err error
-	if m.grid, err = releaseGrid(m.sens * scale); err != nil {
+	if m.grid, err = releaseGrid(m.sens*scale, minUnits); err != nil {
 		return nil, err
 	}
 	if m.gsens, err = m.grid.L2Sensitivity(m.sens, dim); err != nil {
@@ -81,6 +84,7 @@ func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power,
 	}
 	sg := m.gsens / m.grid.Spacing() // exact: a power-of-two scaling
 	m.rho = roundUp(sg * sg / (2 * dg.Sigma2()))
+	m.tv = roundedGaussianTV(dim, dg.Sigma2())
 	if m.rho > rho {
 		return nil, fmt.Errorf("mech: internal error: the second moments' ρ = %g is above the planned %g", m.rho, rho)
 	}

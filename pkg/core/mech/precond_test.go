@@ -38,7 +38,7 @@ func TestSecondMomentsSensitivity(t *testing.T) {
 		{privacy.ReplaceOne, 2}, {privacy.AddRemove, 2}, {privacy.ReplaceOne, math.Inf(1)}, {privacy.AddRemove, math.Inf(1)},
 	} {
 		b := Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: tc.rel}
-		m, err := newSecondMoments(b, loss.Bounds{X: 1, XNorm: tc.xnorm, Y: 1}, n, d, 0.01, 1, 1)
+		m, err := newSecondMoments(b, loss.Bounds{X: 1, XNorm: tc.xnorm, Y: 1}, n, d, 0.01, 1, 1, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -106,7 +106,7 @@ func TestSecondMomentsSensitivity(t *testing.T) {
 // probability below 10⁻⁴ over the 4 coordinates), and σ_v halved (variance −75 %) fails.
 func TestSecondMomentsNoise(t *testing.T) {
 	ds := toyData(300, 4, 8)
-	m, err := newSecondMoments(Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds).Bounds, ds.N, ds.D, 0.05, 1, 1)
+	m, err := newSecondMoments(Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds).Bounds, ds.N, ds.D, 0.05, 1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
