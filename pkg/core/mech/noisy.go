@@ -140,9 +140,9 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int)
 const discretizationShare = 1.0 / 128
 
 // maxGridUnits bounds the noise's standard deviation in grid spacings that the Gaussian
-// accounting may ask for: 2³², against 2²³ to 2²⁴ by default (releaseGrid), which keeps every
-// |w| up to 2²⁰·σ within Grid.Release's range.
-const maxGridUnits = 1 << 32
+// accounting may ask for: 2²⁸, against 2²³ to 2²⁴ by default (releaseGrid), which keeps every
+// |w| up to 2²⁴·σ within Grid.Release's range.
+const maxGridUnits = 1 << 28
 
 // gdpFeasible reports whether releases of coords coordinates in all (steps times parameters,
 // and the second moments) can stay within total variation tvBudget of rounded Gaussian noise

@@ -73,7 +73,7 @@ func TestNoisyStepsGaussianAccounting(t *testing.T) {
 		refine bool // whether the default grid (σ_g < 2²⁴) is too coarse for τ to fit
 	}{
 		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, false},
-		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-9}, true},
+		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-8}, true},
 		{NoisyGD{MaxSteps: 5000, MaxStepLength: 0.2}, Budget{Epsilon: 8, Delta: 1e-6}, true},
 		{Langevin{}, Budget{Epsilon: 2, Delta: 1e-6}, false},
 	} {

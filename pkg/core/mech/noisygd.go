@@ -139,7 +139,7 @@ import (
 // uses ‖(x_1, …, x_{D−1}, x_D/4)‖ ≤ X̄·√(1 − (b/X̄)²·15/16) instead of X̄, so with adult-lr's
 // b² = X̄²/2 every feature's noise is 0.729 times what it was and the bias's 4·0.729 = 2.9
 // times: the noise's energy moves from the 91 features to the one coordinate whose gradient
-// every row shares. The privacy is unchanged in kind (the same zCDP accounting of the scaled
+// every row shares. The privacy is unchanged in kind (the same accounting of the scaled
 // release; the scalings are exact, post-processing) and T stays planned with the isotropic Δ.
 // On the validation split (10 paired runs, seeds 1000 to 1009) it gained +0.17 / +0.24 /
 // +0.15 / +0.20 point at ε = 0.5 / 1 / 2 / 4; the variance split that minimises the noise's
