@@ -24,7 +24,7 @@ func planLangevin(t *testing.T, b Budget, p Problem) *langevinPlan {
 // TestLangevinCalibration recomputes the privacy of the planned chain: the gradient
 // sensitivity is at least 2G/n (G/n under add/remove) and exceeds it by the rounding allowance
 // only; one step's sensitivity is at least h·Δ + 2g√d; T steps of the discrete Gaussian give
-// ρ = T·(Δ_step/g)²/(2σ_g²) ≤ the largest ρ meeting the budget (stepsTarget), whose curve meets it; the
+// ρ = T·(Δ_step/g)²/(2σ_g²) ≤ the largest ρ meeting the budget (gaussianTestTarget), whose curve meets it; the
 // parameters in the paper's terms satisfy μ = βΔ√(t/2) = √(2ρ); and the utility is the stated
 // formula.
 func TestLangevinCalibration(t *testing.T) {
@@ -48,7 +48,7 @@ func TestLangevinCalibration(t *testing.T) {
 			if pl.stepSens < pl.h*pl.delta+2*g*math.Sqrt(d) {
 				t.Errorf("%+v: step sensitivity %g below hΔ + 2g√d", b, pl.stepSens)
 			}
-			target := stepsTarget(t, b, &pl.noisySteps)
+			target := gaussianTestTarget(t, b, pl.gdp)
 			dg, _ := pl.grid.DiscreteGaussian(pl.sigma)
 			s := pl.stepSens / g
 			rho := float64(pl.steps) * s * s / (2 * dg.Sigma2())

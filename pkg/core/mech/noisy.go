@@ -119,25 +119,36 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int)
 		}
 	}
 	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
-	if s.rhoTarget, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
-		return s, c, err
-	}
-	s.tvBudget = b.Delta * discretizationShare / (1 + detmath.Exp(b.Epsilon)) * (1 - 0x1p-50)
-	if gdpFeasible(s.tvBudget, maxSteps*s.dim+4*p.Dim) {
-		mu, err := privacy.CalibrateGDP(b.Epsilon, b.Delta*(1-discretizationShare))
-		if err != nil {
-			return s, c, err
-		}
-		if rho := mu * mu / 2 * (1 - 0x1p-50); rho > s.rhoTarget { // rounded down: √(2ρ) ≤ μ
-			s.rhoTarget, s.gdp = rho, true
-		}
-	}
-	return s, c, nil
+	s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(b, maxSteps*s.dim+4*p.Dim)
+	return s, c, err
 }
 
 // discretizationShare is the share of δ set aside for the discrete noise's distance from
 // rounded Gaussian noise (see noisySteps).
 const discretizationShare = 1.0 / 128
+
+// gaussianTarget returns the largest ρ that releases of discrete Gaussian noise, coords
+// coordinates in all at most, may use for the budget b: under the Gaussian accounting (gdp)
+// μ²/2 for the μ that meets (ε, δ·(1 − 1/128)), with tvBudget = (δ/128)/(1 + e^ε) the total
+// variation the releases may add (see noisySteps); zCDP's ρ when that is larger or the
+// Gaussian accounting is not feasible (gdpFeasible).
+func gaussianTarget(b Budget, coords int) (rho, tvBudget float64, gdp bool, err error) {
+	if rho, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
+		return 0, 0, false, err
+	}
+	tvBudget = b.Delta * discretizationShare / (1 + detmath.Exp(b.Epsilon)) * (1 - 0x1p-50)
+	if !gdpFeasible(tvBudget, coords) {
+		return rho, tvBudget, false, nil
+	}
+	mu, err := privacy.CalibrateGDP(b.Epsilon, b.Delta*(1-discretizationShare))
+	if err != nil {
+		return 0, 0, false, err
+	}
+	if r := mu * mu / 2 * (1 - 0x1p-50); r > rho { // rounded down: √(2ρ) ≤ μ
+		return r, tvBudget, true, nil
+	}
+	return rho, tvBudget, false, nil
+}
 
 // maxGridUnits bounds the noise's standard deviation in grid spacings that the Gaussian
 // accounting may ask for: 2²⁸, against 2²³ to 2²⁴ by default (releaseGrid), which keeps every

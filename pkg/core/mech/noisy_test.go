@@ -10,12 +10,12 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// stepsTarget returns the largest ρ a noisy gradient method may plan for b: under the Gaussian
-// accounting (s.gdp) μ²/2 for the μ that meets (ε, δ·127/128), the rest of δ being left to the
-// discrete noise's total variation; otherwise the zCDP calibration for (ε, δ).
-func stepsTarget(t *testing.T, b Budget, s *noisySteps) float64 {
+// gaussianTestTarget returns the largest ρ a release of discrete Gaussian noise may use for b:
+// under the Gaussian accounting (gdp) μ²/2 for the μ that meets (ε, δ·127/128), the rest of δ
+// being left to the discrete noise's total variation; otherwise the zCDP calibration.
+func gaussianTestTarget(t *testing.T, b Budget, gdp bool) float64 {
 	t.Helper()
-	if s.gdp {
+	if gdp {
 		mu, err := privacy.CalibrateGDP(b.Epsilon, b.Delta*127/128)
 		if err != nil {
 			t.Fatal(err)

@@ -81,7 +81,7 @@ func TestNoisyGDCalibration(t *testing.T) {
 			t.Errorf("%+v: h = %g, β = %g", tc.b, s.h, gp.beta)
 		}
 		c := cmp.Or(tc.m.StepScale, 4)
-		target := stepsTarget(t, tc.b, s)
+		target := gaussianTestTarget(t, tc.b, s.gdp)
 		from, share := 0.01, 0.05
 		if tc.m.PreconditionFrom != 0 {
 			from, share = tc.m.PreconditionFrom, tc.m.PreconditionShare
@@ -427,7 +427,7 @@ func TestNoisyGDCategoricalRidge(t *testing.T) {
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
 		gp := pl.(*noisyGDPlan)
-		rho := stepsTarget(t, tc.b, s)
+		rho := gaussianTestTarget(t, tc.b, s.gdp)
 		want := cmp.Or(tc.m.RidgeScale, 0.5) * s.g * math.Sqrt(5) / (5 * 2000 * math.Sqrt(2*rho))
 		if math.Abs(gp.ridge/want-1) > 1e-12 || s.h != 1/(gp.beta+gp.ridge) {
 			t.Errorf("%+v: λ = %g, h = %g; want %g and 1/(β + λ) = %g", tc.b, gp.ridge, s.h, want, 1/(gp.beta+gp.ridge))

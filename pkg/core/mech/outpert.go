@@ -43,10 +43,12 @@ import (
 // Noise and guarantee (Δ̃ is then inflated by the grid's rounding, Grid.L2Sensitivity and
 // Grid.L1Sensitivity):
 //   - "outpert-gauss", (ε, δ): discrete Gaussian noise of standard deviation σ per coordinate,
-//     which is ρ-zCDP with ρ = Δ̃²/(2σ²) (Canonne, Kamath and Steinke 2020); ρ is the largest
-//     meeting (ε, δ) through the CKS conversion (privacy.CalibrateZCDP), and the report's
-//     guarantee is that ρ-zCDP curve (not the continuous Gaussian's μ-GDP, which the discrete
-//     noise is not proved to have).
+//     which is within total variation τ = roundedGaussianTV(d, σ_g²) of Gaussian noise rounded
+//     to the grid, the Gaussian mechanism followed by rounding: μ-GDP with μ = Δ̃/σ, so the
+//     release is (ε, δ_μ(ε) + (1 + e^ε)·τ)-DP, μ calibrated to δ·(1 − 1/128) and the grid fine
+//     enough for the rest (gaussianTarget, as for the noisy gradient methods). It is also
+//     ρ-zCDP with ρ = μ²/2 (Canonne, Kamath and Steinke 2020), the accounting used when ε is too
+//     large for τ.
 //   - "outpert", pure ε: discrete Laplace noise of scale b = √d·Δ̃/ε per coordinate (the ℓ1
 //     sensitivity is at most √d·Δ̃), which is exactly ε-DP. Its expected squared norm is at most
 //     2d²Δ̃²/ε², 2d/(d + 1) times that of the ℓ2-Laplace noise of seed 001's Eq. (4),
@@ -148,11 +150,15 @@ type outpertPlan struct {
 
 	noise     outpertNoise
 	grid      rng.Grid
-	gridSens  float64 // the sensitivity the noise is calibrated to (ℓ2, or ℓ1 for the Laplace)
-	scale     float64 // σ, or the Laplace scale b, in real units
-	sigma2    float64 // σ_g², the discrete Gaussian's parameter in grid units
-	rho       float64 // ρ of the discrete Gaussian: the calibrated target, then the actual
-	epsActual float64 // ε of a Laplace release
+	gridSens  float64       // the sensitivity the noise is calibrated to (ℓ2, or ℓ1 for the Laplace)
+	scale     float64       // σ, or the Laplace scale b, in real units
+	sigma2    float64       // σ_g², the discrete Gaussian's parameter in grid units
+	rho       float64       // ρ of the discrete Gaussian: the calibrated target, then the actual
+	gdp       bool          // the Gaussian accounting of the discrete Gaussian (see gaussianTarget)
+	tvBudget  float64       // with gdp, the total variation the release may add
+	tv        float64       // with gdp, the release's total variation from rounded Gaussian noise
+	epsActual float64       // ε of a Laplace release
+	base      privacy.Curve // the guarantee before the total variation is folded in
 	guarantee privacy.Curve
 
 	solver      string
@@ -205,7 +211,7 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 	var a1, a2 float64
 	switch pl.noise {
 	case noiseDiscreteGaussian:
-		if pl.rho, err = privacy.CalibrateZCDP(eps, b.Delta); err != nil {
+		if pl.rho, pl.tvBudget, pl.gdp, err = gaussianTarget(b, pl.dim); err != nil {
 			return nil, err
 		}
 		a2 = d / (2 * pl.rho)
@@ -401,7 +407,11 @@ func (pl *outpertPlan) planNoise() error {
 	var err error
 	switch pl.noise {
 	case noiseDiscreteGaussian:
-		if pl.grid, err = releaseGrid(pl.sens/math.Sqrt(2*pl.rho), 0); err != nil {
+		minUnits := 0.0
+		if pl.gdp {
+			minUnits = math.Sqrt(roundedGaussianTV(d, 1) / pl.tvBudget)
+		}
+		if pl.grid, err = releaseGrid(pl.sens/math.Sqrt(2*pl.rho), minUnits); err != nil {
 			return err
 		}
 		if pl.gridSens, err = pl.grid.L2Sensitivity(pl.sens, d); err != nil {
@@ -419,12 +429,20 @@ func (pl *outpertPlan) planNoise() error {
 			return fmt.Errorf("mech: internal error: the discrete Gaussian gives ρ = %g above the calibrated %g", rho, pl.rho)
 		}
 		pl.rho = rho
+		if pl.gdp {
+			pl.tv = roundedGaussianTV(d, pl.sigma2)
+			pl.base = privacy.GDP{Mu: sqrtUp(2 * rho)}
+			if pl.guarantee, err = privacy.FoldSamplerError(pl.base, pl.tv); err != nil {
+				return err
+			}
+			break
+		}
 		c, err := privacy.ZCDP(rho)
 		if err != nil {
 			return err
 		}
 		c.Name = fmt.Sprintf("%.6g-zCDP (discrete Gaussian, σ = %.6g, ℓ2 sensitivity %.6g)", rho, pl.scale, pl.gridSens)
-		pl.guarantee = c
+		pl.base, pl.guarantee = c, c
 	case noiseDiscreteLaplace:
 		l1 := roundUp(sqrtUp(float64(d)) * pl.sens)
 		if pl.grid, err = releaseGrid(l1/eps, 0); err != nil {
@@ -443,11 +461,13 @@ func (pl *outpertPlan) planNoise() error {
 			return fmt.Errorf("mech: internal error: the discrete Laplace gives ε = %g above the target %g", pl.epsActual, eps)
 		}
 		pl.guarantee = privacy.PureDP{Eps: pl.epsActual}
+		pl.base = pl.guarantee
 	case noiseContinuousLaplace:
 		pl.gridSens = pl.sens
 		pl.scale = pl.sens / eps * calibrationMargin
 		pl.epsActual = eps
 		pl.guarantee = privacy.PureDP{Eps: eps}
+		pl.base = pl.guarantee
 	}
 	return nil
 }
@@ -511,6 +531,9 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 	switch pl.noise {
 	case noiseDiscreteGaussian:
 		ps["sigma"], ps["rho_zcdp"] = pl.scale, pl.rho
+		if pl.gdp {
+			ps["mu_gdp"], ps["discretization_tv"] = pl.base.(privacy.GDP).Mu, pl.tv
+		}
 	default:
 		ps["laplace_scale"], ps["epsilon_pure"] = pl.scale, pl.epsActual
 	}
@@ -601,13 +624,19 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	if !pl.smoothForm {
 		pl.problem.Domain.Project(w, w)
 	}
-	rep, err := privacy.NewReport(pl.guarantee, privacy.ReportSpec{
+	sampler := privacy.SamplerStatus{Exact: true, Statement: "no sampler: the noise is drawn exactly"}
+	if pl.gdp {
+		sampler = privacy.SamplerStatus{Certified: true, TV: pl.tv, Statement: fmt.Sprintf(
+			"no sampler of a distribution: the exact discrete Gaussian noise (σ_g = %.4g grid spacings) is within total variation %.3g of Gaussian noise rounded to the grid, whose μ-GDP is exact (0.121·d/σ_g²)",
+			math.Sqrt(pl.sigma2), pl.tv)}
+	}
+	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: pl.mech.Name() + pl.noiseLabel(), Paper: pl.mech.Paper(),
 		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
 		Neighbouring: pl.budget.relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.gridSens, Of: pl.sensitivityOf(),
 			Derivation: pl.sensitivityDerivation()},
-		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "no sampler: the noise is drawn exactly"},
+		Sampler:    sampler,
 		Randomness: randomness(r),
 	})
 	if err != nil {
@@ -666,7 +695,11 @@ func (pl *outpertPlan) certifiedNote() string {
 	s := fmt.Sprintf("The released point is the %s solution of the λ-regularised objective (λ = %.4g), certified within r₀ = %.3g of the exact minimiser; ", pl.solver, pl.lambda, pl.r0)
 	switch pl.noise {
 	case noiseDiscreteGaussian:
-		s += fmt.Sprintf("discrete Gaussian noise (σ = %.4g) was added on a grid (floating-point safe), which gives ρ-zCDP with ρ = %.6g, converted to (ε, δ) by the conversion of Canonne, Kamath and Steinke 2020.", pl.scale, pl.rho)
+		if pl.gdp {
+			s += fmt.Sprintf("discrete Gaussian noise (σ = %.4g) was added on a grid (floating-point safe): with the same noise drawn from a continuous Gaussian and rounded it would be the Gaussian mechanism followed by rounding, exactly μ-GDP with μ = %.6g, and the discrete noise is within total variation %.3g of that, added to δ as (1 + e^ε)·τ. (It is also %.6g-zCDP by the analysis of Canonne, Kamath and Steinke 2020.)", pl.scale, sqrtUp(2*pl.rho), pl.tv, pl.rho)
+		} else {
+			s += fmt.Sprintf("discrete Gaussian noise (σ = %.4g) was added on a grid (floating-point safe), which gives ρ-zCDP with ρ = %.6g, converted to (ε, δ) by the conversion of Canonne, Kamath and Steinke 2020.", pl.scale, pl.rho)
+		}
 	case noiseDiscreteLaplace:
 		s += fmt.Sprintf("discrete Laplace noise (scale %.4g) was added on a grid (floating-point safe), which gives pure ε-DP with ε = %.6g.", pl.scale, pl.epsActual)
 	default:

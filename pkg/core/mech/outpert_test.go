@@ -92,14 +92,16 @@ func TestOutPertCalibration(t *testing.T) {
 					if pl.gridSens < pl.sens+g*math.Sqrt(d) {
 						t.Errorf("%s %+v: grid sensitivity %g below Δ̃ + g√d", tc.name, b, pl.gridSens)
 					}
-					target, err := privacy.CalibrateZCDP(b.Epsilon, b.Delta)
-					if err != nil {
-						t.Fatal(err)
-					}
+					target := gaussianTestTarget(t, b, pl.gdp)
 					dg, _ := pl.grid.DiscreteGaussian(pl.scale)
 					s := pl.gridSens / g
 					if rho := s * s / (2 * dg.Sigma2()); rho > target || rho > pl.rho {
 						t.Errorf("%s %+v: the noise gives ρ = %g, target %g, reported %g", tc.name, b, rho, target, pl.rho)
+					}
+					// The Gaussian accounting at these budgets: the discrete noise's total
+					// variation, 0.121·d/σ_g², is folded into the curve.
+					if tv := roundedGaussianTV(int(d), dg.Sigma2()); !pl.gdp || pl.tv != tv || pl.Parameters()["discretization_tv"] != tv {
+						t.Errorf("%s %+v: Gaussian accounting %v with τ = %g, want %g", tc.name, b, pl.gdp, pl.tv, tv)
 					}
 				case noiseDiscreteLaplace:
 					if pl.gridSens < math.Sqrt(d)*pl.sens+g*d {
@@ -368,7 +370,9 @@ func TestOutPertRelease(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := rel.Report
-		if rep.Private || rep.Randomness != privacy.SeededNotPrivate || !rep.Sampler.Exact {
+		// The discrete Gaussian's distance from rounded Gaussian noise is certified and folded in;
+		// the Laplace noises are exact.
+		if exact := !tc.m.Gaussian; rep.Private || rep.Randomness != privacy.SeededNotPrivate || rep.Sampler.Exact != exact || rep.Sampler.Certified == exact {
 			t.Errorf("%s: report %+v", tc.says, rep)
 		}
 		if rep.Sensitivity.Value != pl.gridSens || !strings.Contains(rep.Statement, tc.says) {
