@@ -181,7 +181,7 @@ func (s *noisySteps) planNoise() error {
 		if !(tvLeft > 0) {
 			return fmt.Errorf("mech: internal error: the second moments' total variation exceeds its budget %g", s.tvBudget)
 		}
-		minUnits = math.Sqrt(roundedGaussianTV(s.steps*d, 1) / tvLeft)
+		minUnits = gridUnitsFor(s.steps*d, tvLeft)
 	}
 	var err error
 	if s.grid, err = releaseGrid(drift*math.Sqrt(steps/(2*rhoSteps)), minUnits); err != nil {
@@ -271,9 +271,7 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 	base, tv := s.guaranteeAt(k)
 	sampler := privacy.SamplerStatus{Exact: true, Statement: "no sampler: the guarantee is that of the noisy steps themselves, whatever their mixing"}
 	if s.gdp {
-		sampler = privacy.SamplerStatus{Certified: true, TV: tv, Statement: fmt.Sprintf(
-			"no sampler of a distribution: the guarantee is that of the noisy steps themselves, whatever their mixing; the exact discrete Gaussian noise of the releases (σ_g ≥ %.4g grid spacings) is within total variation %.3g of Gaussian noise rounded to the grid, whose μ-GDP is exact (0.121·d/σ_g² per release of d coordinates)",
-			math.Sqrt(s.sigma2), tv)}
+		sampler = discretizationStatus("the guarantee is that of the noisy steps themselves, whatever their mixing", s.sigma2, tv)
 	}
 	rep, err := privacy.NewReport(base, privacy.ReportSpec{
 		Mechanism: m.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: m.Paper(),

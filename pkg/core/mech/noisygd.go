@@ -311,7 +311,7 @@ func (pl *noisyGDPlan) momentsGridUnits(d int) float64 {
 	if !pl.gdp {
 		return 0
 	}
-	return math.Sqrt(roundedGaussianTV(4*d, 1) / pl.tvBudget)
+	return gridUnitsFor(4*d, pl.tvBudget)
 }
 
 // defaultSteps sets the defaults of the momentum and the step lengths and counts from the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -51,6 +52,21 @@ func releaseGrid(s, minUnits float64) (rng.Grid, error) {
 func roundedGaussianTV(coords int, sigma2 float64) float64 {
 	const halfPhi1 = 0.12098537 // φ(1)/2 = 0.120985362…, rounded up
 	return roundUp(float64(coords) * halfPhi1 / sigma2)
+}
+
+// gridUnitsFor returns the fewest grid spacings per σ that keep coords coordinates of discrete
+// Gaussian noise within total variation tv of rounded Gaussian noise (roundedGaussianTV).
+func gridUnitsFor(coords int, tv float64) float64 {
+	return math.Sqrt(roundedGaussianTV(coords, 1) / tv)
+}
+
+// discretizationStatus is the sampler status of discrete Gaussian releases under the Gaussian
+// accounting: no sampler of a distribution, but the noise (σ_g² = sigma2 grid units, the
+// smallest of the releases) within total variation tv of rounded Gaussian noise, certified.
+func discretizationStatus(what string, sigma2, tv float64) privacy.SamplerStatus {
+	return privacy.SamplerStatus{Certified: true, TV: tv, Statement: fmt.Sprintf(
+		"no sampler of a distribution: %s; the exact discrete Gaussian noise (σ_g ≥ %.4g grid spacings) is within total variation %.3g of Gaussian noise rounded to the grid, whose μ-GDP is exact (0.121·d/σ_g² per release of d coordinates)",
+		what, math.Sqrt(sigma2), tv)}
 }
 
 // meanGradientRounding returns an absolute bound on how far rounding can move the distance

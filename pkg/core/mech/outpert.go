@@ -409,7 +409,7 @@ func (pl *outpertPlan) planNoise() error {
 	case noiseDiscreteGaussian:
 		minUnits := 0.0
 		if pl.gdp {
-			minUnits = math.Sqrt(roundedGaussianTV(d, 1) / pl.tvBudget)
+			minUnits = gridUnitsFor(d, pl.tvBudget)
 		}
 		if pl.grid, err = releaseGrid(pl.sens/math.Sqrt(2*pl.rho), minUnits); err != nil {
 			return err
@@ -626,9 +626,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	}
 	sampler := privacy.SamplerStatus{Exact: true, Statement: "no sampler: the noise is drawn exactly"}
 	if pl.gdp {
-		sampler = privacy.SamplerStatus{Certified: true, TV: pl.tv, Statement: fmt.Sprintf(
-			"no sampler of a distribution: the exact discrete Gaussian noise (σ_g = %.4g grid spacings) is within total variation %.3g of Gaussian noise rounded to the grid, whose μ-GDP is exact (0.121·d/σ_g²)",
-			math.Sqrt(pl.sigma2), pl.tv)}
+		sampler = discretizationStatus("the noise is drawn exactly", pl.sigma2, pl.tv)
 	}
 	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: pl.mech.Name() + pl.noiseLabel(), Paper: pl.mech.Paper(),
