@@ -105,8 +105,8 @@ func printAudit(w io.Writer, outcomes []audit.Outcome, level float64) {
 		if o.Violation {
 			verdict = "VIOLATION"
 		}
-		fmt.Fprintf(tw, "%s\tε=%g δ=%g\t%s n=%d\t%d\t%.3f at %g\t%.3f\t%.3f\t(%.4f, %.4f, %.4f)\t%s\t%.1fs\n",
-			o.Name(), o.Budget.Epsilon, o.Budget.Delta, o.PairName, o.Problem.N, o.Runs,
+		fmt.Fprintf(tw, "%s\tε=%g δ=%g\t%s %s\t%d\t%.3f at %g\t%.3f\t%.3f\t(%.4f, %.4f, %.4f)\t%s\t%.1fs\n",
+			o.Name(), o.Budget.Epsilon, o.Budget.Delta, o.PairName, o.Sizes(), o.Runs,
 			o.ClaimedEpsilon, o.Delta, o.EpsilonLower, o.MuLower, o.Worst.AlphaUpper, o.Worst.BetaUpper, o.Worst.Claimed, verdict, o.Seconds)
 	}
 	tw.Flush()

@@ -218,6 +218,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
 	fs.Float64Var(&sp.Budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
 	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
+	fs.IntVar(&sp.PublicN, "public-n", 0, "with add-remove: the declared public number of rows N that every mean divides by (default: the schema's \"public_rows\"); the data may not have more")
 	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
 	fs.BoolVar(&o.progress, "progress", false, "write progress lines to stderr")
@@ -241,6 +242,12 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	sp.Budget.Neighbouring = privacy.Neighbouring(*neighbouring)
 	if _, err := fit.Budget(*sp); err != nil {
 		return nil, usageError{err.Error()}
+	}
+	switch {
+	case set["public-n"] && sp.Budget.Neighbouring != privacy.AddRemove:
+		return nil, usageError{"--public-n applies to --neighbouring add-remove (under replace-one the number of rows is public)"}
+	case set["public-n"] && sp.PublicN < 1:
+		return nil, usageError{fmt.Sprintf("--public-n must be at least 1, got %d", sp.PublicN)}
 	}
 	if !slices.Contains(allLosses(), sp.Loss) {
 		return nil, usageError{fmt.Sprintf("unknown loss %q (%s)", sp.Loss, strings.Join(allLosses(), ", "))}

@@ -3,11 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/shared"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
@@ -221,5 +223,84 @@ func TestFitEveryMechanism(t *testing.T) {
 	code, _, errOut = runCLI("fit", "--data", csv, "--schema", schema, "--mech", "expmech", "--eps", "1")
 	if code != 2 || !strings.Contains(errOut, "bounded domain") {
 		t.Errorf("expmech on the whole space: code %d, %q", code, errOut)
+	}
+}
+
+// demoHead writes the header and the first n rows of the demo's training file, and the demo's
+// schema, and returns their paths.
+func demoHead(t *testing.T, n int) (csv, schema string) {
+	t.Helper()
+	dir := t.TempDir()
+	b, err := io.ReadAll(demo.Train())
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(string(b), "\n")
+	csv, schema = filepath.Join(dir, fmt.Sprintf("head%d.csv", n)), filepath.Join(dir, "adult-lr.schema.json")
+	if err := os.WriteFile(csv, []byte(strings.Join(lines[:n+1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := io.ReadAll(demo.Schema())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(schema, s, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return csv, schema
+}
+
+// TestFitAddRemove: under add/remove, fits of the first 1,000 and the first 1,001 rows of the
+// demo's adult data with the same seed and the same declared N print byte-identical reports,
+// parameters and utility bounds, for every mechanism that runs on the problem; the report
+// names the relation and N, never the observed number of rows. A missing N, an N below the
+// number of rows, and --public-n without add/remove are refused with a message.
+func TestFitAddRemove(t *testing.T) {
+	csv1000, schema := demoHead(t, 1000)
+	csv1001, _ := demoHead(t, 1001)
+	for _, tc := range []struct {
+		mech  string
+		extra []string
+	}{
+		{"noisy-gd", nil}, {"langevin", nil}, {"outpert", []string{"--delta", "0"}}, {"outpert-gauss", nil},
+		{"rem", nil}, {"rem", []string{"--opt", "Sampler=mala"}}, {"rashomon", nil},
+		{"rem-lp", []string{"--domain", "box", "--radius", "1", "--opt", "Sampler=mala"}},
+	} {
+		var public [2]string
+		for k, csv := range []string{csv1000, csv1001} {
+			args := append([]string{"--data", csv, "--schema", schema, "--mech", tc.mech, "--eps", "1", "--delta", "1e-6",
+				"--neighbouring", "add-remove", "--public-n", "1500", "--seed", "3"}, tc.extra...)
+			v, _ := fitJSON(t, args...)
+			b, err := json.Marshal([]any{v["report"], v["parameters"], v["utility"]})
+			if err != nil {
+				t.Fatal(err)
+			}
+			public[k] = string(b)
+		}
+		if public[0] != public[1] {
+			t.Errorf("%s %v: the releases of 1,000 and 1,001 rows differ outside the model:\n%s\n%s", tc.mech, tc.extra, public[0], public[1])
+		}
+		if !strings.Contains(public[0], "add-remove") || !strings.Contains(public[0], "N = 1500") {
+			t.Errorf("%s: the report does not state the relation and N: %s", tc.mech, public[0])
+		}
+		if strings.Contains(public[0], "1000") || strings.Contains(public[0], "1,000") {
+			t.Errorf("%s: the report states the observed number of rows: %s", tc.mech, public[0])
+		}
+	}
+	ok := []string{"fit", "--data", csv1001, "--schema", schema, "--mech", "noisy-gd", "--eps", "1", "--delta", "1e-6"}
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{append(ok, "--neighbouring", "add-remove"), 2, "divide by a declared public number of rows N: declare one"},
+		{append(ok, "--neighbouring", "add-remove", "--public-n", "999"), 2, "the data has 1001 rows, more than the declared public number of rows N = 999"},
+		{append(ok, "--neighbouring", "add-remove", "--public-n", "0"), 2, "--public-n must be at least 1"},
+		{append(ok, "--public-n", "2000"), 2, "--public-n applies to --neighbouring add-remove"},
+	} {
+		code, _, errOut := runCLI(tc.args...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("privopt %q: code %d, stderr %q; want code %d and %q", tc.args[8:], code, errOut, tc.code, tc.msg)
+		}
 	}
 }

@@ -57,7 +57,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"audit", "--runs", "5"}, 2, "", "--runs must be at least 10"},
 		{[]string{"audit", "--seed", "0"}, 2, "", "--seed must be at least 1"},
 		{[]string{"audit", "--level", "1"}, 2, "", "--level must be in (0, 1)"},
-		{[]string{"audit", "--mech", "outpert", "--runs", "300"}, 0, "huber n=10  330", "auditing outpert"},
+		{[]string{"audit", "--mech", "outpert", "--runs", "300"}, 0, "huber, add/remove n=9/10 N=10  330", "auditing outpert"},
 		{[]string{"audit", "--mech", "outpert", "--runs", "300", "--json"}, 0, `"violation": false`, ""},
 		{[]string{"bench", "--help"}, 0, "--merge", ""},
 		{[]string{"bench", "--runs", "0"}, 2, "", "--runs must be at least 1"},

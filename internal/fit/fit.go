@@ -4,9 +4,10 @@
 // mech.Problem, mech.Budget and mech.Mechanism of a private fit. The page and the engine both
 // use it, so the problem the page plans is the problem the engine runs.
 //
-// Nothing here reads data: Facts holds only what the neighbouring relation treats as public
-// (the number of rows under replace-one, the dimension) and what the person declared in the
-// schema (the norm bound, the label's kind, classes and range).
+// Nothing here reads data: Facts holds the dimension, what the person declared in the schema
+// (the norm bound, the label's kind, classes and range, a public number of rows) and the
+// number of rows, which only replace-one treats as public: under add/remove the problem's
+// size is the declared public N, and the observed number of rows is only checked against it.
 package fit
 
 import (
@@ -76,13 +77,15 @@ const (
 	Class   = "class"
 )
 
-// Facts are the public facts of an encoded training set: its size (public under both
-// neighbouring relations, as the mechanisms treat it), its dimension and what its schema
-// declares. They are all a plan needs.
+// Facts are the facts of an encoded training set that a plan may use: its size (public under
+// replace-one only), its dimension and what its schema declares.
 type Facts struct {
 	// N is the number of training rows and D the number of features.
 	N int `json:"n"`
 	D int `json:"d"`
+	// PublicN is the schema's declared public number of rows (data.Schema.PublicRows), 0 for
+	// none: the size of the problem under add/remove unless the Spec declares one.
+	PublicN int `json:"public_n,omitempty"`
 	// P and Radius are the declared bound ‖x‖_P ≤ Radius of every row.
 	P      Exponent `json:"p"`
 	Radius float64  `json:"radius"`
@@ -105,7 +108,7 @@ type Facts struct {
 // (Encode records the declared bound and label in the Dataset). It is an error for a dataset
 // with no declared bound or label kind (one built by hand).
 func FactsOf(ds *data.Dataset) (Facts, error) {
-	f := Facts{N: ds.N, D: ds.D, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical)}
+	f := Facts{N: ds.N, D: ds.D, PublicN: ds.PublicRows, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical)}
 	switch ds.Label.Kind {
 	case data.LabelBinary:
 		f.Label = Binary
@@ -162,6 +165,32 @@ type Spec struct {
 	Options   map[string]string `json:"options,omitempty"`
 	// Budget is the privacy target of each run and the neighbouring relation.
 	Budget mech.Budget `json:"budget"`
+	// PublicN is the declared public number of rows N that add/remove needs (0: the schema's,
+	// Facts.PublicN); replace-one ignores it.
+	PublicN int `json:"public_n,omitempty"`
+}
+
+// ProblemSize returns the number of rows N the spec's problem has on a dataset with these
+// facts: the observed number under replace-one, where it is public; under add/remove, the
+// declared public N (the spec's, else the schema's), which must be at least the observed
+// number, since rows are never dropped.
+func ProblemSize(s Spec, f Facts) (int, error) {
+	if s.Budget.Neighbouring != privacy.AddRemove {
+		return f.N, nil
+	}
+	n := s.PublicN
+	if n == 0 {
+		n = f.PublicN
+	}
+	switch {
+	case n < 0:
+		return 0, fmt.Errorf("fit: the declared public number of rows must be at least 1, got %d", n)
+	case n == 0:
+		return 0, fmt.Errorf("fit: add/remove neighbours keep the number of rows private, so the mechanisms divide by a declared public number of rows N: declare one (at least the number of rows any dataset the guarantee must cover can have) with the schema's \"public_rows\", --public-n or the page's \"Public number of rows\"")
+	case f.N > n:
+		return 0, fmt.Errorf("fit: the data has %d rows, more than the declared public number of rows N = %d: declare a larger N (rows are never dropped)", f.N, n)
+	}
+	return n, nil
 }
 
 // Problem returns the mech.Problem of the spec on a dataset with these facts. It checks that
@@ -170,6 +199,10 @@ type Spec struct {
 func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if f.N < 1 || f.D < 1 {
 		return mech.Problem{}, fmt.Errorf("fit: no data: %d rows of %d features", f.N, f.D)
+	}
+	n, err := ProblemSize(s, f)
+	if err != nil {
+		return mech.Problem{}, err
 	}
 	if !slices.Contains(Losses[f.Label], s.Loss) {
 		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %v)", s.Loss, f.Label, Losses[f.Label])
@@ -201,7 +234,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {
 		return mech.Problem{}, fmt.Errorf("fit: the radius must be positive and finite, got %g", s.Radius)
 	}
-	p := mech.Problem{Loss: ls, Dim: f.D, N: f.N, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical)}
+	p := mech.Problem{Loss: ls, Dim: f.D, N: n, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical)}
 	switch s.Domain {
 	case Whole:
 		p.Domain = geom.Whole{D: params}

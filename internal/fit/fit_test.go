@@ -205,3 +205,58 @@ func TestPlan(t *testing.T) {
 		t.Errorf("REM with δ = 0: %v", err)
 	}
 }
+
+// TestProblemSize: under replace-one the problem has the observed number of rows; under
+// add/remove the declared public N (the spec's before the schema's), which must cover the
+// rows, and never the observed number.
+func TestProblemSize(t *testing.T) {
+	addRemove := func(publicN int) Spec {
+		s := spec()
+		s.Mechanism = "noisy-gd"
+		s.Budget.Neighbouring, s.PublicN = privacy.AddRemove, publicN
+		return s
+	}
+	schemaN := binaryFacts
+	schemaN.PublicN = 1500
+	for _, tc := range []struct {
+		name  string
+		s     Spec
+		f     Facts
+		n     int
+		error string
+	}{
+		{"replace-one: the observed n", spec(), schemaN, 1000, ""},
+		{"add/remove: the spec's N", addRemove(2000), schemaN, 2000, ""},
+		{"add/remove: the schema's N", addRemove(0), schemaN, 1500, ""},
+		{"add/remove: N = n", addRemove(1000), binaryFacts, 1000, ""},
+		{"add/remove: no N", addRemove(0), binaryFacts, 0, "declare one"},
+		{"add/remove: N below n", addRemove(999), binaryFacts, 0, "the data has 1000 rows, more than the declared public number of rows N = 999"},
+		{"add/remove: negative N", addRemove(-5), binaryFacts, 0, "at least 1"},
+	} {
+		n, err := ProblemSize(tc.s, tc.f)
+		if tc.error != "" {
+			if err == nil || !strings.Contains(err.Error(), tc.error) {
+				t.Errorf("%s: %d, %v; want an error containing %q", tc.name, n, err, tc.error)
+			}
+			if _, err := Problem(tc.s, tc.f); err == nil {
+				t.Errorf("%s: Problem accepted it", tc.name)
+			}
+			continue
+		}
+		p, err := Problem(tc.s, tc.f)
+		if err != nil || n != tc.n || p.N != tc.n {
+			t.Errorf("%s: ProblemSize %d, Problem.N %d (%v); want %d", tc.name, n, p.N, err, tc.n)
+		}
+		if _, err := Plan(tc.s, tc.f); err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+	}
+	// Two datasets of different sizes under the same declared N give the same plan.
+	small, large := binaryFacts, binaryFacts
+	small.N, large.N = 900, 1000
+	p1, err1 := Plan(addRemove(1200), small)
+	p2, err2 := Plan(addRemove(1200), large)
+	if err1 != nil || err2 != nil || !reflect.DeepEqual(p1.Parameters(), p2.Parameters()) {
+		t.Errorf("plans of 900 and 1000 rows under N = 1200 differ: %v %v, %v, %v", p1, p2, err1, err2)
+	}
+}

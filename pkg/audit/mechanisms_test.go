@@ -136,3 +136,28 @@ func TestBiasShapedHalfSigmaIsCaught(t *testing.T) {
 		t.Error("noisy-gd with a bias and half its σ was not caught")
 	}
 }
+
+// TestAddRemoveHalfSigmaIsCaught: on the add/remove pairs of different sizes, Gaussian output
+// perturbation and one step of noisy-gd planned with half their σ (four times the ρ) and
+// audited against the original claims are caught: the add/remove audits have the power to see
+// a calibration to half the sensitivity G/N.
+func TestAddRemoveHalfSigmaIsCaught(t *testing.T) {
+	for _, name := range []string{"outpert-gauss (add/remove)", "noisy-gd (one step, add/remove)"} {
+		var c Case
+		for _, k := range Cases() {
+			if k.Name() == name {
+				c = k
+			}
+		}
+		if c.Pair == nil {
+			t.Fatalf("no case %q", name)
+		}
+		if d0, d1 := c.Pair(c.Problem.N); d0.N+1 != d1.N || d1.N != c.Problem.N {
+			t.Fatalf("%s: datasets of %d and %d rows for N = %d", name, d0.N, d1.N, c.Problem.N)
+		}
+		good, half := halfSigma(t, c)
+		if !auditMutant(t, c, half, good) {
+			t.Errorf("%s with half its σ was not caught", name)
+		}
+	}
+}

@@ -63,3 +63,19 @@ func BiasPair(n int) (d0, d1 *data.Dataset) {
 	}
 	return mk(math.Sqrt2 / 2), mk(-math.Sqrt2 / 2)
 }
+
+// AddRemove turns a replace-one pair into an add/remove pair of different sizes: the first
+// dataset of pair(n) without its first row (n − 1 rows) and with it (n rows). The mechanisms,
+// planned for the public number of rows N = n, divide their sums by N, so the added row moves
+// the mean gradient by G/N: on HingePair and HuberPair, exactly (their rows are where the loss
+// is linear), which makes the add/remove sensitivity tight.
+func AddRemove(pair func(n int) (d0, d1 *data.Dataset)) func(n int) (d0, d1 *data.Dataset) {
+	return func(n int) (d0, d1 *data.Dataset) {
+		full, _ := pair(n)
+		rest := *full
+		rest.N = n - 1
+		rest.X = append([]float64(nil), full.X[full.D:]...)
+		rest.Y = append([]float64(nil), full.Y[1:]...)
+		return &rest, full
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -26,7 +27,8 @@ type Case struct {
 	Variant string `json:"variant,omitempty"`
 	// Budget is the privacy target the mechanism is planned for.
 	Budget mech.Budget `json:"budget"`
-	// Problem is the public problem; Pair builds the two datasets of Problem.N rows.
+	// Problem is the public problem; Pair builds the two datasets from Problem.N (of N rows
+	// each for replace-one, of N − 1 and N rows for add/remove).
 	Problem mech.Problem `json:"problem"`
 	// PairName names the pair of datasets ("hinge" or "huber").
 	PairName string                             `json:"pair"`
@@ -109,6 +111,20 @@ func Cases() []Case {
 	remBall.PairName += " on |w| ≤ 0.8"
 	remLp := boxed(huber("rem-lp", mech.Budget{Epsilon: 2, Delta: 1e-6}))
 	remLp.Settings, remLp.Variant = mech.REMLp{Norm: 1.5}, "p = 1.5"
+	// Add/remove pairs of different sizes (a row at the bound added), planned for the public
+	// N = auditN: the sensitivity is half the replace-one one, so these test that the
+	// mechanisms divide by the declared N and calibrate to G/N.
+	addRemove := func(c Case) Case {
+		c.Budget.Neighbouring = privacy.AddRemove
+		c.Pair = AddRemove(c.Pair)
+		c.PairName += ", add/remove"
+		if c.Variant == "" {
+			c.Variant = "add/remove"
+		} else {
+			c.Variant += ", add/remove"
+		}
+		return c
+	}
 	byName := map[string][]Case{
 		"rem":           {hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6}), remBall},
 		"rem-lp":        {remLp},
@@ -119,11 +135,25 @@ func Cases() []Case {
 		"expmech":       {boxed(huber("expmech", mech.Budget{Epsilon: 2}))},
 		"rashomon":      {pureRashomon, langevinRashomon},
 	}
+	for _, name := range []string{"rem", "outpert", "outpert-gauss", "langevin", "expmech"} {
+		byName[name] = append(byName[name], addRemove(byName[name][0]))
+	}
+	byName["noisy-gd"] = append(byName["noisy-gd"], addRemove(oneStep))
 	var out []Case
 	for _, name := range mech.Names() {
 		out = append(out, byName[name]...)
 	}
 	return out
+}
+
+// Sizes states the sizes of the case's two datasets and, under add/remove, the public N the
+// mechanism divides by, as the audit's table shows them.
+func (c Case) Sizes() string {
+	d0, d1 := c.Pair(c.Problem.N)
+	if d0.N == d1.N {
+		return fmt.Sprintf("n=%d", d0.N)
+	}
+	return fmt.Sprintf("n=%d/%d N=%d", d0.N, d1.N, c.Problem.N)
 }
 
 // Name is the case's mechanism and variant, as the audit's table shows it.

@@ -30,6 +30,9 @@ type Dataset struct {
 	// column of the schema (every category of every such column, "Name=value"). It is public:
 	// it follows from the schema alone.
 	Categorical []int
+	// PublicRows is the schema's declared public number of rows (Schema.PublicRows), 0 when
+	// it declares none.
+	PublicRows int
 	// Label says how Y is encoded.
 	Label Label
 }

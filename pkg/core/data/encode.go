@@ -323,7 +323,7 @@ func (p *plan) assemble(store *rowStore) *Dataset {
 	s, n, d := p.schema, store.n, len(p.features)
 	ds := &Dataset{
 		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
-		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: datasetLabel(p.cols[len(p.cols)-1].col),
+		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, PublicRows: s.PublicRows, Label: datasetLabel(p.cols[len(p.cols)-1].col),
 	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {

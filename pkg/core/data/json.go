@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 )
 
 // SchemaFormat is the version of the schema's JSON format, the value of its "privopt_schema"
@@ -20,10 +21,12 @@ const maxSchemaBytes = 16 << 20
 // The JSON form of a schema. Pointers and raw messages tell a member that is absent from one
 // that is zero, so that a missing bound is an error rather than a silent 0.
 type jsonSchema struct {
-	Format    *int         `json:"privopt_schema"`
-	Delimiter *string      `json:"delimiter,omitempty"`
-	Norm      *jsonNorm    `json:"norm"`
-	Columns   []jsonColumn `json:"columns"`
+	Format    *int      `json:"privopt_schema"`
+	Delimiter *string   `json:"delimiter,omitempty"`
+	Norm      *jsonNorm `json:"norm"`
+	// PublicRows is Schema.PublicRows.
+	PublicRows *int         `json:"public_rows,omitempty"`
+	Columns    []jsonColumn `json:"columns"`
 }
 
 type jsonNorm struct {
@@ -96,6 +99,12 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 	}
 	if js.Norm == nil {
 		return schemaError("", `"norm" is missing`)
+	}
+	if js.PublicRows != nil {
+		if *js.PublicRows < 1 {
+			return schemaError("", `"public_rows" is %d; it must be a whole number of at least 1`, *js.PublicRows)
+		}
+		out.PublicRows = *js.PublicRows
 	}
 	if err := js.Norm.decode(&out.Norm); err != nil {
 		return err
@@ -241,6 +250,9 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 	if s.Norm.Bias != 0 {
 		js.Norm.Bias = &s.Norm.Bias
 	}
+	if s.PublicRows != 0 {
+		js.PublicRows = &s.PublicRows
+	}
 	fit := string(s.Norm.Fit)
 	js.Norm.Fit = &fit
 	js.Columns = make([]jsonColumn, len(s.Columns))
@@ -280,6 +292,8 @@ func jsonError(b []byte, err error) error {
 	switch {
 	case errors.As(err, &syntax):
 		return fmt.Errorf("data: schema: line %d: %w", lineOf(b, syntax.Offset), err)
+	case errors.As(err, &typ) && typ.Type.Kind().String() == "int" && strings.HasPrefix(typ.Value, "number"):
+		return fmt.Errorf("data: schema: line %d: %q must be a whole number, not %s", lineOf(b, typ.Offset), typ.Field, strings.TrimPrefix(typ.Value, "number "))
 	case errors.As(err, &typ):
 		return fmt.Errorf("data: schema: line %d: %q must be a JSON %s, not %s", lineOf(b, typ.Offset), typ.Field, jsonType(typ.Type.Kind().String()), typ.Value)
 	case errors.Is(err, io.EOF):

@@ -21,6 +21,10 @@ type Schema struct {
 	Delimiter byte
 	// Norm is the norm bound of the encoded rows and how rows are brought within it.
 	Norm Norm
+	// PublicRows, when positive, declares a public number of rows N that no dataset of this
+	// schema exceeds: the size the add/remove neighbouring relation needs (under it the
+	// observed number of rows is private, and every mean divides by N). 0 declares none.
+	PublicRows int
 	// Columns lists every column of the file, in any order; the encoded features follow
 	// this order. Exactly one column is a label.
 	Columns []Column
@@ -195,6 +199,9 @@ func (s *Schema) Validate() error {
 	case 0, ',', ';', '\t':
 	default:
 		return schemaError("", "delimiter %q is not a comma, a semicolon or a tab", s.Delimiter)
+	}
+	if s.PublicRows < 0 {
+		return schemaError("", "public_rows = %d; it must be at least 1 (or absent)", s.PublicRows)
 	}
 	if err := s.Norm.validate(); err != nil {
 		return err

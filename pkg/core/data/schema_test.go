@@ -40,6 +40,10 @@ func TestLoadSchemaErrors(t *testing.T) {
 			`data: schema: "privopt_schema" is missing (write "privopt_schema": 1)`},
 		{"future format", `{"privopt_schema": 2}`, `data: schema: "privopt_schema" is 2; this version of privopt reads format 1`},
 		{"no norm", `{"privopt_schema": 1, "columns": []}`, `data: schema: "norm" is missing`},
+		{"public rows 0", `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit": "clip"}, "public_rows": 0, "columns": []}`,
+			`data: schema: "public_rows" is 0; it must be a whole number of at least 1`},
+		{"public rows not whole", `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit": "clip"}, "public_rows": 1.5, "columns": []}`,
+			`data: schema: line 1: "public_rows" must be a whole number, not 1.5`},
 		{"no radius", schemaWith(`{"p": 2, "fit": "clip"}`, ""), `data: schema: norm: "radius" is missing`},
 		{"p below 1", schemaWith(`{"p": 0.5, "radius": 1, "fit": "clip"}`, ""),
 			`data: schema: norm: p = 0.5; it must be at least 1, or "inf"`},
@@ -125,7 +129,7 @@ func TestSchemaRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	every := `{"privopt_schema": 1, "delimiter": "\t", "norm": {"p": "inf", "radius": 3, "bias": 0.25, "fit": "clip"},
+	every := `{"privopt_schema": 1, "delimiter": "\t", "norm": {"p": "inf", "radius": 3, "bias": 0.25, "fit": "clip"}, "public_rows": 5000,
 	 "columns": [
 	  {"name": "n", "kind": "numeric", "min": -1.5, "max": 2e10, "missing": {"replace": 0.125}, "derived": ["min"]},
 	  {"name": "c", "kind": "categorical", "categories": ["p", "?"], "other": true, "missing": {"replace": "?"}},
@@ -143,7 +147,7 @@ func TestSchemaRoundTrip(t *testing.T) {
 		}
 	}
 	s := mustSchema(t, every)
-	if !math.IsInf(s.Norm.P, 1) || s.Delimiter != '\t' || s.Columns[0].Missing != (Missing{Replace: true, Value: "0.125"}) {
+	if !math.IsInf(s.Norm.P, 1) || s.Delimiter != '\t' || s.Columns[0].Missing != (Missing{Replace: true, Value: "0.125"}) || s.PublicRows != 5000 {
 		t.Fatalf("decoded %+v", s)
 	}
 }

@@ -83,7 +83,8 @@ func (l *Linear) Grad(grad, w []float64, i int) float64 {
 	return v
 }
 
-// Mean returns (1/n)Σ ℓ_i(w) and, if grad is not nil, writes the mean gradient into it:
+// Mean returns (1/N)Σ ℓ_i(w) (N as in Loss.Mean) and, if grad is not nil, writes the mean
+// gradient into it:
 // one pass over the rows by blocks of rowBlock, a dot product and (for the gradient) an axpy
 // per row.
 func (l *Linear) Mean(grad, w []float64) float64 {
@@ -109,18 +110,19 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 			l.addRows(grad, dzb[:len(z)], lo)
 		}
 	}
+	div := l.b.divisor(l.n)
 	if grad != nil {
-		scale(grad, 1/float64(l.n))
+		scale(grad, 1/div)
 	}
-	return sum / float64(l.n)
+	return sum / div
 }
 
-// MeanGrad writes the mean gradient (1/n)Σ ∇ℓ_i(w) into grad, the same bits as Mean's,
+// MeanGrad writes the mean gradient (1/N)Σ ∇ℓ_i(w) into grad, the same bits as Mean's,
 // without the mean value: for a scalar loss whose derivative is cheaper alone (the logistic
 // loss's value costs a logarithm its derivative does not) it skips the value.
 func (l *Linear) MeanGrad(grad, w []float64) { l.MeanClippedGrad(grad, w, math.Inf(1)) }
 
-// MeanClippedGrad writes (1/n)Σ clamp(s'(⟨w, x_i⟩, y_i), −a, a)·x_i into grad (a > 0; with
+// MeanClippedGrad writes (1/N)Σ clamp(s'(⟨w, x_i⟩, y_i), −a, a)·x_i into grad (a > 0; with
 // a = +Inf, MeanGrad's bits). It is the mean gradient of the surrogate loss whose derivative in
 // the prediction is s' clipped to [−a, a] (s Huberized at slope a): convex when s is (a clipped
 // non-decreasing function is non-decreasing), as smooth as s, and every term has norm at most
@@ -146,7 +148,7 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 		}
 		l.addRows(grad, dz, lo)
 	}
-	scale(grad, 1/float64(l.n))
+	scale(grad, 1/l.b.divisor(l.n))
 }
 
 // SignAccuracy returns the fraction of the rows whose prediction's sign matches the label:

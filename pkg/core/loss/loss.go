@@ -35,7 +35,9 @@ type Loss interface {
 	// Grad writes a gradient (a subgradient where ℓ_i is not differentiable) of ℓ_i at w into
 	// grad and returns ℓ_i(w).
 	Grad(grad, w []float64, i int) float64
-	// Mean returns (1/n)Σ_i ℓ_i(w) and, if grad is not nil, writes (1/n)Σ_i ∇ℓ_i(w) into it.
+	// Mean returns (1/N)Σ_i ℓ_i(w) and, if grad is not nil, writes (1/N)Σ_i ∇ℓ_i(w) into it,
+	// where N is the declared public number of rows (Bounds.Rows) when there is one and the
+	// number of examples otherwise.
 	Mean(grad, w []float64) float64
 	// Constants returns the constants of every ℓ_i on the domain in the norm of exponent p
 	// (a Schatten exponent for matrix models), computed from the declared bounds and the
@@ -43,7 +45,7 @@ type Loss interface {
 	Constants(dom geom.Domain, p float64) (Constants, error)
 }
 
-// MeanGrad writes the mean gradient (1/n)Σ_i ∇ℓ_i(w) of l into grad: the same bits as
+// MeanGrad writes the mean gradient (1/N)Σ_i ∇ℓ_i(w) of l into grad (N as in Loss.Mean): the same bits as
 // l.Mean(grad, w), computed without the mean value when l can (Linear does).
 func MeanGrad(l Loss, grad, w []float64) {
 	if g, ok := l.(interface{ MeanGrad(grad, w []float64) }); ok {
@@ -90,6 +92,20 @@ type Bounds struct {
 	// schema's bias coordinate, data.Dataset.Bias); the losses check it on every row. 0 declares
 	// nothing.
 	Bias float64 `json:",omitempty"`
+	// Rows, when positive, declares a public number of rows N (the size the add/remove
+	// neighbouring relation fixes in advance): the data may have at most N rows, and every
+	// mean is the sum over the rows divided by N, never by the observed number of rows, so
+	// that adding or removing a row changes one term of a sum with a fixed divisor. 0 declares
+	// nothing: means divide by the number of rows.
+	Rows int `json:",omitempty"`
+}
+
+// divisor returns what a mean over n rows divides by: Rows when declared, n otherwise.
+func (b Bounds) divisor(n int) float64 {
+	if b.Rows > 0 {
+		return float64(b.Rows)
+	}
+	return float64(n)
 }
 
 // BiasScaledShare returns an upper bound on ‖(x_1, …, x_{D−1}, x_D/t)‖₂ / X̄ over the rows the
@@ -120,6 +136,8 @@ func (b Bounds) check() error {
 		return fmt.Errorf("label bound %v is not a non-negative number", b.Y)
 	case !(b.Bias >= 0) || b.Bias > b.X:
 		return fmt.Errorf("bias %v is not in [0, %v] (the feature bound)", b.Bias, b.X)
+	case b.Rows < 0:
+		return fmt.Errorf("declared number of rows %d is negative", b.Rows)
 	}
 	return nil
 }
@@ -140,6 +158,8 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 		return fmt.Errorf("dataset has %d feature values, want N·D = %d", len(ds.X), ds.N*ds.D)
 	case len(ds.Y) != ds.N:
 		return fmt.Errorf("dataset has %d labels, want N = %d", len(ds.Y), ds.N)
+	case b.Rows > 0 && ds.N > b.Rows:
+		return fmt.Errorf("the data has %d rows, more than the declared public number of rows N = %d (rows are never dropped: declare a larger N)", ds.N, b.Rows)
 	}
 	limit := b.X * (1 + Slack)
 	for i := 0; i < ds.N; i++ {

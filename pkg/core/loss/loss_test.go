@@ -751,3 +751,72 @@ func TestBiasScaledShare(t *testing.T) {
 		t.Errorf("t = 1: share %v, want 1", s)
 	}
 }
+
+// TestDeclaredRows: with a declared public number of rows N, every loss's Mean and MeanGrad
+// (and Linear's clipped gradient) are the sums over the rows divided by N, the bits of the
+// undeclared mean times n/N up to one rounding; more rows than N are refused, a negative N too.
+func TestDeclaredRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(41, 42))
+	const n, d, rows = 37, 4, 50
+	ds := randData(rng, n, d, 2, 1, signLabel(rng))
+	classes := randData(rng, n, d, 2, 1, func() float64 { return float64(rng.IntN(3)) })
+	b := Bounds{X: 1, XNorm: 2, Y: 1}
+	declared := b
+	declared.Rows = rows
+	build := map[string]func(Bounds) (Loss, error){
+		"logistic":    func(b Bounds) (Loss, error) { return NewLinear(Logistic{}, ds, b) },
+		"multinomial": func(b Bounds) (Loss, error) { return NewMultinomial(classes, 3, b) },
+		"robust":      func(b Bounds) (Loss, error) { return NewRobust(Logistic{}, 0.1, 2, ds, b) },
+	}
+	for name, mk := range build {
+		plain, err := mk(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fixed, err := mk(declared)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := randVec(rng, plain.Dim(), 0.7)
+		g0, g1, g2 := make([]float64, len(w)), make([]float64, len(w)), make([]float64, len(w))
+		v0, v1 := plain.Mean(g0, w), fixed.Mean(g1, w)
+		MeanGrad(fixed, g2, w)
+		if !closeTo(v1, v0*n/rows, 1e-15) {
+			t.Errorf("%s: Mean %v, want %v·%d/%d", name, v1, v0, n, rows)
+		}
+		for j := range g0 {
+			if !closeTo(g1[j], g0[j]*n/rows, 1e-14) || g1[j] != g2[j] {
+				t.Errorf("%s: gradient %v (MeanGrad %v), want %v·%d/%d", name, g1[j], g2[j], g0[j], n, rows)
+			}
+		}
+		if fixed.Len() != n {
+			t.Errorf("%s: Len %d, want the %d rows", name, fixed.Len(), n)
+		}
+	}
+	lin := mustLinear(t, Logistic{}, ds, declared)
+	plain := mustLinear(t, Logistic{}, ds, b)
+	w := randVec(rng, d, 2)
+	c0, c1 := make([]float64, d), make([]float64, d)
+	plain.MeanClippedGrad(c0, w, 0.1)
+	lin.MeanClippedGrad(c1, w, 0.1)
+	for j := range c0 {
+		if !closeTo(c1[j], c0[j]*n/rows, 1e-14) {
+			t.Errorf("clipped gradient %v, want %v·%d/%d", c1[j], c0[j], n, rows)
+		}
+	}
+	few := declared
+	few.Rows = n - 1
+	if _, err := NewLinear(Logistic{}, ds, few); err == nil || !strings.Contains(err.Error(), "more than the declared public number of rows N = 36") {
+		t.Errorf("37 rows accepted with N = 36: %v", err)
+	}
+	few.Rows = -1
+	if _, err := NewLinear(Logistic{}, ds, few); err == nil || !strings.Contains(err.Error(), "negative") {
+		t.Errorf("N = −1 accepted: %v", err)
+	}
+	exact := declared
+	exact.Rows = n
+	same := mustLinear(t, Logistic{}, ds, exact)
+	if same.Mean(nil, w) != plain.Mean(nil, w) {
+		t.Error("N = n does not give the undeclared mean's bits")
+	}
+}

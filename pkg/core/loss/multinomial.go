@@ -94,7 +94,7 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 	return v
 }
 
-// Mean returns (1/n)Σ ℓ_i(W) and, if grad is not nil, writes the mean gradient into it.
+// Mean returns (1/N)Σ ℓ_i(W) (N as in Loss.Mean) and, if grad is not nil, writes the mean gradient into it.
 func (m *Multinomial) Mean(grad, w []float64) float64 {
 	checkLen(w, m.k*m.d)
 	if grad != nil {
@@ -120,10 +120,11 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 			}
 		}
 	}
+	div := m.b.divisor(m.n)
 	if grad != nil {
-		scale(grad, 1/float64(m.n))
+		scale(grad, 1/div)
 	}
-	return sum / float64(m.n)
+	return sum / div
 }
 
 // Constants returns the constants in the Schatten-p norm of W (any p ∈ [1, ∞]; Schatten-2 is

@@ -20,6 +20,10 @@ import (
 // log-sum-exp after subtracting max_i ℓ_i, so it never overflows, with log1p/expm1 when the
 // tilt is small, so it stays accurate as t → 0 (where it tends to the mean).
 //
+// Here n is the loss's Len(). M_0 is the loss's Mean, which divides by the declared public
+// number of rows instead when the loss's bounds declare one (Bounds.Rows); M_t (t > 0) has no
+// such form, so a mechanism must not tilt a loss that declares one.
+//
 // Func, Grad and FuncGrad do not allocate (a Schatten regularizer's SVD aside). An Objective
 // holds scratch space and is not safe for concurrent use.
 type Objective struct {

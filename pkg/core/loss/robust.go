@@ -80,8 +80,8 @@ func (r *Robust) Grad(grad, w []float64, i int) float64 {
 	return v
 }
 
-// Mean returns (1/n)Σ ℓ_i(w) and, if grad is not nil, writes the mean subgradient
-// (1/n)Σ φ'(m_i)y_i x_i − ρ·((1/n)Σ φ'(m_i))·g into it; the norm and g are computed once.
+// Mean returns (1/N)Σ ℓ_i(w) (N as in Loss.Mean) and, if grad is not nil, writes the mean
+// subgradient (1/N)Σ φ'(m_i)y_i x_i − ρ·((1/N)Σ φ'(m_i))·g into it; the norm and g are computed once.
 func (r *Robust) Mean(grad, w []float64) float64 {
 	checkLen(w, r.d)
 	if grad != nil {
@@ -105,7 +105,7 @@ func (r *Robust) Mean(grad, w []float64) float64 {
 			axpy(grad, dphi*y, row)
 		}
 	}
-	inv := 1 / float64(r.n)
+	inv := 1 / r.b.divisor(r.n)
 	if grad != nil {
 		axpy(grad, -r.rho*sumD, r.normGrd)
 		scale(grad, inv)

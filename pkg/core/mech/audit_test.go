@@ -16,7 +16,7 @@ import (
 func TestAuditLangevinMutants(t *testing.T) {
 	var c audit.Case
 	for _, k := range audit.Cases() {
-		if k.Mechanism == "langevin" {
+		if k.Mechanism == "langevin" && k.Variant == "" {
 			c = k
 		}
 	}

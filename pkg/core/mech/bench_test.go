@@ -93,7 +93,7 @@ func BenchmarkREMAdultCertified(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				t := &remTarget{loss: l, k: rp.k, constants: rp.samplerConstants(), domain: p.Domain}
+				t := &remTarget{loss: l, k: rp.k, rows: p.N, constants: rp.samplerConstants(), domain: p.Domain}
 				short := rp.plan
 				short.Steps = min(200, rp.plan.Steps)
 				b.ResetTimer()

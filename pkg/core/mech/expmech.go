@@ -196,7 +196,7 @@ func (pl *gibbsPlan) Parameters() map[string]float64 {
 // Run certifies the floor (and the threshold), then samples exactly.
 func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
+	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,10 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 		details["threshold"] = tau
 		floor, clip = tau+pl.psi, tau+pl.psi
 	}
-	score := meanScore(l, nonNegative(pl.problem.Loss), clip)
+	score := meanScore(l, pl.problem.N, nonNegative(pl.problem.Loss), clip)
+	if replay.score != nil {
+		replay.score(pl.name, score, pl.budget.Epsilon/pl.beta)
+	}
 	if progress != nil {
 		progress(Progress{Fraction: 0, Stage: "exact rejection sampling"})
 	}
@@ -250,10 +253,7 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 
 // derivation states how the score's sensitivity follows from public constants.
 func (pl *gibbsPlan) derivation() string {
-	s := fmt.Sprintf("2R/n with n = %d (replace one example)", pl.problem.N)
-	if pl.budget.relation() == privacy.AddRemove {
-		s = fmt.Sprintf("R/n with n = %d (add/remove one example, sum divided by the public n)", pl.problem.N)
-	}
+	s := pl.budget.perExample("R", pl.problem.N)
 	s += fmt.Sprintf(" and R = %.6g, a bound on the range over the domain of one example's loss (the smaller of G·D, with G = %.6g in ℓ2 and the ℓ2 diameter D = %.6g, and the exact range of a margin loss)",
 		pl.rangeBound, pl.g, pl.dom.diam)
 	if pl.psi > 0 {

@@ -217,27 +217,28 @@ func exampleRange(p Problem, g2, diam float64) float64 {
 // above = true as soon as the score is certain to exceed limit.
 type gibbsScore func(x []float64, limit float64) (score float64, above bool)
 
-// meanScore returns the score max{F(x), clip} with F the mean of the per-example losses of l
-// (clip = −∞ for F itself). When every per-example loss is non-negative (nonNegative), the
-// rows are summed in order and the evaluation stops once the partial sum exceeds n·limit: the
-// remaining rows can only add to it, so the score exceeds limit whatever they are. The value
-// returned for a complete evaluation is the sum of the rows in order divided by n, which is
-// how the losses compute their mean.
-func meanScore(l loss.Loss, nonNegative bool, clip float64) gibbsScore {
-	n := l.Len()
+// meanScore returns the score max{F(x), clip} with F the sum of the per-example losses of l
+// divided by the public number of rows n (Problem.N; clip = −∞ for F itself). When every
+// per-example loss is non-negative (nonNegative), the rows are summed in order and the
+// evaluation stops once the partial sum exceeds n·limit: the remaining rows can only add to
+// it, so the score exceeds limit whatever they are. The value returned for a complete
+// evaluation is the sum of the rows in order divided by n, which is how the losses compute
+// their mean.
+func meanScore(l loss.Loss, n int, nonNegative bool, clip float64) gibbsScore {
+	rows, div := l.Len(), float64(n)
 	return func(x []float64, limit float64) (float64, bool) {
 		stop := math.Inf(1)
 		if nonNegative {
-			stop = limit * float64(n)
+			stop = limit * div
 		}
 		sum := 0.0
-		for i := range n {
+		for i := range rows {
 			sum += l.Value(x, i)
 			if i&31 == 31 && sum > stop {
-				return sum / float64(n), true
+				return sum / div, true
 			}
 		}
-		return math.Max(sum/float64(n), clip), false
+		return math.Max(sum/div, clip), false
 	}
 }
 

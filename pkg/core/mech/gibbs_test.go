@@ -522,7 +522,7 @@ func TestMeanScoreEarlyStop(t *testing.T) {
 	x := make([]float64, 3)
 	stopped := 0
 	for _, clip := range []float64{math.Inf(-1), 0.9} {
-		score := meanScore(l, true, clip)
+		score := meanScore(l, p.N, true, clip)
 		for range 2000 {
 			_ = dom.draw(r, x)
 			full := l.Mean(nil, x)
@@ -616,7 +616,7 @@ func BenchmarkGibbsProposal(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	score := meanScore(l, true, math.Inf(-1))
+	score := meanScore(l, p.N, true, math.Inf(-1))
 	r := rng.Seeded(1)
 	x := make([]float64, 2)
 	b.ResetTimer()

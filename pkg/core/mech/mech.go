@@ -49,10 +49,11 @@ func (b Budget) relation() privacy.Neighbouring {
 	return b.Neighbouring
 }
 
-// Sensitivity returns the sensitivity of a mean of n per-example terms that are each
-// G-Lipschitz (or have gradients of norm at most G): replacing one example moves the mean by
-// at most 2G/n; adding or removing one, with n the public size of the larger dataset and the
-// mean taken as a sum divided by that fixed n, moves it by at most G/n.
+// Sensitivity returns the sensitivity of a mean of per-example terms that are each
+// G-Lipschitz (or have gradients of norm at most G), taken as their sum divided by the public
+// number of rows N (Problem.N): replacing one example moves the sum by at most 2G, so the mean
+// by 2G/N; adding or removing one moves it by at most G, so the mean by G/N, since the divisor
+// is the declared N, never the observed number of rows.
 func (b Budget) Sensitivity(g float64, n int) float64 {
 	if b.relation() == privacy.AddRemove {
 		return g / float64(n)
@@ -62,10 +63,41 @@ func (b Budget) Sensitivity(g float64, n int) float64 {
 
 // sensitivityDerivation states how Sensitivity was computed, for the report.
 func (b Budget) sensitivityDerivation(g float64, n int) string {
+	return fmt.Sprintf("%s with G = %.6g", b.perExample("G", n), g)
+}
+
+// perExample states the sensitivity of a sum of terms bounded by the quantity named bound,
+// divided by the public number of rows n, under the budget's relation, for the reports.
+func (b Budget) perExample(bound string, n int) string {
 	if b.relation() == privacy.AddRemove {
-		return fmt.Sprintf("G/n with G = %.6g and n = %d (add/remove one example, sum divided by the public n)", g, n)
+		return fmt.Sprintf("%s/N with N = %d, the declared public number of rows (add or remove one example: sums are divided by N, never by the observed number of rows)", bound, n)
 	}
-	return fmt.Sprintf("2G/n with G = %.6g and n = %d (replace one example)", g, n)
+	return fmt.Sprintf("2%s/n with n = %d (replace one example)", bound, n)
+}
+
+// rows is the name the reports give the public number of rows: n, the size, under
+// replace-one; N, the declared size, under add/remove.
+func (b Budget) rows() string {
+	if b.relation() == privacy.AddRemove {
+		return "N"
+	}
+	return "n"
+}
+
+// lossOver builds the problem's loss over a dataset the budget's relation admits: exactly N
+// rows under replace-one (N is then the public number of rows), 1 to N rows under add/remove
+// (N is then the declared public size); either way every mean divides by N.
+func (b Budget) lossOver(p Problem, ds *data.Dataset) (loss.Loss, error) {
+	if ds.D != p.Dim {
+		return nil, fmt.Errorf("mech: the data has %d features, the problem %d", ds.D, p.Dim)
+	}
+	if b.relation() == privacy.AddRemove {
+		if ds.N > p.N {
+			return nil, fmt.Errorf("mech: the data has %d rows, more than the declared public number of rows N = %d: declare an N at least as large as any dataset the guarantee must cover (rows are never dropped)", ds.N, p.N)
+		}
+		return p.buildLoss(ds)
+	}
+	return p.NewLoss(ds)
 }
 
 // LossSpec names a loss and its parameters.
@@ -108,7 +140,10 @@ type Problem struct {
 	Loss LossSpec `json:"loss"`
 	// Dim is the number of features d (the model has d weights, or K·d for multinomial).
 	Dim int `json:"dim"`
-	// N is the number of examples, public under replace-one.
+	// N is the public number of rows: under replace-one, the size of the dataset (which the
+	// relation makes public); under add/remove, a declared size that no dataset exceeds (the
+	// observed number of rows is private there). Every mean the mechanisms compute is a sum
+	// over the rows divided by N.
 	N int `json:"n"`
 	// Bounds are the declared bounds on the rows and labels.
 	Bounds loss.Bounds `json:"bounds"`
@@ -151,7 +186,7 @@ func (p Problem) Validate() error {
 	case p.Dim < 1:
 		return fmt.Errorf("mech: the dimension must be at least 1, got %d", p.Dim)
 	case p.N < 1:
-		return fmt.Errorf("mech: the number of examples must be at least 1, got %d", p.N)
+		return fmt.Errorf("mech: the public number of rows must be at least 1, got %d", p.N)
 	case p.Domain == nil:
 		return fmt.Errorf("mech: no parameter domain")
 	case p.Domain.Dim() != p.params():
@@ -179,8 +214,9 @@ func (p Problem) Validate() error {
 	return nil
 }
 
-// NewLoss builds the problem's loss over a dataset, checking that the dataset matches the
-// problem and respects the declared bounds (the loss constructors reject any row that does not).
+// NewLoss builds the problem's loss over a dataset of exactly N rows, checking that the
+// dataset matches the problem and respects the declared bounds (the loss constructors reject
+// any row that does not).
 func (p Problem) NewLoss(ds *data.Dataset) (loss.Loss, error) {
 	if ds.D != p.Dim {
 		return nil, fmt.Errorf("mech: the data has %d features, the problem %d", ds.D, p.Dim)
@@ -191,10 +227,12 @@ func (p Problem) NewLoss(ds *data.Dataset) (loss.Loss, error) {
 	return p.buildLoss(ds)
 }
 
-// buildLoss builds the problem's loss over ds without checking its size.
+// buildLoss builds the problem's loss over ds, of at most N rows, whose means divide by N.
 func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
+	b := p.Bounds
+	b.Rows = p.N
 	if p.Loss.Name == "multinomial" {
-		return loss.NewMultinomial(ds, p.Loss.Classes, p.Bounds)
+		return loss.NewMultinomial(ds, p.Loss.Classes, b)
 	}
 	s, err := p.Loss.scalar()
 	if err != nil {
@@ -205,9 +243,9 @@ func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
 		if !ok {
 			return nil, fmt.Errorf("mech: adversarial training needs a margin loss, not %q", p.Loss.Name)
 		}
-		return loss.NewRobust(m, p.Loss.RobustRadius, p.Loss.RobustNorm, ds, p.Bounds)
+		return loss.NewRobust(m, p.Loss.RobustRadius, p.Loss.RobustNorm, ds, b)
 	}
-	return loss.NewLinear(s, ds, p.Bounds)
+	return loss.NewLinear(s, ds, b)
 }
 
 // Constants returns the constants of the per-example losses on the domain in the norm of
@@ -350,7 +388,8 @@ type Model struct {
 // data's owner and never part of a release.
 type Diagnostics struct {
 	NotPrivate string `json:"not_private"`
-	// TrainLoss is F_D at the released model (the plain mean loss).
+	// TrainLoss is the mean loss over the rows at the released model (the plain mean: under
+	// add/remove, the sum divided by the observed number of rows, not by the public N).
 	TrainLoss float64 `json:"train_loss"`
 	// TrainAccuracy is the training accuracy of a classifier (NaN for regression is omitted).
 	TrainAccuracy *float64 `json:"train_accuracy,omitempty"`
@@ -394,6 +433,9 @@ func newModel(p Problem, ds *data.Dataset, w []float64) Model {
 // diagnose computes the local diagnostics of a model on the training data.
 func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.Time, details map[string]float64) Diagnostics {
 	d := Diagnostics{NotPrivate: notPrivate, TrainLoss: l.Mean(nil, w), Seconds: time.Since(start).Seconds(), Details: details}
+	if ds.N != p.N { // l.Mean divides by N: rescale to the mean over the rows
+		d.TrainLoss *= float64(p.N) / float64(ds.N)
+	}
 	if lin, ok := l.(*loss.Linear); ok && !regression(p.Loss.Name) {
 		acc := lin.SignAccuracy(w) // Accuracy's value, by the loss's row kernels
 		d.TrainAccuracy = &acc

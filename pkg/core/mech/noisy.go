@@ -169,7 +169,7 @@ func (s *noisySteps) planNoise() error {
 	d, steps := s.dim, float64(s.steps)
 	rhoSteps := s.rhoSteps()
 	// σ before the grid's rounding, which sets the grid; then σ with it.
-	drift := roundUp(s.h * s.delta)
+	drift := s.driftSensitivity()
 	// With gdp the steps may add the total variation the second moments leave:
 	// T·d·0.121/σ_g² ≤ that.
 	minUnits := 0.0
@@ -210,6 +210,10 @@ func (s *noisySteps) planNoise() error {
 	}
 	return nil
 }
+
+// driftSensitivity bounds the ℓ2 distance between the drifts of two neighbouring datasets at
+// the same point, before their rounding: h·Δ.
+func (s *noisySteps) driftSensitivity() float64 { return roundUp(s.h * s.delta) }
 
 // rhoSteps is the part of the calibrated ρ left to the steps: all of it, less ρ_v when the
 // second moments are released first.
@@ -279,8 +283,8 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 		Neighbouring: s.budget.relation(),
 		Sensitivity: privacy.Sensitivity{Value: s.stepSens,
 			Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
-			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(n + 4)·2⁻⁵³·G",
-				s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n))},
+			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
+				s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n), s.budget.rows())},
 		Sampler:    sampler,
 		Randomness: randomness(r),
 	})
@@ -295,8 +299,8 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 			k, s.steps, s.sigma, s.stepSens)
 	}
 	if s.pre != nil {
-		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/n are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(n + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP (%.6g-GDP up to its discretization), composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
-			s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.pre.gsens, s.pre.rho, sqrtUp(2*s.pre.rho))
+		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/%s are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(%s + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP (%.6g-GDP up to its discretization), composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
+			s.budget.rows(), s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.budget.rows(), s.pre.gsens, s.pre.rho, sqrtUp(2*s.pre.rho))
 	}
 	if s.clip < 1 {
 		scaled := ""
@@ -376,9 +380,11 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		if s.biasScale > 1 {
 			z[last] /= s.biasScale // exact (see shapeToBias)
 		}
+		in := releasing(z)
 		if err := s.grid.Release(r, z, z, noise); err != nil {
 			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
 		}
+		released("noisy step", in, z, s.driftSensitivity())
 		if s.biasScale > 1 {
 			z[last] *= s.biasScale
 		}
@@ -430,7 +436,7 @@ type fitted struct {
 // steps actually taken.
 func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := f.problem.NewLoss(ds)
+	l, err := s.budget.lossOver(f.problem, ds)
 	if err != nil {
 		return nil, err
 	}

@@ -379,8 +379,8 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	release := "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0)."
 	if pl.ridge > 0 {
 		rule.ridge, rule.ridgeAt = pl.ridge, categoricalParams(pl.problem)
-		release = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·n·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged. ",
-			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale) + release
+		release = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged. ",
+			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, pl.budget.rows()) + release
 	}
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),

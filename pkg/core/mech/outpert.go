@@ -181,6 +181,10 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, errors.New("mech: ContinuousLaplace is for pure ε-DP output perturbation, not outpert-gauss")
 	case m.Gaussian && b.Delta == 0:
 		return nil, errors.New("mech: outpert-gauss is (ε, δ)-DP and needs δ > 0 (for pure ε-DP use outpert)")
+	case p.Loss.Tilt > 0 && b.relation() == privacy.AddRemove:
+		// The tilted mean's weights are a softmax over the rows present: adding one row to few
+		// moves its gradient by up to 2G, whatever the divisor, so no bound holds without n.
+		return nil, errors.New("mech: tilted ERM is supported under replace-one neighbours only: its sensitivity depends on the number of rows, which add/remove keeps private")
 	case m.Gaussian:
 		pl.noise = noiseDiscreteGaussian
 	case m.ContinuousLaplace:
@@ -545,7 +549,7 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 
 // solve returns the certified solution w_A of F_λ on ds, with the solver's statistics.
 func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error) {
-	l, err := pl.problem.NewLoss(ds)
+	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -599,6 +603,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	}
 	report(0.9, "adding noise")
 	w := make([]float64, pl.dim)
+	in := releasing(res.X)
 	switch pl.noise {
 	case noiseContinuousLaplace:
 		if err := r.L2Laplace(w, pl.scale); err != nil {
@@ -621,6 +626,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 			return nil, err
 		}
 	}
+	released("output perturbation", in, w, pl.sens)
 	if !pl.smoothForm {
 		pl.problem.Domain.Project(w, w)
 	}

@@ -94,7 +94,7 @@ func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power,
 // derivation states how Δ_v follows from the neighbouring relation, for the report.
 func (m *secondMoments) derivation(b Budget) string {
 	if b.relation() == privacy.AddRemove {
-		return fmt.Sprintf("R₄²/n with n = %d (add/remove one example, sum divided by the public n)", m.n)
+		return b.perExample("R₄²", m.n)
 	}
 	return fmt.Sprintf("√2·R₄²/n with n = %d (replace one example)", m.n)
 }
@@ -121,9 +121,11 @@ func (m *secondMoments) release(ds *data.Dataset, r *rng.Rand) ([]float64, error
 	if err != nil {
 		return nil, err
 	}
+	in := releasing(v)
 	if err := m.grid.Release(r, v, v, noise); err != nil {
 		return nil, fmt.Errorf("mech: the second moments: %w", err)
 	}
+	released("second moments", in, v, m.sens)
 	return v, nil
 }
 

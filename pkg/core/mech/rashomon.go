@@ -227,7 +227,7 @@ func (pl *rashomonPlan) Parameters() map[string]float64 {
 // Run computes the threshold and runs the chain.
 func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
+	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -257,9 +257,17 @@ func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 		if pl.gradient(obj, tau, g, x) {
 			flat++
 		}
+		var in []float64
+		if replay.release != nil {
+			in = make([]float64, dim)
+			for i := range in {
+				in[i] = x[i] - hb*g[i]
+			}
+		}
 		for i := range x {
 			x[i] += -hb*g[i] + noise*r.Normal()
 		}
+		released("Langevin step", in, x, roundUp(hb*pl.deltaPsi))
 		pl.problem.Domain.Project(x, x)
 		if progress != nil && (t%every == 0 || t == pl.steps) {
 			progress(Progress{Fraction: float64(t) / float64(pl.steps), Stage: "Langevin sampling"})

@@ -326,11 +326,14 @@ func (pl *remPlan) Parameters() map[string]float64 {
 // Run samples from π_D.
 func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
+	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
-	t := &remTarget{loss: l, k: pl.k, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	t := &remTarget{loss: l, k: pl.k, rows: pl.problem.N, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	if replay.target != nil {
+		replay.target("REM", t, pl.k*pl.delta, 2)
+	}
 	report := func(p sampler.Progress) {
 		if progress != nil {
 			progress(Progress{Fraction: p.Fraction, Stage: "sampling"})
@@ -366,6 +369,7 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 	if err != nil {
 		return nil, err
 	}
+	rep.Statement += " " + exactArithmetic
 	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
 		"sampler_queries": float64(res.Stats.Queries), "sampler_gradients": float64(res.Stats.Gradients), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
 	return &Release{
@@ -375,10 +379,12 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 }
 
 // remTarget is the sampler's view of π_D: f = k·F_D (the mean loss) on the domain, with the
-// Gaussian part kμ‖w‖²/2.
+// Gaussian part kμ‖w‖²/2. Its per-example terms are the rows' losses, and as many zero terms
+// as it takes to make rows of them (the public N, of which F_D is the sum divided by it).
 type remTarget struct {
 	loss      loss.Loss
 	k         float64
+	rows      int
 	constants sampler.Constants
 	domain    geom.Domain
 }
@@ -387,8 +393,11 @@ func (t *remTarget) Dim() int                     { return t.loss.Dim() }
 func (t *remTarget) Value(x []float64) float64    { return t.k * t.loss.Mean(nil, x) }
 func (t *remTarget) Constants() sampler.Constants { return t.constants }
 func (t *remTarget) Domain() geom.Domain          { return t.domain }
-func (t *remTarget) NumExamples() int             { return t.loss.Len() }
+func (t *remTarget) NumExamples() int             { return t.rows }
 func (t *remTarget) ExampleValue(i int, x []float64) float64 {
+	if i >= t.loss.Len() {
+		return 0 // a row the public N allows that the data does not have
+	}
 	return t.k * t.loss.Value(x, i)
 }
 func (t *remTarget) Grad(grad, x []float64) float64 {

@@ -238,7 +238,7 @@ func TestREMTargetSubgradient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tg := &remTarget{loss: l, k: 37.5, domain: p.Domain}
+	tg := &remTarget{loss: l, k: 37.5, rows: p.N, domain: p.Domain}
 	r := rng.Seeded(3)
 	for range 5 {
 		x := make([]float64, 4)

@@ -350,11 +350,14 @@ func (pl *remLpPlan) Parameters() map[string]float64 {
 // Run samples from π_D.
 func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.problem.NewLoss(ds)
+	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
-	t := &remLpTarget{loss: l, k: pl.k, kmu: pl.k * pl.mu, sigma2: pl.sigma2, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	t := &remLpTarget{loss: l, k: pl.k, rows: pl.problem.N, kmu: pl.k * pl.mu, sigma2: pl.sigma2, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	if replay.target != nil {
+		replay.target("REM-lp", t, pl.k*pl.delta, pl.mech.Norm)
+	}
 	if !pl.gaussian {
 		t.reg, t.scratch = pl.reg, make([]float64, pl.dim)
 	}
@@ -373,6 +376,7 @@ func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	if err != nil {
 		return nil, err
 	}
+	rep.Statement += " " + exactArithmetic
 	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
 		"sampler_queries": float64(res.Stats.Queries), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
 	return &Release{
@@ -417,6 +421,7 @@ type remLpTarget struct {
 	loss      loss.Loss
 	reg       geom.Regularizer
 	k, kmu    float64
+	rows      int // the public N: the per-example terms are the rows' and N − n without a loss
 	sigma2    float64
 	scratch   []float64
 	constants sampler.Constants
@@ -434,7 +439,7 @@ type remLpTarget struct {
 func (t *remLpTarget) Dim() int                     { return t.loss.Dim() }
 func (t *remLpTarget) Constants() sampler.Constants { return t.constants }
 func (t *remLpTarget) Domain() geom.Domain          { return t.domain }
-func (t *remLpTarget) NumExamples() int             { return t.loss.Len() }
+func (t *remLpTarget) NumExamples() int             { return t.rows }
 
 // remainder returns kμ·h(w).
 func (t *remLpTarget) remainder(w []float64) float64 {
@@ -460,6 +465,9 @@ func (t *remLpTarget) remainder(w []float64) float64 {
 func (t *remLpTarget) Value(x []float64) float64 { return t.k*t.loss.Mean(nil, x) + t.remainder(x) }
 
 func (t *remLpTarget) ExampleValue(i int, x []float64) float64 {
+	if i >= t.loss.Len() {
+		return t.remainder(x) // a row the public N allows that the data does not have: no loss
+	}
 	return t.k*t.loss.Value(x, i) + t.remainder(x)
 }
 
