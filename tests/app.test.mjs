@@ -1,8 +1,9 @@
 // The app in headless Chromium: the demo fitted with every mechanism (report, diagnostics,
 // plots), a long run that keeps the page responsive and is cancelled, malformed files whose
 // errors appear next to their controls, a dropped file, several runs over several workers,
-// the download and the shareable link. Every test records the requests of its page: none may
-// leave after the page has loaded, and nothing may be stored in the browser.
+// the download and the shareable link, and add/remove with its public number of rows N. Every
+// test records the requests of its page: none may leave after the page has loaded, and nothing
+// may be stored in the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -53,7 +54,7 @@ async function done({ context, page, requests, errors, loaded }) {
   }));
   assert.deepEqual({ ...stored, search: undefined }, { local: 0, session: 0, idb: 0, caches: 0, search: undefined }, 'browser storage is empty');
   const keys = [...new URLSearchParams(stored.search).keys()];
-  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'runs', 'seed', 'holdout']);
+  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout']);
   for (const k of keys) assert.ok(config.has(k) || k.startsWith('opt.'), `the address holds ${k}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -137,8 +138,11 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   const app = await open();
   const { page } = app;
   await useDemo(page);
-  await choose(page, 'rem'); // its default, certified sampler takes hours on the demo
+  await choose(page, 'rem');
   await replanned(page, () => page.selectOption('#option-Sampler', ''));
+  // Its certified sampler's cost grows like (μ_GDP·n)²: on the demo it takes about 3 s at
+  // ε = 1 in the page, too close to the cancellation below; about a minute at ε = 8.
+  await replanned(page, () => page.fill('#budget-eps', '8'));
   assert.match(await page.textContent('#plan-rem td[data-label="guarantee"]'), /with a sampler within total variation/, 'the certified sampler');
   await page.click('#run-button');
   await page.waitForSelector('#cancel-button');
@@ -284,6 +288,47 @@ test('several seeded runs spread over workers, compose, download, and the link r
   assert.equal(await again.page.$eval('#option-Sampler', (s) => s.value), 'mala');
   assert.match(await again.page.textContent('#dataset-summary'), /4000 training rows/);
   await done(again);
+});
+
+test('add/remove needs a public number of rows N: refused without one or below the rows, stated in the results', async () => {
+  const app = await open();
+  const { page } = app;
+  await useDemo(page);
+  await choose(page, 'outpert-gauss');
+  assert.equal(await page.$('#public-n'), null, 'no N field under replace-one');
+  assert.match(await page.textContent('#neighbouring option[value="add-remove"]'), /the number of rows stays private: declare a public N/);
+  // Add/remove without N: the field appears, and the page says why nothing is planned or run.
+  await page.selectOption('#neighbouring', 'add-remove');
+  await page.waitForSelector('#public-n');
+  assert.match(await page.textContent('#public-n-help'), /every average is taken over N rows.*never silently dropped/s);
+  await page.waitForSelector('#public-n-problem');
+  assert.match(await page.textContent('#public-n-problem'), /declared public number of rows N instead: enter N/);
+  assert.match(await page.textContent('#plan-outpert-gauss .unplanned'), /not planned: see the message above/);
+  // N below the demo's 4000 training rows: refused, with the reason.
+  await page.fill('#public-n', '100');
+  await page.waitForFunction(() => /N = 100:/.test(document.querySelector('#public-n-problem')?.textContent || ''));
+  assert.equal(await page.textContent('#public-n-problem'),
+    'The data has 4000 training rows, more than the public number of rows N = 100: enter a larger N (at least 4000). Rows are never dropped to fit N.');
+  await page.click('#run-button');
+  assert.match(await page.textContent('#run-error'), /more than the public number of rows N = 100/);
+  assert.equal(await page.$('#run-progress'), null, 'nothing ran');
+  // An invalid N is marked next to the field.
+  await page.fill('#public-n', '2.5');
+  await page.waitForSelector('#public-n-error');
+  assert.equal(await page.getAttribute('#public-n', 'aria-invalid'), 'true');
+  // A valid N: planned, run, and stated with the relation.
+  await replanned(page, () => page.fill('#public-n', '5000'));
+  assert.equal(await page.$('#public-n-problem'), null);
+  assert.equal(await page.$('#public-n-error'), null);
+  await page.click('#run-button');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  const released = await page.textContent('#released');
+  assert.match(released, /differentially private under the add-remove relation with the declared public number of rows N = 5000\./);
+  assert.doesNotMatch(released, /4000/, 'the observed number of rows is not stated');
+  assert.match(await page.textContent('#report'), /Neighbouring relation\s*add-remove \(declared public number of rows N = 5000\)/);
+  assert.equal(new URL(await page.inputValue('#share-link')).searchParams.get('pn'), '5000');
+  await page.locator('#privacy').screenshot({ path: path.join(artifacts(), 'app-add-remove.png') });
+  await done(app);
 });
 
 test('every control has a label, and the app works from the keyboard with a visible focus', async () => {

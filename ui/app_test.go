@@ -439,6 +439,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	a.SetEps("0.5")
 	a.SetDelta("1e-7")
 	a.SetNeighbouring("add-remove")
+	a.SetPublicN("5000")
 	a.SetRuns("4")
 	a.SetSeed("42")
 	a.SetModifier(Adversarial)
@@ -447,7 +448,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	a.SetDomain(fit.Ball)
 	a.SetRadius("3")
 	q := a.Query()
-	for _, want := range []string{"data=demo", "eps=0.5", "delta=1e-7", "nb=add-remove", "runs=4", "seed=42", "mod=adversarial", "rho=0.1", "rnorm=2",
+	for _, want := range []string{"data=demo", "eps=0.5", "delta=1e-7", "nb=add-remove", "pn=5000", "runs=4", "seed=42", "mod=adversarial", "rho=0.1", "rnorm=2",
 		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("the link %s lacks %s", q, want)
@@ -463,7 +464,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	}
 	b := NewApp(newTestHost(t, 1))
 	b.ApplyQuery(m)
-	if b.Query() != q || !b.wantDemo {
+	if b.Query() != q || !b.wantDemo || b.spec().PublicN != 5000 {
 		t.Errorf("round trip:\n%s\n%s", q, b.Query())
 	}
 	// Invalid values show their fields' errors and keep the defaults.
@@ -471,6 +472,26 @@ func TestLinkRoundTrip(t *testing.T) {
 	c.ApplyQuery(map[string]string{"eps": "-3", "runs": "2.5", "loss": "nonsense", "mech": "nonsense"})
 	if c.Eps.Err == "" || c.Eps.Value != 1 || c.Runs.Err == "" || c.Loss != "logistic" || c.Mechanism != "rem" {
 		t.Errorf("invalid link values: %+v %+v %q %q", c.Eps, c.Runs, c.Loss, c.Mechanism)
+	}
+	// An invalid N shows its error and declares none; N is left out under replace-one.
+	for _, tc := range []struct {
+		q    map[string]string
+		link string
+	}{
+		{map[string]string{"nb": "add-remove", "pn": "2.5"}, "pn=2.5"},
+		{map[string]string{"nb": "add-remove", "pn": "0"}, "pn=0"},
+		{map[string]string{"nb": "add-remove", "pn": "many"}, "pn=many"},
+		{map[string]string{"nb": "replace-one", "pn": "5000"}, ""},
+		{map[string]string{"pn": "5000"}, ""},
+	} {
+		d := NewApp(newTestHost(t, 1))
+		d.ApplyQuery(tc.q)
+		if d.spec().PublicN != 0 || d.AddRemove() && d.PublicN.Err == "" {
+			t.Errorf("%v: N %+v, spec N %d", tc.q, d.PublicN, d.spec().PublicN)
+		}
+		if got := d.Query(); tc.link == "" && strings.Contains(got, "pn=") || tc.link != "" && !strings.Contains(got, tc.link) {
+			t.Errorf("%v: the link %s, want %q", tc.q, got, tc.link)
+		}
 	}
 }
 

@@ -111,6 +111,7 @@ func (a *App) receiveLoad(r engine.Response) {
 		return
 	}
 	a.Loaded, a.Schema = r.Loaded, s
+	a.prefillPublicN(s.PublicRows)
 	a.splitSeed = rng.New().Uint64()
 	a.Cols = make([]ColumnEdit, len(s.Columns))
 	for i := range s.Columns {

@@ -65,6 +65,10 @@ var linkParams = []linkParam{
 			a.Neighbouring = v
 		}
 	}},
+	// N as the person typed it: one the page filled from a schema is read from a file.
+	{"pn", func(a *App) (string, bool) {
+		return a.PublicN.Text, a.AddRemove() && a.PublicN.Text != "" && !a.publicNFromSchema
+	}, (*App).SetPublicN},
 	{"runs", func(a *App) (string, bool) { return a.Runs.Text, true }, (*App).SetRuns},
 	{"seed", func(a *App) (string, bool) { return a.Seed.Text, a.Seed.Text != "" }, (*App).SetSeed},
 	{"holdout", func(a *App) (string, bool) { return a.Holdout.Text, !a.demoData() }, (*App).SetHoldout},

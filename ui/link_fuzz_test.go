@@ -27,6 +27,11 @@ func FuzzLinkQuery(f *testing.F) {
 		"mech=outpert-gauss&delta=0&eps=1e309&opt.Frob=1",
 		"loss=huber&lossp=NaN&mod=tilted&tilt=%20%20&holdout=0.7",
 		"eps=%E2%88%9E&delta=1&runs=1e6&seed=-1&radius=0x10",
+		"data=demo&nb=add-remove&pn=5000&mech=outpert-gauss",
+		"nb=add-remove&pn=2.5",
+		"pn=1e16&nb=add-remove&eps=2",
+		"nb=replace-one&pn=%20300",
+		"nb=add-remove&pn=",
 	} {
 		f.Add(q)
 	}
@@ -34,13 +39,16 @@ func FuzzLinkQuery(f *testing.F) {
 		a := NewApp(newTestHost(t, 1))
 		a.ApplyQuery(parseLink(query))
 		for name, fd := range map[string]*Field{"eps": &a.Eps, "delta": &a.Delta, "runs": &a.Runs, "holdout": &a.Holdout,
-			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust} {
+			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust, "pn": &a.PublicN} {
 			if fd.Err == "" && (math.IsNaN(fd.Value) || math.IsInf(fd.Value, 0)) {
 				t.Errorf("%s: %q accepted as %v", name, fd.Text, fd.Value)
 			}
 		}
 		if a.Eps.Err == "" && !(a.Eps.Value > 0) || a.Delta.Err == "" && !(a.Delta.Value >= 0 && a.Delta.Value < 1) {
 			t.Errorf("an invalid budget accepted: ε %+v, δ %+v", a.Eps, a.Delta)
+		}
+		if n := a.spec().PublicN; n < 0 || n > maxPublicN || n != 0 && !a.AddRemove() {
+			t.Errorf("the spec declares N = %d under %s (field %+v)", n, a.Neighbouring, a.PublicN)
 		}
 		link := a.Query()
 		b := NewApp(newTestHost(t, 1))

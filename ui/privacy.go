@@ -25,6 +25,11 @@ type privacyState struct {
 	// Eps and Delta are the budget of each run; Neighbouring its relation.
 	Eps, Delta   Field
 	Neighbouring string
+	// PublicN is the public number of rows N that add/remove needs, as typed: empty declares
+	// none here (the schema's "public_rows" applies, if it declares one). publicNFromSchema is
+	// true while its text is the loaded schema's "public_rows", filled in by the page.
+	PublicN           Field
+	publicNFromSchema bool
 	// Runs is the number of independent runs; Seed, when not empty, seeds them (not private).
 	Runs Field
 	Seed Field
@@ -54,7 +59,18 @@ var relations = []struct {
 	Label string
 }{
 	{privacy.ReplaceOne, "replace one row (the dataset's size is public)"},
-	{privacy.AddRemove, "add or remove one row (the number of rows is still taken as public)"},
+	{privacy.AddRemove, "add or remove one row (the number of rows stays private: declare a public N)"},
+}
+
+// maxPublicN is the largest public number of rows the page accepts: a whole number that a
+// float64 holds exactly and an int as well.
+const maxPublicN = 1e15
+
+func checkPublicN(v float64) string {
+	if v != math.Trunc(v) || v < 1 || v > maxPublicN {
+		return "N is a whole number of rows, from 1 to 10¹⁵."
+	}
+	return ""
 }
 
 func checkBudgetDelta(v float64) string {
@@ -98,6 +114,87 @@ func (a *App) SetDelta(text string) { a.Delta.set(text, checkBudgetDelta); a.spe
 // SetNeighbouring: see SetEps.
 func (a *App) SetNeighbouring(n string) { a.Neighbouring = n; a.specChanged() }
 
+// AddRemove reports whether the chosen relation is add/remove, which needs a public number of
+// rows N.
+func (a *App) AddRemove() bool { return a.Neighbouring == string(privacy.AddRemove) }
+
+// SetPublicN sets the public number of rows N as typed: a whole number from 1 to 10¹⁵, or
+// empty to declare none on the page (the schema's then applies).
+func (a *App) SetPublicN(text string) {
+	a.publicNFromSchema = false
+	a.setPublicN(text)
+	a.specChanged()
+}
+
+// setPublicN parses the N field; an empty text is valid and declares none (Value 0).
+func (a *App) setPublicN(text string) {
+	if strings.TrimSpace(text) == "" {
+		a.PublicN = Field{Text: text}
+		return
+	}
+	a.PublicN.set(text, checkPublicN)
+}
+
+// prefillPublicN fills the N field from a loaded schema's "public_rows" (0: none) unless the
+// person typed an N: a value the page filled from an earlier schema is replaced, or cleared
+// when this schema declares none.
+func (a *App) prefillPublicN(rows int) {
+	if strings.TrimSpace(a.PublicN.Text) != "" && !a.publicNFromSchema {
+		return
+	}
+	a.publicNFromSchema = rows > 0
+	text := ""
+	if rows > 0 {
+		text = strconv.Itoa(rows)
+	}
+	a.setPublicN(text)
+}
+
+// PublicNPlaceholder is the N field's placeholder: the schema's "public_rows", which applies
+// while the field is empty, or "" when the schema declares none.
+func (a *App) PublicNPlaceholder() string {
+	if a.Schema == nil || a.Schema.PublicRows == 0 {
+		return ""
+	}
+	return strconv.Itoa(a.Schema.PublicRows) + " (the schema's)"
+}
+
+// publicN is the spec's public number of rows: under add/remove, the N field's last valid
+// value (0 when it is empty: the schema's applies); 0 under replace-one, which has no use
+// for it.
+func (a *App) publicN() int {
+	if !a.AddRemove() {
+		return 0
+	}
+	return int(a.PublicN.Value)
+}
+
+// PublicNProblem says, in plain words, why the checked data cannot be planned for the
+// relation chosen: under add/remove, no public number of rows N is declared, or the data has
+// more training rows than N (fit.ProblemSize refuses both). It is "" when the size fits, under
+// replace-one and before the data is checked.
+func (a *App) PublicNProblem() string {
+	if a.Dataset == nil {
+		return ""
+	}
+	f, s := a.Dataset.Facts, a.spec()
+	if _, err := fit.ProblemSize(s, f); err == nil {
+		return ""
+	}
+	n := s.PublicN
+	if n == 0 {
+		n = f.PublicN
+	}
+	if n == 0 {
+		return "With add or remove neighbours the number of rows stays private, so every average is taken over a declared " +
+			"public number of rows N instead: enter N, at least the number of rows of any dataset the guarantee should cover."
+	}
+	// Both the field and the schema declare N ≥ 1, so the only other refusal is a dataset
+	// larger than N.
+	return fmt.Sprintf("The data has %d training rows, more than the public number of rows N = %d: enter a larger N "+
+		"(at least %d). Rows are never dropped to fit N.", f.N, n, f.N)
+}
+
 // SetRuns: see SetEps.
 func (a *App) SetRuns(text string) { a.Runs.set(text, checkRuns); a.specChanged() }
 
@@ -139,14 +236,20 @@ func (a *App) options() map[string]string {
 // spec is the fit the page's current valid values describe.
 func (a *App) spec() fit.Spec {
 	s := fit.Spec{Mechanism: a.Mechanism, Options: a.options(),
-		Budget: mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)}}
+		Budget:  mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)},
+		PublicN: a.publicN()}
 	a.modelSpec(&s)
 	return s
 }
 
-// specChanged plans again for the current choices when the data is checked.
+// specChanged plans again for the current choices when the data is checked. When the
+// problem has no size (PublicNProblem), nothing is planned until it has one.
 func (a *App) specChanged() {
 	if a.Dataset == nil {
+		return
+	}
+	if a.PublicNProblem() != "" {
+		a.Plans, a.PlanErr, a.planID = nil, "", 0 // an answer to an earlier request is ignored
 		return
 	}
 	facts := a.Dataset.Facts
@@ -167,7 +270,8 @@ func (a *App) receivePlan(r engine.Response) {
 	a.redraw()
 }
 
-// PlanID is the ID of the latest plan request (0 before the first), for the page's tests.
+// PlanID is the ID of the latest plan request (0 before the first, and while the choices
+// cannot be planned), for the page's tests.
 func (a *App) PlanID() int { return a.planID }
 
 // Planning reports whether a plan for the current choices is awaited.
@@ -209,7 +313,7 @@ type PlanRow struct {
 	// Name and Title name the mechanism; Chosen marks the chosen one.
 	Name, Title string
 	Chosen      bool
-	// Unplanned is true before the data is checked: there is no plan yet.
+	// Unplanned is true while there is no plan (App.UnplannedText says why).
 	Unplanned bool
 	// Error says why the mechanism does not plan; the other fields are then empty.
 	Error string
@@ -218,8 +322,8 @@ type PlanRow struct {
 	Guarantee, Utility, Time, Note string
 }
 
-// PlanRows compares every mechanism for the current choices; before the data is checked,
-// the rows name the mechanisms only.
+// PlanRows compares every mechanism for the current choices; while there is no plan, the rows
+// name the mechanisms only.
 func (a *App) PlanRows() []PlanRow {
 	if a.Plans == nil {
 		var rows []PlanRow
@@ -240,6 +344,18 @@ func (a *App) PlanRows() []PlanRow {
 		rows = append(rows, row)
 	}
 	return rows
+}
+
+// UnplannedText says why the mechanisms have no plan: the data is not checked, the choices
+// cannot be planned (the message above the table says why), or the plan is awaited.
+func (a *App) UnplannedText() string {
+	switch {
+	case a.Dataset == nil:
+		return "planned once the data is checked"
+	case a.PublicNProblem() != "" || a.PlanErr != "":
+		return "not planned: see the message above"
+	}
+	return "planning…"
 }
 
 // MechanismPaper names the paper a mechanism follows.
@@ -414,10 +530,12 @@ func (a *App) ComposedText() string {
 func (a *App) budgetErrors() []string {
 	var out []string
 	for _, f := range []struct {
+		used  bool
 		field *Field
 		name  string
-	}{{&a.Eps, "ε"}, {&a.Delta, "δ"}, {&a.Runs, "the number of runs"}, {&a.Seed, "the seed"}} {
-		if f.field.Err != "" {
+	}{{true, &a.Eps, "ε"}, {true, &a.Delta, "δ"}, {a.AddRemove(), &a.PublicN, "the public number of rows N"},
+		{true, &a.Runs, "the number of runs"}, {true, &a.Seed, "the seed"}} {
+		if f.used && f.field.Err != "" {
 			out = append(out, f.name)
 		}
 	}

@@ -113,13 +113,17 @@ func (a *App) ReportRows() []ReportRow {
 	if r.Randomness == privacy.SeededNotPrivate {
 		randomness = "seeded: not private (anyone with the seed can reproduce the noise)"
 	}
+	relation := string(r.Neighbouring)
+	if n, ok := a.declaredN(); ok {
+		relation += fmt.Sprintf(" (declared public number of rows N = %d)", n)
+	}
 	return []ReportRow{
 		{"Mechanism", r.Mechanism},
 		{"Paper", r.Paper},
 		{"Guarantee", r.Guarantee.Description},
 		{"Target (ε, δ)", fmt.Sprintf("(%s, %s)", shortText(r.Target.Epsilon), shortText(r.Target.Delta))},
 		{"Certified δ at the target ε", shortText(r.Achieved.Delta)},
-		{"Neighbouring relation", string(r.Neighbouring)},
+		{"Neighbouring relation", relation},
 		{"Sensitivity", shortText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
 		{"Sampler", sampler},
 		{"Randomness", randomness},
@@ -238,15 +242,37 @@ func (a *App) ReleasedText() string {
 		return "The composed guarantee could not be computed: " + err.Error()
 	}
 	b := a.runSpec.Budget
+	rel := a.relationText()
 	if k == 1 {
-		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under the %s relation.", shortText(b.Epsilon), shortText(b.Delta), b.Neighbouring)
+		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under %s.", shortText(b.Epsilon), shortText(b.Delta), rel)
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(e), shortText(b.Delta), b.Neighbouring, c)
+			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under %s (%v).", k, shortText(e), shortText(b.Delta), rel, c)
 		}
 	}
-	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under the %s relation (%v).", k, shortText(b.Epsilon), shortText(c.Delta(b.Epsilon)), b.Neighbouring, c)
+	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under %s (%v).", k, shortText(b.Epsilon), shortText(c.Delta(b.Epsilon)), rel, c)
+}
+
+// declaredN is the runs' public number of rows N under add/remove (fit.ProblemSize of the
+// spec and facts they were planned with), which is public; the observed number of rows is
+// private there and never stated. ok is false under replace-one.
+func (a *App) declaredN() (n int, ok bool) {
+	if a.runSpec.Budget.Neighbouring != privacy.AddRemove {
+		return 0, false
+	}
+	n, err := fit.ProblemSize(a.runSpec, a.runFacts)
+	return n, err == nil
+}
+
+// relationText names the runs' neighbouring relation for the statements, with N under
+// add/remove.
+func (a *App) relationText() string {
+	text := fmt.Sprintf("the %s relation", a.runSpec.Budget.Neighbouring)
+	if n, ok := a.declaredN(); ok {
+		text += fmt.Sprintf(" with the declared public number of rows N = %d", n)
+	}
+	return text
 }
 
 // Export is the downloaded file: the settings, and for each finished run its model, privacy

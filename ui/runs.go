@@ -60,6 +60,8 @@ func (a *App) RunBlockers() []string {
 	}
 	if a.Dataset != nil {
 		switch p := a.ChosenPlan(); {
+		case a.PublicNProblem() != "":
+			out = append(out, a.PublicNProblem())
 		case a.PlanErr != "":
 			out = append(out, "The plan failed: "+a.PlanErr)
 		case p == nil:

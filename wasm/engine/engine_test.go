@@ -372,6 +372,32 @@ func TestRun(t *testing.T) {
 	}
 }
 
+// Under add/remove the run divides by the declared public number of rows N, refuses data with
+// more rows than N, and evaluates the held-out rows over their own number.
+func TestRunAddRemove(t *testing.T) {
+	e, posted := newEngine()
+	demoDataset(t, e, posted, false)
+	spec := demoSpec()
+	spec.Budget.Neighbouring = privacy.AddRemove
+	for id, n := range map[int]int{20: 0, 21: 3999} {
+		spec.PublicN = n
+		if r := e.Handle(Request{ID: id, Kind: "run", Spec: spec}, nil); r.Kind != "error" || !strings.Contains(r.Error, "public number of rows") {
+			t.Errorf("N = %d: %+v", n, r)
+		}
+	}
+	spec.PublicN = 5000
+	if r := e.Handle(Request{ID: 22, Kind: "run", Spec: spec}, nil); r.Kind != "started" {
+		t.Fatalf("N = 5000: %+v", r)
+	}
+	r, _ := await(t, posted, 22)
+	if r.Kind != "release" || r.Result.Release.Report.Neighbouring != privacy.AddRemove {
+		t.Fatalf("N = 5000: %+v", r)
+	}
+	if ev := r.Result.Test; ev == nil || ev.Rows != 1000 || ev.Accuracy == nil || !(*ev.Accuracy > 0.5) || !(ev.Loss > 0) {
+		t.Errorf("evaluation: %+v", ev)
+	}
+}
+
 // A long run is refused a second run while it runs, and ends "cancelled" after a cancel.
 func TestCancel(t *testing.T) {
 	e, posted := newEngine()

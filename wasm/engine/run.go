@@ -8,6 +8,7 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -116,10 +117,13 @@ func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Req
 	e.post(resp)
 }
 
-// evaluate returns the accuracy and mean loss of a model on the held-out rows.
+// evaluate returns the accuracy and mean loss of a model on the held-out rows. They are local
+// diagnostics, not private: the mean is over the held-out rows themselves, whatever the
+// relation (under add/remove the fit divides by a declared public N instead).
 func evaluate(s fit.Spec, d *dataset, w []float64) (*Evaluation, error) {
 	facts := d.summary.Facts
 	facts.N = d.test.N
+	s.Budget.Neighbouring = privacy.ReplaceOne // the problem's size is then facts.N
 	p, err := fit.Problem(s, facts)
 	if err != nil {
 		return nil, err
