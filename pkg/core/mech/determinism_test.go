@@ -19,7 +19,7 @@ var pinnedReleases = map[string]uint64{
 	"outpert-gauss": 0xc9b596851245ae25,
 	"rem":           0x4528df4cfde9dfdb,
 	"expmech":       0xab364d6ff81cda96,
-	"rashomon":      0xb739656a70dde265,
+	"rashomon":      0xa7397e7a4e52b836,
 	"rem-lp":        0x4e40b3f702e9e6c0,
 }
 

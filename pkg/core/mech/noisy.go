@@ -61,6 +61,10 @@ type noisySteps struct {
 	// biasScale is t > 1 when each drift's last coordinate (a declared bias) is divided by t
 	// before its release and multiplied by t after, 0 otherwise (see shapeToBias).
 	biasScale float64
+
+	// sensitivityOf and sensitivityDerivation, when not empty, replace the report's account
+	// of Δ (the rashomon chain's gradient is not a mean gradient's).
+	sensitivityOf, sensitivityDerivation string
 }
 
 // shapeToBias divides the bias coordinate of every drift by t (a power of two) before its
@@ -281,12 +285,9 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 		Mechanism: m.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: m.Paper(),
 		Target:       privacy.Budget{Epsilon: s.budget.Epsilon, Delta: s.budget.Delta},
 		Neighbouring: s.budget.relation(),
-		Sensitivity: privacy.Sensitivity{Value: s.stepSens,
-			Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
-			Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
-				s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n), s.budget.rows())},
-		Sampler:    sampler,
-		Randomness: randomness(r),
+		Sensitivity:  s.sensitivity(),
+		Sampler:      sampler,
+		Randomness:   randomness(r),
 	})
 	if err != nil {
 		return rep, err
@@ -318,6 +319,18 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 	return rep, nil
 }
 
+// sensitivity is the report's account of one step's sensitivity.
+func (s *noisySteps) sensitivity() privacy.Sensitivity {
+	sens := privacy.Sensitivity{Value: s.stepSens,
+		Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
+		Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
+			s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n), s.budget.rows())}
+	if s.sensitivityOf != "" {
+		sens.Of, sens.Derivation = s.sensitivityOf, s.sensitivityDerivation
+	}
+	return sens
+}
+
 // stepRule is how a noisy gradient method moves, by Polyak's heavy ball: each step releases
 // the drift z_k = round(shrink·θ_k − h·∇F_D(θ_k)) + ξ_k and moves to
 // θ_{k+1} = Π_C(z_k + momentum·(θ_k − θ_{k−1})) (θ_{k+1} = Π_C(z_k) without momentum),
@@ -337,6 +350,9 @@ type stepRule struct {
 	// function of θ_k, computed from earlier releases, so the drift's sensitivity is unchanged.
 	ridge   float64
 	ridgeAt []int
+	// gradient, when not nil, writes the drift's gradient at θ in place of the loss's mean
+	// gradient (the rashomon chain's thresholded objective); its sensitivity is the plan's Δ.
+	gradient func(grad, theta []float64)
 }
 
 // run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
@@ -353,6 +369,9 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 			return nil, 0, fmt.Errorf("mech: internal error: the steps clip the derivatives of a linear model, not of a %T", l)
 		}
 		meanGrad = func(grad, w []float64) { lin.MeanClippedGrad(grad, w, s.clipAt) }
+	}
+	if rule.gradient != nil {
+		meanGrad = rule.gradient
 	}
 	theta := make([]float64, s.dim)
 	grad := make([]float64, s.dim)

@@ -55,8 +55,12 @@ const (
 //	w ← Π_C(w − h·∇U(w) + √(2h)·ξ),  ξ ~ N(0, I),  from a data-independent start,
 //
 // where ∇U = β∇F_λ outside the flat set and 0 inside. Guarantee: μ-GDP with μ = βΔ_ψ√(Th/2)
-// exactly (Gaussian composition of T Gaussian mechanisms; the projection is post-processing;
-// seed 004, Lemma 2.2, whose RDP bound is this curve's), calibrated with the exact curve. Δ_ψ
+// for the chain in real numbers (Gaussian composition of T Gaussian mechanisms; the projection
+// is post-processing; seed 004, Lemma 2.2, whose RDP bound is this curve's). As run, each step
+// releases its drift w − hβ∇F_λ rounded to a grid with discrete Gaussian noise (noisySteps,
+// planChain): floating-point safe, with the Gaussian accounting of the other noisy gradient
+// methods (μ-GDP up to the discrete noise's certified total variation, folded into δ), and
+// the flat test allows for the rounding of F_λ (gradient, threshold). Δ_ψ
 // bounds ‖∇max{F_λ,D, τ_D + ψ} − ∇max{F_λ,D′, τ_D′ + ψ}‖ at every point: 2G/n (G/n under
 // add/remove) where neither is flat, 0 where both are, and where only D's is flat,
 // ‖∇F_λ,D′‖ ≤ ‖∇F_λ,D‖ + 2G/n ≤ √(2Mψ) + 2G/n, since an M-smooth function satisfies
@@ -130,9 +134,11 @@ type rashomonPlan struct {
 	sens, deltaPsi float64 // 2G/n and Δ_ψ
 	beta, step     float64 // β and h (so that h·β = 1/(4M))
 	steps          int
-	muTarget, mu   float64
+	muTarget       float64
 	solverTarget   float64 // L-BFGS certificate ‖x − x*‖ for τ
 	utility        Utility
+	// chain releases each step's drift on a grid with discrete Gaussian noise (noisySteps).
+	chain noisySteps
 }
 
 // planLangevin plans the (ε, δ) mode.
@@ -188,15 +194,8 @@ func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
 	if !(pl.lambda > 0) || math.IsInf(pl.lambda, 1) || !(pl.beta > 0) || math.IsInf(pl.beta, 1) {
 		return nil, fmt.Errorf("mech: no finite parameters for the Rashomon sampler (λ = %g, β = %g)", pl.lambda, pl.beta)
 	}
-	mm := pl.smooth + pl.lambda
-	pl.step = 1 / (4 * pl.beta * mm)
-	pl.mu = pl.beta * pl.deltaPsi * math.Sqrt(float64(pl.steps)*pl.step/2)
-	for pl.mu > pl.muTarget {
-		pl.beta = math.Nextafter(pl.beta, 0)
-		pl.mu = pl.beta * pl.deltaPsi * math.Sqrt(float64(pl.steps)*pl.step/2)
-	}
-	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(privacy.GDP{Mu: pl.mu}) {
-		return nil, errors.New("mech: internal error: the planned chain does not meet the budget")
+	if err := pl.planChain(); err != nil {
+		return nil, err
 	}
 	// τ within min(ψ, 1/β)/10 of the infimum: ‖∇F_λ‖²/(2λ) = λr²/2 for a certificate r.
 	pl.solverTarget = math.Sqrt(2 * math.Min(pl.psi, 1/pl.beta) / 10 / pl.lambda)
@@ -205,12 +204,39 @@ func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
 	return pl, nil
 }
 
+// planChain plans the chain's floating-point-safe steps (see noisySteps): each step releases
+// the drift w − η·∇U/β, η = 1/(4M), rounded to a grid with discrete Gaussian noise whose σ
+// makes the T steps meet the budget; the drift's sensitivity is η·Δ_ψ (plus the mean
+// gradient's rounding). The Langevin step that noise corresponds to is h = σ²/2, and β = η/h:
+// the chain runs U = β·max{F_λ, τ + ψ} at that temperature, within a relative 10⁻⁹ or so of
+// the β the continuous model chose (the grid's rounding and the Gaussian accounting's share).
+func (pl *rashomonPlan) planChain() error {
+	mm := pl.smooth + pl.lambda
+	s := noisySteps{budget: pl.budget, n: pl.problem.N, dim: pl.problem.params(), g: pl.g, clipAt: math.Inf(1), clip: 1}
+	s.delta = roundUp(pl.deltaPsi + meanGradientRounding(pl.problem.N, pl.g))
+	var err error
+	if s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(pl.budget, pl.steps*s.dim); err != nil {
+		return err
+	}
+	s.h, s.steps = 1/(4*mm), pl.steps
+	if err := s.planNoise(); err != nil {
+		return err
+	}
+	s.sensitivityOf = "the ℓ2 distance between one step's rounded drifts w − η∇max{F_D + (λ/2)‖w‖², τ_D + ψ}(w) on neighbouring datasets, in real units"
+	s.sensitivityDerivation = fmt.Sprintf("η·Δ_ψ + 2g√d with η = 1/(4M) = %.6g, g = %.3g and Δ_ψ = s + √(2Mψ) = %.6g the thresholded gradient's sensitivity, with s = %s, M = %.6g (the smoothness of F_D + (λ/2)‖w‖²) and ψ = %.6g, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
+		s.h, s.grid.Spacing(), pl.deltaPsi, pl.budget.sensitivityDerivation(pl.g, pl.problem.N), mm, pl.psi, pl.budget.rows())
+	pl.chain = s
+	pl.step = s.sigma * s.sigma / 2
+	pl.beta = s.h / pl.step
+	return nil
+}
+
 // deltaOf returns Δ_ψ = s + √(2Mψ) for smoothness M.
 func (pl *rashomonPlan) deltaOf(smooth float64) float64 {
 	return pl.sens + math.Sqrt(2*smooth*pl.psi)
 }
 
-func (pl *rashomonPlan) Guarantee() privacy.Curve { return privacy.GDP{Mu: pl.mu} }
+func (pl *rashomonPlan) Guarantee() privacy.Curve { return pl.chain.curveAt(pl.steps) }
 func (pl *rashomonPlan) Utility() Utility         { return pl.utility }
 
 // Cost counts the chain's gradient passes as per-example gradient queries (the threshold's
@@ -220,11 +246,15 @@ func (pl *rashomonPlan) Cost() Cost {
 }
 
 func (pl *rashomonPlan) Parameters() map[string]float64 {
-	return map[string]float64{"beta": pl.beta, "psi": pl.psi, "ridge": pl.lambda, "steps": float64(pl.steps), "step": pl.step,
-		"mu_gdp": pl.mu, "sensitivity": pl.deltaPsi, "lipschitz": pl.g, "smoothness": pl.smooth + pl.lambda, "radius": pl.problem.Radius}
+	ps := map[string]float64{"beta": pl.beta, "psi": pl.psi, "ridge": pl.lambda, "steps": float64(pl.steps), "step": pl.step,
+		"sensitivity": pl.deltaPsi, "lipschitz": pl.g, "smoothness": pl.smooth + pl.lambda, "radius": pl.problem.Radius,
+		"sigma": pl.chain.sigma, "grid": pl.chain.grid.Spacing()}
+	pl.chain.addAccounting(ps)
+	return ps
 }
 
-// Run computes the threshold and runs the chain.
+// Run computes the threshold and runs the chain; stopped early, it releases the point reached
+// with the privacy of the steps taken.
 func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
 	l, err := pl.budget.lossOver(pl.problem, ds)
@@ -239,57 +269,24 @@ func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	dim := l.Dim()
-	x, g := make([]float64, dim), make([]float64, dim)
-	// Data-independent start: N(0, I/(βM)) projected onto the domain.
-	noise := math.Sqrt(2 * pl.step)
-	for i := range x {
-		x[i] = r.Normal() / math.Sqrt(pl.beta*(pl.smooth+pl.lambda))
-	}
-	pl.problem.Domain.Project(x, x)
 	flat := 0
-	hb := pl.step * pl.beta
-	every := max(1, pl.steps/1000)
-	for t := 1; t <= pl.steps; t++ {
-		if err := ctx.Err(); err != nil {
-			return nil, err
-		}
+	rule := stepRule{shrink: 1, length: 1, stage: "Langevin sampling", gradient: func(g, x []float64) {
 		if pl.gradient(obj, tau, g, x) {
 			flat++
 		}
-		var in []float64
-		if replay.release != nil {
-			in = make([]float64, dim)
-			for i := range in {
-				in[i] = x[i] - hb*g[i]
-			}
-		}
-		for i := range x {
-			x[i] += -hb*g[i] + noise*r.Normal()
-		}
-		released("Langevin step", in, x, roundUp(hb*pl.deltaPsi))
-		pl.problem.Domain.Project(x, x)
-		if progress != nil && (t%every == 0 || t == pl.steps) {
-			progress(Progress{Fraction: float64(t) / float64(pl.steps), Stage: "Langevin sampling"})
-		}
+	}}
+	x, k, err := pl.chain.run(ctx, l, pl.problem.Domain, rule, r, progress)
+	if err != nil {
+		return nil, fmt.Errorf("mech: %s: %w", pl.mech.Name(), err)
 	}
-	if !pl.problem.Domain.Contains(x) {
-		return nil, errors.New("mech: the Langevin chain left the domain (a non-finite value)")
-	}
-	rep, err := privacy.NewReport(pl.Guarantee(), privacy.ReportSpec{
-		Mechanism: pl.mech.Name() + " (projected Langevin chain, (ε, δ))", Paper: pl.mech.Paper(),
-		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
-		Sensitivity: privacy.Sensitivity{Value: pl.deltaPsi, Of: "the ℓ2 sensitivity of the gradient of the thresholded objective max{F_D + (λ/2)‖w‖², τ_D + ψ} (β·h times it per step, against noise √(2h))",
-			Derivation: fmt.Sprintf("s + √(2Mψ) with s = %s, M = %.6g (the smoothness of F_D + (λ/2)‖w‖²) and ψ = %.6g; μ = βΔ√(Th/2) with β = %.6g, T = %d, h = %.6g",
-				pl.budget.sensitivityDerivation(pl.g, pl.problem.N), pl.smooth+pl.lambda, pl.psi, pl.beta, pl.steps, pl.step)},
-		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "the guarantee is that of the Langevin chain as run (T Gaussian steps composed, exactly μ-GDP), so no sampler error enters it; the chain's distance to the Rashomon Gibbs measure is not certified, which affects only the utility and the Rashomon property"},
-		Randomness: randomness(r),
-	})
+	rep, err := pl.chain.report(pl.mech, k, r)
 	if err != nil {
 		return nil, err
 	}
-	details := map[string]float64{"threshold_solver_iterations": float64(solverIters), "flat_steps": float64(flat)}
+	rep.Mechanism = pl.mech.Name() + " (projected Langevin chain on a grid, (ε, δ))"
+	rep.Statement += fmt.Sprintf(" The chain runs Langevin dynamics on U = β·max{F_D + (λ/2)‖w‖², τ_D + ψ} with β = %.6g, λ = %.6g and ψ = %.6g, from the data-independent start Π_C(0); τ_D is a certified lower bound on the infimum of F_D + (λ/2)‖w‖², and a point counts as flat only when its computed value plus a bound on its rounding error is at most τ_D + ψ, so the sensitivity holds in floating point. The release is the last point (post-processing); its distance to the Rashomon Gibbs measure is not certified, which affects only the utility.",
+		pl.beta, pl.lambda, pl.psi)
+	details := map[string]float64{"threshold_solver_iterations": float64(solverIters), "flat_steps": float64(flat), "steps_taken": float64(k)}
 	if !math.IsInf(tau, -1) {
 		details["threshold"] = tau // absent when L-BFGS failed and the chain had no flat set
 	}
@@ -300,18 +297,42 @@ func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, 
 }
 
 // gradient writes into g the gradient of max{F_λ, τ + ψ} at x that the chain uses: ∇F_λ(x),
-// or 0 where F_λ(x) ≤ τ + ψ (the flat set, which it reports). Its sensitivity is Δ_ψ.
+// or 0 where x is flat (which it reports). Its sensitivity is Δ_ψ, whose proof needs only
+// that a flat x has F_λ(x) ≤ inf F_λ + ψ exactly: x is flat when its computed F_λ plus a bound
+// on that computation's rounding error (valueError) is at most τ + ψ, τ ≤ inf F_λ being exact
+// (threshold). Rounding can then only make fewer points flat, which the proof allows.
 func (pl *rashomonPlan) gradient(obj ridged, tau float64, g, x []float64) bool {
-	if obj.valueGrad(g, x) <= tau+pl.psi {
+	f := obj.valueGrad(g, x)
+	if f+pl.valueError(f, x) <= math.Nextafter(tau+pl.psi, math.Inf(-1)) {
 		clear(g)
 		return true
 	}
 	return false
 }
 
+// valueError bounds |F̃_λ(x) − F_λ(x)| for a computed value f = F̃_λ(x), F_λ = F + (λ/2)‖x‖²
+// with F the mean of N non-negative losses of linear predictions: each prediction's dot
+// product of d terms is within γ_d·‖x‖·X of the exact one (γ_k = k·2⁻⁵²), which moves a
+// G-Lipschitz loss by γ_d·G·‖x‖ (G = S·X); each loss is evaluated to a few units in the last
+// place; the sum of N non-negative terms and the division add γ_{N+8} relative; the ridge's
+// sum of squares γ_d relative. So |F̃ − F| ≤ γ_{N+8}·F + γ_d·G·‖x‖ + γ_d·(λ/2)‖x‖², with F ≤
+// (1 + 2γ_{N+8})·f, doubled for safety. At the defaults ψ = s²/(2M) falls near this bound from
+// about N = 3·10⁵ rows: the flat set then shrinks, and the sensitivity still holds.
+func (pl *rashomonPlan) valueError(f float64, x []float64) float64 {
+	gn, gd := float64(pl.problem.N+8)*0x1p-52, float64(len(x)+2)*0x1p-52
+	sq := 0.0
+	for _, v := range x {
+		sq += v * v
+	}
+	norm := math.Sqrt(sq)
+	return 2 * (gn*(1+2*gn)*math.Abs(f) + gd*pl.g*norm + gd*pl.lambda/2*sq)
+}
+
 // threshold returns τ ≤ inf_{R^d} F_λ: the strong-convexity bound F_λ(x) − ‖∇F_λ(x)‖²/(2λ) at
-// the L-BFGS solution x, or −∞ when L-BFGS does not reach its certificate (then the chain has
-// no flat set; privacy holds for any τ below the infimum). It returns the solver's iterations.
+// the L-BFGS solution x, made a lower bound in floating point too (F_λ(x) less its rounding
+// bound, ‖∇F_λ(x)‖ plus its rounding bound), or −∞ when L-BFGS does not reach its certificate
+// (then the chain has no flat set; privacy holds for any τ below the infimum). It returns the
+// solver's iterations.
 func (pl *rashomonPlan) threshold(obj ridged) (float64, int) {
 	dim := obj.loss.Dim()
 	res, err := solve.LBFGS(solve.Problem{Func: func(x []float64) float64 { return obj.valueGrad(nil, x) }, Grad: func(g, x []float64) { obj.valueGrad(g, x) }, FuncGrad: obj.valueGrad},
@@ -321,8 +342,12 @@ func (pl *rashomonPlan) threshold(obj ridged) (float64, int) {
 	}
 	g := make([]float64, dim)
 	f := obj.valueGrad(g, res.X)
-	n := geom.Norm(g, 2)
-	return f - n*n/(2*pl.lambda), res.Stats.Iterations
+	// The gradient's rounding: the mean of N terms of norm at most G (meanGradientRounding's
+	// argument), and the ridge's λx added coordinate by coordinate.
+	gradErr := meanGradientRounding(pl.problem.N, pl.g) + float64(dim+2)*0x1p-52*(pl.g+pl.lambda*geom.Norm(res.X, 2))
+	n := roundUp(geom.Norm(g, 2) + gradErr)
+	tau := (f - pl.valueError(f, res.X)) - roundUp(n*n/(2*pl.lambda))
+	return math.Nextafter(tau, math.Inf(-1)), res.Stats.Iterations
 }
 
 // ridged is F_λ(w) = F_D(w) + (λ/2)‖w‖².

@@ -4,7 +4,7 @@ import "github.com/privopt/privopt/pkg/sampler"
 
 // exactArithmetic is what the report of a mechanism that releases a sampler's float64 sample
 // as computed says of floating point.
-const exactArithmetic = "The sample is computed in floating point and released as computed: the guarantee is proven for the sampler in exact arithmetic, and does not cover what the low-order bits of a floating-point sample may reveal (the noise-adding mechanisms, outpert, outpert-gauss, langevin and noisy-gd, release on a grid with exact discrete noise instead)."
+const exactArithmetic = "The sample is computed in floating point and released as computed: the guarantee is proven for the sampler in exact arithmetic, and does not cover what the low-order bits of a floating-point sample may reveal (outpert, outpert-gauss, langevin, noisy-gd and the (ε, δ) rashomon chain release on a grid with exact discrete noise instead)."
 
 // replayHooks let the replay tests (replay_test.go) watch what a run feeds its noise and its
 // samplers, to check every declared sensitivity on neighbouring datasets. They are nil outside

@@ -393,6 +393,35 @@ func replayPlan(t testing.TB, c replayCase, rel privacy.Neighbouring, p Problem,
 
 var relations = []privacy.Neighbouring{privacy.ReplaceOne, privacy.AddRemove}
 
+// replayAll replays a case's mechanism on the pairs of base and each of its extreme rows (or
+// those c.extremes lists) under the relation, seeded from seed: every failure is an error, and
+// a case whose runs show the hooks nothing fails too.
+func replayAll(t *testing.T, c replayCase, rel privacy.Neighbouring, p Problem, base, extremes *data.Dataset, seed uint64) {
+	t.Helper()
+	js := c.extremes
+	if js == nil {
+		for j := range extremes.N {
+			js = append(js, j)
+		}
+	}
+	seen, tightest := 0, 0.0
+	for _, j := range js {
+		for _, pair := range neighbours(rel, base, extremes, j) {
+			pl := replayPlan(t, c, rel, p, pair.d0.N)
+			bad, checked, ratio := replayPair(t, pl, pl, pair, seed+uint64(j))
+			for _, b := range bad {
+				t.Errorf("%s: %s", pair.name, b)
+			}
+			seen += checked
+			tightest = math.Max(tightest, ratio)
+		}
+	}
+	if seen == 0 {
+		t.Error("the run showed the hooks no release, target or score: nothing was checked")
+	}
+	t.Logf("%d releases, targets and scores checked; the tightest used %.3f of its declared sensitivity", seen, tightest)
+}
+
 // replayBase and replayN are the size of the replay pairs' base dataset and the public N
 // declared for their add/remove pairs.
 const replayBase, replayN = 300, 400
@@ -421,29 +450,7 @@ func TestReplaySensitivities(t *testing.T) {
 	for _, c := range cases {
 		for _, rel := range relations {
 			t.Run(c.name+"/"+string(rel), func(t *testing.T) {
-				js := c.extremes
-				if js == nil {
-					js = make([]int, extremes.N)
-					for j := range js {
-						js[j] = j
-					}
-				}
-				seen, tightest := 0, 0.0
-				for _, j := range js {
-					for _, pair := range neighbours(rel, base, extremes, j) {
-						pl := replayPlan(t, c, rel, adultReplayProblem(base, 0), pair.d0.N)
-						bad, checked, ratio := replayPair(t, pl, pl, pair, uint64(100+j))
-						for _, b := range bad {
-							t.Errorf("%s: %s", pair.name, b)
-						}
-						seen += checked
-						tightest = math.Max(tightest, ratio)
-					}
-				}
-				if seen == 0 {
-					t.Error("the run showed the hooks no release, target or score: nothing was checked")
-				}
-				t.Logf("%d releases, targets and scores checked; the tightest used %.3f of its declared sensitivity", seen, tightest)
+				replayAll(t, c, rel, adultReplayProblem(base, 0), base, extremes, 100)
 			})
 		}
 	}
@@ -497,22 +504,7 @@ func TestReplayOtherProblems(t *testing.T) {
 		for _, c := range pr.mechs {
 			for _, rel := range relations {
 				t.Run(pr.name+"/"+c.name+"/"+string(rel), func(t *testing.T) {
-					seen, tightest := 0, 0.0
-					for j := range pr.extremes.N {
-						for _, pair := range neighbours(rel, pr.base, pr.extremes, j) {
-							pl := replayPlan(t, c, rel, pr.p, pair.d0.N)
-							bad, checked, ratio := replayPair(t, pl, pl, pair, uint64(200+j))
-							for _, b := range bad {
-								t.Errorf("%s: %s", pair.name, b)
-							}
-							seen += checked
-							tightest = math.Max(tightest, ratio)
-						}
-					}
-					if seen == 0 {
-						t.Error("the run showed the hooks no release, target or score: nothing was checked")
-					}
-					t.Logf("%d releases, targets and scores checked; the tightest used %.3f of its declared sensitivity", seen, tightest)
+					replayAll(t, c, rel, pr.p, pr.base, pr.extremes, 200)
 				})
 			}
 		}
