@@ -403,7 +403,7 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		if err := s.grid.Release(r, z, z, noise); err != nil {
 			return nil, 0, fmt.Errorf("mech: noisy gradient step %d: %w", k+1, err)
 		}
-		released("noisy step", in, z, s.driftSensitivity())
+		released("noisy step", in, z, s.driftSensitivity(), s.grid.Spacing())
 		if s.biasScale > 1 {
 			z[last] *= s.biasScale
 		}

@@ -165,8 +165,12 @@ type outpertPlan struct {
 	solverDom   geom.Domain // the subgradient method's domain
 	solverLip   float64     // the subgradient method's L (loss plus regularizer)
 	solverSteps int
-	cost        Cost
-	utility     Utility
+	// certifySteps (smooth losses) is the a-priori number of iterations after which the
+	// accelerated method certifies r₀ for every dataset (acceleratedSteps): the accelerated
+	// solver's cap, and L-BFGS's fallback.
+	certifySteps int
+	cost         Cost
+	utility      Utility
 }
 
 // Plan fixes λ, the certificate, the noise and the solver from the budget and the problem.
@@ -277,6 +281,46 @@ func (pl *outpertPlan) sensitivityNumerator(lambda float64) (lg, m float64, err 
 	return roundUp(2 * pl.g / (1 + float64(p.N-1)*detmath.Exp(-p.Loss.Tilt*m))), m, nil
 }
 
+// acceleratedSteps returns K, a number of iterations after which solve.AcceleratedProjected,
+// started from Π_C(0), certifies ‖w − w*‖ ≤ r₀ for every dataset the bounds admit, so that
+// whether the solver certifies never depends on the data. With σ = λ, L = β_F + λ, κ = L/σ and
+// q = 1 − 1/√κ, its constant-momentum iterates satisfy F(x_k) − F* ≤ q^k·C, C = F(x₀) − F* +
+// (σ/2)‖x₀ − w*‖² (Beck 2017, First-Order Methods in Optimization, Theorem 10.42), hence
+// ‖x_k − w*‖ ≤ √(2C/σ)·q^{k/2}, ‖y_k − w*‖ ≤ 3√(2C/σ)·q^{(k−1)/2}, and the certificate of
+// iteration k, (κ − 1)‖y_{k−1} − x_k‖ ≤ 2(κ − 1)‖y_{k−1} − w*‖, is at most r₀/2 once
+// k ≥ 2 + 2·ln(12(κ − 1)√(2C/σ)/r₀)/(−ln q). With 0 ∈ C, x₀ = 0, ‖w*‖ ≤ G/λ and
+// C ≤ G·‖w*‖ + (λ/2)‖w*‖² (F_λ(0) − F_λ(w*) ≤ F(0) − F(w*) ≤ G‖w*‖); otherwise ‖x₀ − w*‖ ≤
+// 2R_C and C ≤ (G + λR_C)·2R_C + 2λR_C². The solver's rounding allowance κ·4u(‖y‖ + ‖g‖/L +
+// ‖x⁺‖) is checked to stay below the other r₀/2 with ‖y‖, ‖x⁺‖ ≤ ‖w*‖ + 3√(2C/σ) + ‖x₀ − w*‖
+// and ‖g‖ ≤ G + λ‖y‖; a plan that cannot is refused, as is a K above the iteration cap.
+func (pl *outpertPlan) acceleratedSteps() (int, error) {
+	lambda, g := pl.lambda, pl.g
+	smooth := pl.betaF + lambda
+	kappa := smooth / lambda
+	rc := pl.problem.Domain.Radius(2)
+	wstar, d0, c := math.Min(rc, g/lambda), 0.0, 0.0
+	if pl.origin {
+		d0 = wstar
+		c = g*d0 + lambda/2*d0*d0
+	} else {
+		d0 = 2 * rc
+		c = (g+lambda*rc)*d0 + lambda/2*d0*d0
+	}
+	spread := math.Sqrt(2 * c / lambda)
+	y := wstar + 3*spread + d0
+	if rounding := kappa * 4 * 0x1p-53 * (2*y + (g+lambda*y)/smooth); !(rounding*(1+0x1p-20) <= pl.r0/2) {
+		return 0, fmt.Errorf("mech: output perturbation: the solver's certificate r₀ = %.3g is below what its floating-point rounding allows (%.3g) at λ = %.3g", pl.r0, 2*rounding, lambda)
+	}
+	rate := -detmath.Log1p(-1 / math.Sqrt(kappa))
+	k := 2 + math.Ceil(2*math.Max(0, detmath.Log(12*(kappa-1)*spread/pl.r0))/rate)
+	// K is a worst case: the solvers stop at their first certificate, after a few times fewer
+	// iterations (the predicted cost), so only the iteration cap bounds it, not MaxQueries.
+	if !(k <= smoothSolverMaxIter) {
+		return 0, fmt.Errorf("mech: output perturbation: certifying r₀ = %.3g for every dataset takes %.3g iterations of the accelerated method, above the cap of %d", pl.r0, k, smoothSolverMaxIter)
+	}
+	return int(k), nil
+}
+
 // bounds returns the utility bound at λ for a certificate-and-rounding error rr and noise
 // moments m1 ≥ E‖z‖, m2 ≥ E‖z‖²: the Lipschitz bound, or the smaller of it and the smooth
 // bound for a smooth loss on the whole space.
@@ -353,6 +397,13 @@ func (pl *outpertPlan) planSolver() error {
 			pl.solver = solverLBFGS
 		}
 		pl.solverSteps = int(math.Min(smoothSolverMaxIter, math.Max(1, math.Floor(pl.mech.MaxQueries/float64(n)))))
+		var err error
+		if pl.certifySteps, err = pl.acceleratedSteps(); err != nil {
+			return err
+		}
+		if pl.solver == solverAccelerated {
+			pl.solverSteps = pl.certifySteps
+		}
 		// Predicted work: the accelerated rate, √κ·log(initial distance/r₀) iterations.
 		kappa := (pl.betaF + lambda) / lambda
 		steps := math.Ceil(math.Sqrt(kappa) * math.Max(1, detmath.Log((pl.g/lambda+pl.r0)/pl.r0)))
@@ -568,7 +619,12 @@ func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error)
 	switch pl.solver {
 	case solverLBFGS:
 		s.Smoothness = pl.betaF + pl.lambda
-		res, err = solve.LBFGS(prob, x0, s)
+		if res, err = solve.LBFGS(prob, x0, s); errors.Is(err, solve.ErrNotCertified) {
+			// Whether L-BFGS certifies depends on the data; the accelerated method certifies
+			// within its a-priori steps for every dataset (acceleratedSteps).
+			s.MaxIter = pl.certifySteps
+			res, err = solve.AcceleratedProjected(prob, pl.problem.Domain, x0, s)
+		}
 	case solverAccelerated:
 		s.Smoothness = pl.betaF + pl.lambda
 		res, err = solve.AcceleratedProjected(prob, pl.problem.Domain, x0, s)
@@ -577,6 +633,8 @@ func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error)
 		res, err = solve.ProjectedSubgradient(prob, pl.solverDom, x0, s)
 	}
 	if err != nil {
+		// With a smooth loss this cannot happen unless the rounding analysis of acceleratedSteps
+		// is wrong; the non-smooth path's steps are a-priori too.
 		return nil, nil, fmt.Errorf("mech: output perturbation: the solver did not certify ‖w − w*‖ ≤ r₀ = %.3g: %w", pl.r0, err)
 	}
 	return res, l, nil
@@ -603,7 +661,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	}
 	report(0.9, "adding noise")
 	w := make([]float64, pl.dim)
-	in := releasing(res.X)
+	in, grid := releasing(res.X), 0.0
 	switch pl.noise {
 	case noiseContinuousLaplace:
 		if err := r.L2Laplace(w, pl.scale); err != nil {
@@ -625,8 +683,9 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 		if err := pl.grid.Release(r, w, res.X, noise); err != nil {
 			return nil, err
 		}
+		grid = pl.grid.Spacing()
 	}
-	released("output perturbation", in, w, pl.sens)
+	released("output perturbation", in, w, pl.sens, grid)
 	if !pl.smoothForm {
 		pl.problem.Domain.Project(w, w)
 	}

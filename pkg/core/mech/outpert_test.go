@@ -509,3 +509,47 @@ func TestLossBound(t *testing.T) {
 		}
 	}
 }
+
+// TestOutPertCertifiesAPriori: for a smooth loss, whether the solver certifies r₀ never depends
+// on the data. The accelerated method, capped at the plan's a-priori count K, certifies on
+// datasets that make the minimiser far from the start (all rows alike, every label one way) and
+// on random ones, on a box and on the whole space; L-BFGS, when it does not certify within its
+// cap (forced here to one iteration), falls back to it and the run releases.
+func TestOutPertCertifiesAPriori(t *testing.T) {
+	same := rowsData(3, [][]float64{{0.6, 0.8, 0}}, []float64{1})
+	for range 99 {
+		same.X = append(same.X, 0.6, 0.8, 0)
+		same.Y = append(same.Y, 1)
+	}
+	same.N = 100
+	for _, ds := range []*data.Dataset{same, toyData(100, 3, 7)} {
+		for _, dom := range []geom.Domain{geom.Whole{D: 3}, boxDomain(t, 3, 2)} {
+			p := toyProblem(ds)
+			p.Domain = dom
+			for _, eps := range []float64{0.1, 1, 8} {
+				pl := planOutPert(t, OutputPerturbation{Gaussian: true}, Budget{Epsilon: eps, Delta: 1e-6}, p)
+				if pl.certifySteps < 1 {
+					t.Fatalf("K = %d", pl.certifySteps)
+				}
+				l, _ := p.NewLoss(ds)
+				ridge, _ := geom.NewScaledLpRegularizer(2, 1, 3, nil)
+				obj, _ := loss.NewObjective(l, 0, ridge, pl.lambda)
+				res, err := solve.AcceleratedProjected(solve.Problem{Func: obj.Func, Grad: obj.Grad, FuncGrad: obj.FuncGrad}, dom, make([]float64, 3),
+					solve.Settings{Target: pl.r0, StrongConvexity: pl.lambda, Smoothness: pl.betaF + pl.lambda, MaxIter: pl.certifySteps})
+				if err != nil {
+					t.Errorf("ε = %g on %T: not certified within K = %d: %v", eps, dom, pl.certifySteps, err)
+					continue
+				}
+				t.Logf("ε = %g on %T: certified in %d of K = %d iterations", eps, dom, res.Stats.Iterations, pl.certifySteps)
+				if isWhole(dom) {
+					forced := *pl
+					forced.solverSteps = 1
+					rel, err := forced.Run(context.Background(), ds, rng.Seeded(1), nil)
+					if err != nil || rel.Diagnostics.Details["solver_iterations"] <= 1 {
+						t.Errorf("ε = %g: L-BFGS capped at one iteration: %v, %v", eps, err, rel)
+					}
+				}
+			}
+		}
+	}
+}

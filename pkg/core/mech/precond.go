@@ -125,7 +125,7 @@ func (m *secondMoments) release(ds *data.Dataset, r *rng.Rand) ([]float64, error
 	if err := m.grid.Release(r, v, v, noise); err != nil {
 		return nil, fmt.Errorf("mech: the second moments: %w", err)
 	}
-	released("second moments", in, v, m.sens)
+	released("second moments", in, v, m.sens, m.grid.Spacing())
 	return v, nil
 }
 

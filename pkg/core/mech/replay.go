@@ -14,8 +14,9 @@ const exactArithmetic = "The sample is computed in floating point and released a
 type replayHooks struct {
 	// release sees every vector noise is added to: in, its value before the noise; out, the
 	// released value; sens, the bound the plan declared on the ℓ2 distance between the ins of
-	// two neighbouring datasets given the same earlier releases.
-	release func(site string, in, out []float64, sens float64)
+	// two neighbouring datasets given the same earlier releases; grid, the spacing of the grid
+	// every coordinate of out is a multiple of (0 for a release that is not on a grid).
+	release func(site string, in, out []float64, sens, grid float64)
 	// target sees a sampler's target and the bound the plan declared on the Lipschitz
 	// constant, in ℓ_norm, of the difference of two neighbouring datasets' potentials.
 	target func(site string, t sampler.Target, lipschitz, norm float64)
@@ -38,8 +39,8 @@ func releasing(in []float64) []float64 {
 }
 
 // released reports a release to the watching replay test, if any (in from releasing).
-func released(site string, in, out []float64, sens float64) {
+func released(site string, in, out []float64, sens, grid float64) {
 	if replay.release != nil {
-		replay.release(site, in, out, sens)
+		replay.release(site, in, out, sens, grid)
 	}
 }

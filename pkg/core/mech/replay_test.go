@@ -113,10 +113,14 @@ func neighbours(rel privacy.Neighbouring, base, extremes *data.Dataset, j int) [
 
 // release is one noise addition seen by the replay hooks.
 type release struct {
-	site    string
-	in, out []float64
-	sens    float64
+	site       string
+	in, out    []float64
+	sens, grid float64
 }
+
+// tamperRelease, when not nil, changes every released value the hooks see before they record
+// it: the mutants of the tests that check the releases' grid.
+var tamperRelease func(out []float64)
 
 // watched is what the hooks saw of one run.
 type watched struct {
@@ -146,9 +150,12 @@ func watch(t testing.TB, pl Plan, ds *data.Dataset, seed uint64, follow *watched
 	w := &watched{}
 	var failure error
 	replay = replayHooks{
-		release: func(site string, in, out []float64, sens float64) {
+		release: func(site string, in, out []float64, sens, grid float64) {
+			if tamperRelease != nil {
+				tamperRelease(out)
+			}
 			k := len(w.releases)
-			w.releases = append(w.releases, release{site, in, append([]float64(nil), out...), sens})
+			w.releases = append(w.releases, release{site, in, append([]float64(nil), out...), sens, grid})
 			if follow == nil {
 				return
 			}
@@ -195,9 +202,17 @@ func replayPair(t testing.TB, pl0, pl1 Plan, pair neighbourPair, seed uint64) (b
 	}
 	for k := range min(len(w0.releases), len(w1.releases)) {
 		a, b := w0.releases[k], w1.releases[k]
-		if a.site != b.site || a.sens != b.sens {
+		if a.site != b.site || a.sens != b.sens || a.grid != b.grid {
 			bad = append(bad, fmt.Sprintf("release %d: %s with sensitivity %g, on the neighbour %s with %g", k, a.site, a.sens, b.site, b.sens))
 			continue
+		}
+		if a.grid > 0 {
+			for _, out := range [][]float64{a.out, b.out} {
+				if i := slices.IndexFunc(out, func(v float64) bool { return math.Mod(v, a.grid) != 0 }); i >= 0 {
+					bad = append(bad, fmt.Sprintf("release %d (%s): coordinate %d = %v is not on the grid of spacing %g", k, a.site, i, out[i], a.grid))
+					break
+				}
+			}
 		}
 		d := dist(a.in, b.in)
 		if !(d <= a.sens) {
@@ -595,6 +610,30 @@ func TestReplayCatchesAddRemoveMutants(t *testing.T) {
 			if !caught[m] {
 				t.Errorf("%s: the mutant %s was not caught", c.name, m)
 			}
+		}
+	}
+}
+
+// TestReplayCatchesRawFloatRelease: the releases of the noise-adding mechanisms are checked to
+// lie on their grids, so a release of a raw floating-point value (here: the released value
+// moved by one unit in the last place, as continuous noise would leave it) is caught.
+func TestReplayCatchesRawFloatRelease(t *testing.T) {
+	base, extremes := replayRows(t, replayBase)
+	pair := neighbours(privacy.ReplaceOne, base, extremes, 0)[0]
+	for _, c := range []replayCase{
+		{"noisy-gd", NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+		{"outpert-gauss", OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+		{"rashomon (langevin)", Rashomon{}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+	} {
+		pl := replayPlan(t, c, privacy.ReplaceOne, adultReplayProblem(base, 0), pair.d0.N)
+		if bad, checked, _ := replayPair(t, pl, pl, pair, 1); len(bad) > 0 || checked == 0 {
+			t.Fatalf("%s: the correct mechanism: %q (%d checked)", c.name, bad, checked)
+		}
+		tamperRelease = func(out []float64) { out[0] = math.Nextafter(out[0], math.Inf(1)) } // one ulp: far below any grid spacing
+		bad, _, _ := replayPair(t, pl, pl, pair, 1)
+		tamperRelease = nil
+		if !slices.ContainsFunc(bad, func(b string) bool { return strings.Contains(b, "is not on the grid") }) {
+			t.Errorf("%s: a raw float release was not caught: %q", c.name, bad)
 		}
 	}
 }
