@@ -179,23 +179,39 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 	if lo == 0 {
 		lo = 1e-3
 	}
-	for logDelta(lo) > logTarget {
-		lo /= 2
+	lo = math.Min(lo, 0x1p1000) // finite, so that halving and doubling it mean something
+	// Every loop is bounded: halving or doubling a float64 reaches 0 or +Inf within about 2,100
+	// steps, where δ is 0 or 1 and the loops end; the bounds only make that explicit.
+	for k := 0; logDelta(lo) > logTarget; k++ {
+		if lo /= 2; k == maxCalibrationSteps || lo == 0 {
+			return 0, fmt.Errorf("privacy: no μ > 0 meets (ε = %g, δ = %g)", eps, delta)
+		}
 	}
 	hi := 2 * lo
-	for logDelta(hi) <= logTarget {
-		lo, hi = hi, 2*hi
+	for k := 0; logDelta(hi) <= logTarget; k++ {
+		if lo, hi = hi, 2*hi; k == maxCalibrationSteps || math.IsInf(hi, 1) {
+			return 0, fmt.Errorf("privacy: every μ meets (ε = %g, δ = %g): the budget does not bound the noise", eps, delta)
+		}
 	}
 	mu := newtonBracketed(lo, hi, lo, true, func(mu float64) (h, step float64) {
 		ld := logDelta(mu)
 		h = ld - logTarget
 		return h, -h * detmath.Exp(ld) / NormalPDF(eps/mu-mu/2) // −h/h′ with h′ = φ(ε/μ − μ/2)/δ
 	})
-	for (GDP{Mu: mu}).Delta(eps) > delta {
-		mu = math.Nextafter(mu, 0)
+	if !(mu > 0) || math.IsInf(mu, 1) {
+		return 0, fmt.Errorf("privacy: no finite μ > 0 meets (ε = %g, δ = %g): ε is too large for the Gaussian curve to be evaluated", eps, delta)
+	}
+	for k := 0; (GDP{Mu: mu}).Delta(eps) > delta; k++ {
+		if mu = math.Nextafter(mu, 0); k == maxCalibrationSteps {
+			return 0, fmt.Errorf("privacy: internal error: the GDP calibration for (ε = %g, δ = %g) did not converge", eps, delta)
+		}
 	}
 	return mu, nil
 }
+
+// maxCalibrationSteps bounds every loop of the calibrations: more than a float64's range takes
+// to halve or double to 0 or +Inf, and than any bisection to the last bit.
+const maxCalibrationSteps = 4096
 
 // GaussianSigma returns the smallest noise scale σ for which the Gaussian mechanism with L2
 // sensitivity S satisfies (eps, delta)-DP: σ = S/μ* with μ* = CalibrateGDP(eps, delta) (the

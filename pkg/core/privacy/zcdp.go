@@ -43,17 +43,26 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 	}
 	logTarget := detmath.Log(delta)
 	excess := func(rho float64) (float64, bool) { // log δ(ρ) − log δ_target, and whether ρ meets
-		c, _ := ZCDP(rho)
+		c, err := ZCDP(rho)
+		if err != nil { // ρ out of ZCDP's range: treated as not meeting the target
+			return math.Inf(1), false
+		}
 		d := c.Delta(eps)
 		return detmath.Log(d) - logTarget, d <= delta
 	}
 	l := -logTarget
 	root := math.Sqrt(l+eps) - math.Sqrt(l)
-	lo := root * root
+	if root < 1e-8*eps {
+		// √(l + ε) − √l cancels when ε ≪ l (it is 0 from ε ≈ 1e-16·l: ρ₀ = 0 never
+		// terminated the doubling below); ε/(√(l + ε) + √l) is the same number without
+		// cancellation. Moderate ε keep the plain form, whose bits the pinned releases use.
+		root = eps / (math.Sqrt(l+eps) + math.Sqrt(l))
+	}
+	lo := min(max(root*root, math.SmallestNonzeroFloat64), math.MaxFloat64) // finite, positive
 	flo, ok := excess(lo)
-	for !ok { // never taken in exact arithmetic; a guard against rounding
+	for k := 0; !ok; k++ { // never taken in exact arithmetic; a guard against rounding
 		lo /= 2
-		if lo < 1e-300 {
+		if lo < 1e-300 || k == maxCalibrationSteps {
 			return 0, fmt.Errorf("privacy: no ρ meets (ε = %g, δ = %g)", eps, delta)
 		}
 		flo, ok = excess(lo)
@@ -70,6 +79,9 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 	const tol = 1e-12
 	side := 0 // which end the last step moved: −1 for lo, +1 for hi
 	for iter := 0; hi-lo > tol*lo; iter++ {
+		if iter == maxCalibrationSteps {
+			return 0, fmt.Errorf("privacy: internal error: the zCDP calibration for (ε = %g, δ = %g) did not converge", eps, delta)
+		}
 		x := lo + (hi-lo)/2
 		if t := -flo / (fhi - flo); iter < 50 && t > 0 && t < 1 && !math.IsInf(flo, 0) && !math.IsInf(fhi, 0) {
 			x = lo + (hi-lo)*t

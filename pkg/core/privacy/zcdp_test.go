@@ -1,8 +1,10 @@
 package privacy
 
 import (
+	"errors"
 	"math"
 	"testing"
+	"time"
 )
 
 // TestZCDPCurve: ρ-zCDP is the Rényi curve α·ρ, the same as the Rényi curve of √(2ρ)-GDP, and
@@ -105,4 +107,82 @@ func TestLinearCurveDelta(t *testing.T) {
 	if g := GaussianRDP(0.7); g.Delta(1) != (RDP{Eps: g.Eps}).Delta(1) && math.Abs(g.Delta(1)/(RDP{Eps: g.Eps}).Delta(1)-1) > 1e-9 {
 		t.Errorf("GaussianRDP: δ(1) = %g, searched %g", g.Delta(1), (RDP{Eps: g.Eps}).Delta(1))
 	}
+}
+
+// calibrationCase is an (ε, δ) a calibrator must answer: a valid parameter or an error.
+var calibrationCases = [][2]float64{
+	{1e-16, 1e-6}, {1e-300, 1e-6}, {5e-324, 0.5}, {1e-8, 1e-300}, {1, 1e-320}, {1, 5e-324},
+	{1e308, 1e-6}, {1e5, 1e-6}, {700, 0.999999}, {745, 1e-300}, {0, 0.5}, {1, 1 - 1e-16},
+	{1e-16, 1 - 1e-16}, {math.MaxFloat64, math.SmallestNonzeroFloat64},
+}
+
+// checkCalibrated runs CalibrateZCDP and CalibrateGDP on (ε, δ), and the ε(δ) searches of the
+// μ-GDP and ρ-zCDP curves with μ = ρ = ε, each within 10 seconds (a hang guard: an answer takes
+// microseconds), and checks that a calibration's answer meets the target.
+func checkCalibrated(t *testing.T, eps, delta float64) {
+	t.Helper()
+	for _, c := range []struct {
+		name string
+		run  func() (Curve, error)
+	}{
+		{"zCDP", func() (Curve, error) {
+			rho, err := CalibrateZCDP(eps, delta)
+			if err != nil {
+				return nil, err
+			}
+			return ZCDP(rho)
+		}},
+		{"GDP", func() (Curve, error) {
+			mu, err := CalibrateGDP(eps, delta)
+			return GDP{Mu: mu}, err
+		}},
+		// The inverse searches, with ε read as μ and as ρ: ε at δ for those curves.
+		{"GDP's ε(δ)", func() (Curve, error) {
+			_, err := GDP{Mu: eps}.Epsilon(delta)
+			return nil, errors.Join(err, errors.New("no curve to check"))
+		}},
+		{"zCDP's ε(δ)", func() (Curve, error) {
+			c, err := ZCDP(eps)
+			if err == nil {
+				_, err = c.Epsilon(delta)
+			}
+			return nil, errors.Join(err, errors.New("no curve to check"))
+		}},
+	} {
+		done := make(chan struct{})
+		var curve Curve
+		var err error
+		go func() { curve, err = c.run(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s calibration for (ε = %g, δ = %g) did not return", c.name, eps, delta)
+		}
+		if err != nil {
+			continue // an error is a valid answer for a budget out of reach
+		}
+		if d := curve.Delta(eps); !(d <= delta) {
+			t.Errorf("%s calibration for (ε = %g, δ = %g): %v has δ(ε) = %g", c.name, eps, delta, curve, d)
+		}
+	}
+}
+
+// TestCalibrationsTerminate: the calibrations answer every budget, including ε = 10⁻¹⁶ (where
+// √(l + ε) − √l rounds to 0 and the zCDP calibration used to loop forever), subnormal δ and
+// ε = 10³⁰⁸: a parameter that meets the budget, or an error.
+func TestCalibrationsTerminate(t *testing.T) {
+	for _, c := range calibrationCases {
+		checkCalibrated(t, c[0], c[1])
+	}
+	if rho, err := CalibrateZCDP(1e-16, 1e-6); err != nil || !(rho > 0) {
+		t.Errorf("CalibrateZCDP(1e-16, 1e-6) = %g, %v; want a positive ρ", rho, err)
+	}
+}
+
+// FuzzCalibrate: the calibrations return, and what they return meets the budget.
+func FuzzCalibrate(f *testing.F) {
+	for _, c := range calibrationCases {
+		f.Add(c[0], c[1])
+	}
+	f.Fuzz(func(t *testing.T, eps, delta float64) { checkCalibrated(t, eps, delta) })
 }
