@@ -344,7 +344,7 @@ func TestRun(t *testing.T) {
 	}
 	a, b, c := release(10, 0), release(11, 0), release(12, 1)
 	rep := a.Release.Report
-	if rep.Randomness != privacy.SeededNotPrivate || rep.Private || !strings.Contains(rep.Statement, "not private") {
+	if rep.Randomness != privacy.SeededNotPrivate || rep.Private || !strings.HasPrefix(rep.Statement, "This release is NOT private") {
 		t.Errorf("a seeded run's report: %+v", rep)
 	}
 	if !slices.Equal(a.Release.Model.Weights, b.Release.Model.Weights) {

@@ -193,18 +193,21 @@ func reportEpsilons(target float64) []float64 {
 	return out
 }
 
+// statement is the report's statement in words. A seeded release says first that it is not
+// private, and then what the mechanism would guarantee with private randomness.
 func statement(r Report, certified Curve) string {
 	s := fmt.Sprintf("The release is (ε = %g, δ = %.3g)-differentially private under the %s relation: %s.",
 		r.Achieved.Epsilon, r.Achieved.Delta, r.Neighbouring, certified)
+	if r.Randomness == SeededNotPrivate {
+		s = fmt.Sprintf("This release is NOT private: its random numbers came from a user-chosen seed, and anyone with the seed can reproduce the noise. With private randomness the mechanism would be (ε = %g, δ = %.3g)-differentially private under the %s relation: %s.",
+			r.Achieved.Epsilon, r.Achieved.Delta, r.Neighbouring, certified)
+	}
 	switch {
 	case r.Sampler.Exact:
 	case r.Sampler.Certified:
 		s += fmt.Sprintf(" The sampler's total-variation error, at most %.3g for every dataset, is included.", r.Sampler.TV)
 	default:
 		s += " Mixing is not certified: the guarantee holds for the exact distribution only, and no privacy is claimed for this release."
-	}
-	if r.Randomness == SeededNotPrivate {
-		s += " The random numbers came from a user-chosen seed: anyone with the seed can reproduce the noise, so this release is not private."
 	}
 	return s
 }

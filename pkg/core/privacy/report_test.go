@@ -72,8 +72,14 @@ func TestReportRefusesAndLabels(t *testing.T) {
 	spec.Sampler = SamplerStatus{Statement: "MALA"}
 	spec.Randomness = SeededNotPrivate
 	r, err = NewReport(GDP{Mu: mu}, spec)
-	if err != nil || r.Private || !strings.Contains(r.Statement, "Mixing is not certified") || !strings.Contains(r.Statement, "not private") {
+	if err != nil || r.Private || !strings.Contains(r.Statement, "Mixing is not certified") || !strings.HasPrefix(r.Statement, "This release is NOT private") {
 		t.Errorf("uncertified, seeded: %v, %+v", err, r)
+	}
+	// A seeded report says first that it is not private (issue 20's item 13).
+	spec.Sampler = SamplerStatus{Exact: true}
+	if r, err = NewReport(GDP{Mu: mu}, spec); err != nil || !strings.HasPrefix(r.Statement, "This release is NOT private: its random numbers came from a user-chosen seed") ||
+		strings.HasPrefix(r.Statement, "The release is") {
+		t.Errorf("seeded: %v, %q", err, r.Statement)
 	}
 	for _, bad := range []func(*ReportSpec){
 		func(s *ReportSpec) { s.Neighbouring = "swap-two" },
