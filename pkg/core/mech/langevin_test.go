@@ -162,6 +162,11 @@ func TestNoisyStepsAnytime(t *testing.T) {
 				if rel.Diagnostics.Details["steps_taken"] != 1 || !strings.Contains(rel.Report.Statement, "stopped early") {
 					t.Errorf("%s: stopped run: details %v, statement %q", m.Name(), rel.Diagnostics.Details, rel.Report.Statement)
 				}
+				// noisy-gd averages the last half of its iterates; stopped before that half, it
+				// releases the last iterate, and its report must say so.
+				if _, ok := pl.(*noisyGDPlan); ok && (strings.Contains(rel.Report.Statement, "is the average") || !strings.Contains(rel.Report.Statement, lastIterateRelease)) {
+					t.Errorf("%s: stopped after one step, the report says %q", m.Name(), rel.Report.Statement)
+				}
 				one := s.curveAt(1).Delta(b.Epsilon)
 				full := pl.Guarantee().Delta(b.Epsilon)
 				if got := rel.Report.Achieved.Delta; got >= full || got > one*(1+1e-9) {

@@ -384,7 +384,7 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	if rule.averageTail {
 		avg = make([]float64, s.dim)
 	}
-	tail := (s.steps + 1) / 2 // the average is over steps tail…T
+	tail := tailStart(s.steps) // the average is over steps tail…T
 	every := max(1, s.steps/100)
 	k := 0
 	for ; k < s.steps && ctx.Err() == nil; k++ {
@@ -447,9 +447,17 @@ type fitted struct {
 	problem    Problem
 	rule       stepRule
 	utility    func(k int) Utility
+	notes      string // sentences of the report before release's, if any
 	release    string
 	parameters map[string]float64
 }
+
+// tailStart is the first step of the average of the last half of T steps.
+func tailStart(steps int) int { return (steps + 1) / 2 }
+
+// lastIterateRelease is what a tail-averaging run releases when it was stopped before its
+// average began.
+const lastIterateRelease = "The run was stopped before the average of the last half of the iterates began: the release is the last iterate (post-processing), from the data-independent start Π_C(0)."
 
 // fit runs the steps on ds and returns the release with the privacy and the utility of the
 // steps actually taken.
@@ -481,7 +489,14 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 	if err != nil {
 		return nil, err
 	}
-	rep.Statement += " " + f.release
+	release := f.release
+	if f.rule.averageTail && k < tailStart(s.steps) {
+		release = lastIterateRelease // what run returns then
+	}
+	if f.notes != "" {
+		rep.Statement += " " + f.notes
+	}
+	rep.Statement += " " + release
 	details := map[string]float64{"steps_taken": float64(k), "steps_planned": float64(s.steps)}
 	return &Release{
 		Model: newModel(f.problem, ds, theta), Report: rep, Utility: f.utility(k), Parameters: f.parameters,

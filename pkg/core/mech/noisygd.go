@@ -376,15 +376,15 @@ func (pl *noisyGDPlan) Parameters() map[string]float64 {
 // released.
 func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	rule := stepRule{shrink: 1, momentum: pl.mech.Momentum, averageTail: true, length: pl.length, stage: "noisy gradient descent with momentum"}
-	release := "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0)."
+	notes := ""
 	if pl.ridge > 0 {
 		rule.ridge, rule.ridgeAt = pl.ridge, categoricalParams(pl.problem)
-		release = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged. ",
-			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, pl.budget.rows()) + release
+		notes = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged.",
+			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, pl.budget.rows())
 	}
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
-		release: release,
+		notes: notes, release: "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0).",
 	}, ds, r, progress)
 }
 
