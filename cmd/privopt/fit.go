@@ -10,6 +10,7 @@ import (
 	"math"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"slices"
 	"strings"
 	"time"
@@ -117,6 +118,68 @@ type fitOptions struct {
 	progress                bool
 }
 
+// checkFiles checks, before anything is read or fitted, that every input file can be opened
+// and that the output file is none of them (which it would overwrite).
+func (o *fitOptions) checkFiles() error {
+	inputs := []string{o.data, o.schema}
+	if o.test != "" {
+		inputs = append(inputs, o.test)
+	}
+	for _, path := range inputs {
+		f, err := os.Open(path)
+		if err != nil {
+			return err
+		}
+		f.Close()
+		if o.out == "" {
+			continue
+		}
+		in, errIn := os.Stat(path)
+		out, errOut := os.Stat(o.out)
+		if absIn, absOut := absPath(path), absPath(o.out); absIn == absOut || (errIn == nil && errOut == nil && os.SameFile(in, out)) {
+			return usageError{fmt.Sprintf("--out %s is also an input file (%s): it would be overwritten; choose another file", o.out, path)}
+		}
+	}
+	return nil
+}
+
+// absPath returns path made absolute and clean, or path itself when that fails.
+func absPath(path string) string {
+	if abs, err := filepath.Abs(path); err == nil {
+		return abs
+	}
+	return path
+}
+
+// writeAtomically writes b to path through a temporary file in the same folder, synced and
+// renamed into place: path holds either its old content or all of b, never part of it (a full
+// disk leaves the old file, and no temporary file).
+func writeAtomically(path string, b []byte) (err error) {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(b); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	if err = tmp.Close(); err != nil {
+		return fmt.Errorf("writing %s: %w", path, err)
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
 // settings collects repeated --opt NAME=VALUE flags: a mechanism's settings by field name.
 type settings map[string]string
 
@@ -134,6 +197,9 @@ func (s settings) Set(v string) error {
 func runFit(args []string, stdout, stderr io.Writer) error {
 	opts, err := parseFit(args, stdout)
 	if err != nil {
+		return err
+	}
+	if err := opts.checkFiles(); err != nil {
 		return err
 	}
 	schema, err := loadSchema(opts.schema)
@@ -174,6 +240,10 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
+	go func() { // the first Ctrl-C stops the run; the default handling then ends the program at the second
+		<-ctx.Done()
+		stop()
+	}()
 	rel, err := plan.Run(ctx, train, r, progress)
 	if err != nil {
 		return err
@@ -189,7 +259,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("encoding the release: %w", err)
 		}
-		if err := os.WriteFile(opts.out, append(b, '\n'), 0o644); err != nil {
+		if err := writeAtomically(opts.out, append(b, '\n')); err != nil {
 			return err
 		}
 	}

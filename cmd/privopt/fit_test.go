@@ -304,3 +304,64 @@ func TestFitAddRemove(t *testing.T) {
 		}
 	}
 }
+
+// TestFitProtectsFiles: --out naming an input file (by the same or another spelling) is refused
+// before anything is read, and the input is intact; a --test file that cannot be opened is
+// reported before the fit starts (no progress line is written).
+func TestFitProtectsFiles(t *testing.T) {
+	csv, schema := toyFiles(t)
+	before, err := os.ReadFile(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := filepath.Dir(csv)
+	link := filepath.Join(dir, "link.csv")
+	if err := os.Symlink(csv, link); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"fit", "--data", csv, "--schema", schema, "--mech", "outpert", "--eps", "1", "--progress"}
+	for _, out := range []string{csv, schema, filepath.Join(dir, ".", filepath.Base(csv)), link} {
+		code, _, errOut := runCLI(append(base, "--out", out)...)
+		if code != 2 || !strings.Contains(errOut, "is also an input file") || strings.Contains(errOut, "reading") {
+			t.Errorf("--out %s: code %d, stderr %q", out, code, errOut)
+		}
+	}
+	code, _, errOut := runCLI(append(base, "--test", csv, "--out", csv)...)
+	if code != 2 || !strings.Contains(errOut, "is also an input file") {
+		t.Errorf("--out the --test file: code %d, stderr %q", code, errOut)
+	}
+	if after, _ := os.ReadFile(csv); string(after) != string(before) {
+		t.Error("the training file changed")
+	}
+	code, _, errOut = runCLI(append(base, "--test", filepath.Join(dir, "missing.csv"))...)
+	if code != 1 || !strings.Contains(errOut, "missing.csv") || strings.Contains(errOut, "reading") {
+		t.Errorf("a missing --test file: code %d, stderr %q; want an error before the training file is read", code, errOut)
+	}
+}
+
+// TestWriteAtomically: the file is replaced whole and no temporary file is left; a write that
+// fails leaves nothing behind.
+func TestWriteAtomically(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "model.json")
+	if err := os.WriteFile(path, []byte("old"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := writeAtomically(path, []byte("new content\n")); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(path)
+	entries, _ := os.ReadDir(dir)
+	if string(b) != "new content\n" || len(entries) != 1 {
+		t.Errorf("content %q, %d files in the folder", b, len(entries))
+	}
+	if st, _ := os.Stat(path); st.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", st.Mode())
+	}
+	if err := writeAtomically(filepath.Join(dir, "no-such-folder", "x.json"), []byte("x")); err == nil {
+		t.Error("a write into a missing folder succeeded")
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("%d files left after a failed write", len(entries))
+	}
+}

@@ -599,7 +599,7 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 }
 
 // solve returns the certified solution w_A of F_λ on ds, with the solver's statistics.
-func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error) {
+func (pl *outpertPlan) solve(ctx context.Context, ds *data.Dataset) (*solve.Result, loss.Loss, error) {
 	l, err := pl.budget.lossOver(pl.problem, ds)
 	if err != nil {
 		return nil, nil, err
@@ -614,7 +614,7 @@ func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error)
 	}
 	prob := solve.Problem{Func: obj.Func, Grad: obj.Grad, FuncGrad: obj.FuncGrad}
 	x0 := make([]float64, pl.dim)
-	s := solve.Settings{Target: pl.r0, StrongConvexity: pl.lambda, MaxIter: pl.solverSteps}
+	s := solve.Settings{Target: pl.r0, StrongConvexity: pl.lambda, MaxIter: pl.solverSteps, Context: ctx}
 	var res *solve.Result
 	switch pl.solver {
 	case solverLBFGS:
@@ -631,6 +631,9 @@ func (pl *outpertPlan) solve(ds *data.Dataset) (*solve.Result, loss.Loss, error)
 	default:
 		s.Lipschitz = pl.solverLip
 		res, err = solve.ProjectedSubgradient(prob, pl.solverDom, x0, s)
+	}
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return nil, nil, fmt.Errorf("mech: output perturbation: stopped while solving, nothing released: %w", ctxErr)
 	}
 	if err != nil {
 		// With a smooth loss this cannot happen unless the rounding analysis of acceleratedSteps
@@ -652,7 +655,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 		return nil, err
 	}
 	report(0, "solving")
-	res, l, err := pl.solve(ds)
+	res, l, err := pl.solve(ctx, ds)
 	if err != nil {
 		return nil, err
 	}

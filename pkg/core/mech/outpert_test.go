@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"errors"
 	"math"
 	"strings"
 	"testing"
@@ -163,7 +164,7 @@ func TestOutPertSensitivity(t *testing.T) {
 			rows = 1
 		}
 		at := func(ds *data.Dataset, pl *outpertPlan) []float64 {
-			res, _, err := pl.solve(ds)
+			res, _, err := pl.solve(context.Background(), ds)
 			if err != nil {
 				t.Fatalf("%s: %v", tc.name, err)
 			}
@@ -319,7 +320,7 @@ func TestOutPertNoise(t *testing.T) {
 		{OutputPerturbation{ContinuousLaplace: true}, Budget{Epsilon: 1}, 6},
 	} {
 		pl := planOutPert(t, tc.m, tc.b, p)
-		res, _, err := pl.solve(ds)
+		res, _, err := pl.solve(context.Background(), ds)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -550,6 +551,25 @@ func TestOutPertCertifiesAPriori(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestOutPertStopsWhileSolving: a run cancelled while its solver runs stops (the solvers watch
+// the context) and releases nothing.
+func TestOutPertStopsWhileSolving(t *testing.T) {
+	ds := toyData(200, 4, 3)
+	for _, m := range []OutputPerturbation{{Gaussian: true}, {}} {
+		pl := planOutPert(t, m, Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
+		ctx, cancel := context.WithCancel(context.Background())
+		rel, err := pl.Run(ctx, ds, rng.Seeded(1), func(p Progress) {
+			if p.Stage == "solving" {
+				cancel()
+			}
+		})
+		cancel()
+		if rel != nil || !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "nothing released") {
+			t.Errorf("%s: %v, %v", m.Name(), rel, err)
 		}
 	}
 }

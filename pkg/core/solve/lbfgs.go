@@ -74,6 +74,9 @@ func LBFGS(p Problem, x0 []float64, s Settings) (*Result, error) {
 		if k == s.MaxIter {
 			break
 		}
+		if err := s.stopped(); err != nil {
+			return nil, err
+		}
 		// Two-loop recursion: dir = −H·g.
 		copy(dir, g)
 		for j := 0; j < count; j++ {

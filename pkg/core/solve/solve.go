@@ -14,6 +14,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -52,6 +53,17 @@ type Settings struct {
 	Lipschitz float64
 	// MaxIter caps the number of iterations (≥ 1).
 	MaxIter int
+	// Context, when not nil, is checked every iteration: once it is done the solver stops
+	// and returns its error, with no result.
+	Context context.Context
+}
+
+// stopped returns the error of s.Context when it is done, nil otherwise.
+func (s Settings) stopped() error {
+	if s.Context == nil {
+		return nil
+	}
+	return s.Context.Err()
 }
 
 // Stats counts the work of a run.
@@ -211,6 +223,9 @@ func AcceleratedProjected(p Problem, dom geom.Domain, x0 []float64, s Settings) 
 	ev := &evaluator{p: p}
 	best := math.Inf(1)
 	for k := 1; k <= s.MaxIter; k++ {
+		if err := s.stopped(); err != nil {
+			return nil, err
+		}
 		ev.grad(g, y)
 		if !finite(g) {
 			return nil, errNonFinite(name, k)
@@ -306,6 +321,9 @@ func ProjectedSubgradient(p Problem, dom geom.Domain, x0 []float64, s Settings) 
 	ev := &evaluator{p: p}
 	limit := s.Lipschitz * (1 + 1e-9)
 	for t := 1; t <= steps; t++ {
+		if err := s.stopped(); err != nil {
+			return nil, err
+		}
 		ev.grad(g, x)
 		if !finite(g) {
 			return nil, errNonFinite(name, t)

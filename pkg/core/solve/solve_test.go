@@ -1,6 +1,7 @@
 package solve
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -497,5 +498,34 @@ func BenchmarkLBFGSAdultShape(b *testing.B) {
 			b.Fatal(err)
 		}
 		b.ReportMetric(float64(res.Stats.GradEvaluations), "gradients")
+	}
+}
+
+// TestSolversStopOnCancel: with a done context every solver stops at once with its error and
+// no result (Ctrl-C during output perturbation's solve must not be swallowed).
+func TestSolversStopOnCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := 0
+	p := Problem{Func: func(x []float64) float64 { calls++; return x[0] * x[0] }, Grad: func(g, x []float64) { calls++; g[0] = 2 * x[0] }}
+	s := Settings{Target: 1e-300, StrongConvexity: 1, Smoothness: 2, Lipschitz: 10, MaxIter: 1000, Context: ctx}
+	ball, err := geom.NewBall(1, 2, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, run := range map[string]func() (*Result, error){
+		"lbfgs":       func() (*Result, error) { return LBFGS(p, []float64{3}, s) },
+		"accelerated": func() (*Result, error) { return AcceleratedProjected(p, ball, []float64{3}, s) },
+		"subgradient": func() (*Result, error) {
+			s := s
+			s.Target, s.MaxIter = 1, 1<<30
+			return ProjectedSubgradient(p, ball, []float64{3}, s)
+		},
+	} {
+		calls = 0
+		res, err := run()
+		if res != nil || !errors.Is(err, context.Canceled) || calls > 2 {
+			t.Errorf("%s: %v, %v after %d evaluations", name, res, err, calls)
+		}
 	}
 }
