@@ -152,6 +152,8 @@ func Cases() []Case {
 			Behaviour: "error before the mechanism touches the data"},
 		{Name: "δ = 0 for a mechanism that needs δ > 0", CSV: "a,b,y\n1,2,yes\n3,3,no\n", Mechanism: "outpert-gauss", Epsilon: 1, Error: "needs δ > 0",
 			Behaviour: "error naming the mechanism's need"},
+		{Name: "ε = 10⁻¹⁶", CSV: "a,b,y\n1,2,yes\n3,3,no\n", Mechanism: "noisy-gd", Epsilon: 1e-16, Delta: 1e-6,
+			Behaviour: "a release: every calibration terminates on every budget (this one used to hang), and the noise dominates the model"},
 		ok(Case{Name: "ten million rows, streamed", Rows: StreamedRows,
 			Behaviour: "a release: the file is read in one streaming pass holding only the encoded rows and labels (32 bytes per row here), showing its progress"}),
 		ok(Case{Name: "d larger than n", CSV: wideCSV(), Schema: wideSchema,
