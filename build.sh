@@ -239,7 +239,7 @@ bench() {
 	say "build.sh: the private fits in Chromium, through the page's engine"
 	build
 	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_DIST="$DIST" PRIVOPT_CHROMIUM="$CHROMIUM" \
-		node tests/bench-chromium.mjs "$tmp/native.json" "${PRIVOPT_SHARED:-$ROOT/../shared}/data/adult/adult.data" \
+		node tests/bench-chromium.mjs "$tmp/native.json" "$ROOT/testdata/adult/adult.data" \
 		examples/adult-lr.schema.json "$tmp/chromium.json" 3 60
 	# The cells run (all of them, or those that ARGS select) replace their rows in the committed
 	# results; the other rows are kept.

@@ -29,8 +29,8 @@ Every setting (--radius, the mechanisms' defaults) is fixed before any result is
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench [options]", benchSynopsis, stdout)
-	train := fs.String("data", "../shared/data/adult/adult.data", "training CSV")
-	test := fs.String("test", "../shared/data/adult/adult.test", "test CSV")
+	train := fs.String("data", "testdata/adult/adult.data", "training CSV")
+	test := fs.String("test", "testdata/adult/adult.test", "test CSV")
 	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
 	mechs := fs.String("mech", strings.Join(benchMechanisms, ","), "comma-separated mechanisms, each NAME or NAME:SETTING=VALUE[:SETTING=VALUE…] (settings as in fit's --opt)")
 	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")

@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/internal/demo"
-	"github.com/privopt/privopt/internal/shared"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
 
@@ -160,11 +160,11 @@ func TestFitToy(t *testing.T) {
 // accuracy on adult.test beats 76%, about the majority class (a broken model lands near 24%
 // or 50%). A few seconds in all.
 func TestFitAdult(t *testing.T) {
-	train, err := shared.AdultFile("adult.data")
+	train, err := adultdata.File("adult.data")
 	if err != nil {
 		t.Fatalf("the adult-lr test needs the shared data: %v", err)
 	}
-	test, err := shared.AdultFile("adult.test")
+	test, err := adultdata.File("adult.test")
 	if err != nil {
 		t.Fatal(err)
 	}

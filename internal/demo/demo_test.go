@@ -7,7 +7,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/pkg/core/data"
 )
 
@@ -76,7 +76,7 @@ func TestDemoProvenance(t *testing.T) {
 		file string
 		demo []byte
 	}{{"adult.data", train}, {"adult.test", test}} {
-		path, err := shared.AdultFile(tc.file)
+		path, err := adultdata.File(tc.file)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/internal/adultdata"
 )
 
 // adultSchemaPath is the shipped adult-lr schema, relative to this package.
@@ -21,7 +21,7 @@ const adultSchemaPath = "../../../examples/adult-lr.schema.json"
 // it is missing.
 func openAdult(t testing.TB, name string) *os.File {
 	t.Helper()
-	path, err := shared.AdultFile(name)
+	path, err := adultdata.File(name)
 	if err != nil {
 		t.Fatalf("the adult-lr tests need the shared data: %v", err)
 	}

@@ -5,13 +5,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/internal/adultdata"
 )
 
 // BenchmarkEncodeAdult encodes adult.data (32,561 rows, 4 MB, d = 92) from memory with the
 // shipped schema, and reports rows per second.
 func BenchmarkEncodeAdult(b *testing.B) {
-	path, err := shared.AdultFile("adult.data")
+	path, err := adultdata.File("adult.data")
 	if err != nil {
 		b.Fatalf("the adult-lr benchmark needs the shared data: %v", err)
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
@@ -41,7 +41,7 @@ func adultData(t testing.TB) (train, test *data.Dataset) {
 			if err != nil {
 				return nil, err
 			}
-			path, err := shared.AdultFile(name)
+			path, err := adultdata.File(name)
 			if err != nil {
 				return nil, err
 			}

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/privopt/privopt/internal/shared"
+	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
@@ -17,7 +17,7 @@ import (
 
 // adultTrain encodes adult.data with the adult-lr schema.
 func adultTrain(b testing.TB) *data.Dataset {
-	path, err := shared.AdultFile("adult.data")
+	path, err := adultdata.File("adult.data")
 	if err != nil {
 		b.Fatal(err)
 	}
