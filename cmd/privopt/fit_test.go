@@ -67,6 +67,7 @@ func TestFitUsage(t *testing.T) {
 		{append([]string{"fit", "--mech", "outpert", "--eps", "nan"}, ok...), 2, "ε must be finite and positive"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "x"}, ok...), 2, `invalid value "x" for flag -eps`},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--delta", "2"}, ok...), 2, "δ must be in [0, 1)"},
+		{append([]string{"fit", "--mech", "noisy-gd", "--eps", "1e308", "--delta", "1e-6"}, ok...), 2, "ε = 1e+308 is above 1e+06: a guarantee with ε that large says nothing about privacy"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--radius", "0"}, ok...), 2, "--radius must be finite and positive"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--tilt", "-1"}, ok...), 2, "--tilt must be a finite number ≥ 0"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--robust-norm", "0.5"}, ok...), 2, "--robust-norm must be in [1, ∞]"},
@@ -363,5 +364,19 @@ func TestWriteAtomically(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
 		t.Errorf("%d files left after a failed write", len(entries))
+	}
+}
+
+// TestFitExtremeSettings: settings so extreme that the noise cannot be released (a radius of
+// 10⁻³⁰⁸ or a ridge scale of 10³⁰⁸ on the demo's categorical features) are refused with a
+// message naming the settings, not an internal one.
+func TestFitExtremeSettings(t *testing.T) {
+	csv, schema := demoHead(t, 300)
+	for _, extra := range [][]string{{"--radius", "1e-308"}, {"--opt", "RidgeScale=1e308"}, {"--opt", "Clip=1e-300"}} {
+		args := append([]string{"fit", "--data", csv, "--schema", schema, "--mech", "noisy-gd", "--eps", "1", "--delta", "1e-6"}, extra...)
+		code, _, errOut := runCLI(args...)
+		if code != 2 || !strings.Contains(errOut, "a setting is extreme (the radius, ε, or a mechanism option") || strings.Contains(errOut, "internal error") || strings.Contains(errOut, "NewGrid") {
+			t.Errorf("%v: code %d, stderr %q", extra, code, errOut)
+		}
 	}
 }

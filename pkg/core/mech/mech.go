@@ -34,10 +34,17 @@ type Budget struct {
 	Neighbouring privacy.Neighbouring `json:"neighbouring"`
 }
 
+// MaxEpsilon is the largest ε a mechanism is planned for. Beyond it a guarantee says nothing
+// about privacy (an attacker's odds may grow by e^ε), and the accounting's e^ε overflows.
+const MaxEpsilon = 1e6
+
 // Validate checks the budget; δ = 0 asks for pure ε-DP.
 func (b Budget) Validate() error {
 	if err := (privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Validate(); err != nil {
 		return err
+	}
+	if b.Epsilon > MaxEpsilon {
+		return fmt.Errorf("mech: ε = %g is above %g: a guarantee with ε that large says nothing about privacy, and privopt does not plan for it", b.Epsilon, MaxEpsilon)
 	}
 	return b.relation().Validate()
 }

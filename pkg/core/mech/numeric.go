@@ -19,7 +19,7 @@ const unitRoundoff = 0x1p-53
 // Grid.Release's 2⁵² for every |w| up to 2²⁸·s (less by the extra powers of two).
 func releaseGrid(s, minUnits float64) (rng.Grid, error) {
 	if !(s > 0) || math.IsInf(s, 1) {
-		return rng.Grid{}, fmt.Errorf("mech: the noise scale must be finite and positive, got %g", s)
+		return rng.Grid{}, fmt.Errorf("mech: the settings ask for noise of scale %g, which privopt cannot release: a setting is extreme (the radius, ε, or a mechanism option such as RidgeScale, StepScale or Clip)", s)
 	}
 	if !(minUnits >= 0) || math.IsInf(minUnits, 1) {
 		return rng.Grid{}, fmt.Errorf("mech: internal error: a grid of %g spacings per noise scale", minUnits)
@@ -31,7 +31,7 @@ func releaseGrid(s, minUnits float64) (rng.Grid, error) {
 	}
 	g, err := rng.NewGrid(k)
 	if err != nil {
-		return rng.Grid{}, fmt.Errorf("mech: noise scale %g: %w", s, err)
+		return rng.Grid{}, fmt.Errorf("mech: the settings ask for noise of scale %g, outside the range of scales privopt releases on a grid: a setting is extreme (the radius, ε, or a mechanism option such as RidgeScale, StepScale or Clip)", s)
 	}
 	return g, nil
 }
