@@ -99,6 +99,9 @@ type testDiagnostics struct {
 	Rows       int      `json:"rows"`
 	Accuracy   *float64 `json:"accuracy,omitempty"`
 	Loss       float64  `json:"loss"`
+	// Data says what encoding the held-out file changed, as the output's data section does
+	// for the training file.
+	Data *dataDiagnostics `json:"data"`
 }
 
 // exportedRelease is what --out writes: the release without the local diagnostics.
@@ -253,6 +256,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if out.Test, err = evaluate(opts.test, schema, problem, rel.Model.Weights); err != nil {
 			return err
 		}
+		for _, w := range out.Test.Data.warnings() {
+			fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.test, w)
+		}
 	}
 	if opts.out != "" {
 		b, err := json.MarshalIndent(exportedRelease{rel.Model, rel.Report, rel.Utility, rel.Parameters}, "", "  ")
@@ -350,7 +356,7 @@ func allLosses() []string {
 
 // evaluate computes the held-out accuracy and loss of the model on a file.
 func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*testDiagnostics, error) {
-	ds, _, err := encodeFile(path, schema, nil)
+	ds, diag, err := encodeFile(path, schema, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -359,7 +365,8 @@ func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*t
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	t := &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", Rows: ds.N, Loss: l.Mean(nil, w)}
+	t := &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", Rows: ds.N, Loss: l.Mean(nil, w),
+		Data: newDataDiagnostics(diag)}
 	if acc, ok := mech.Accuracy(p, ds, w); ok {
 		t.Accuracy = &acc
 	}

@@ -380,3 +380,23 @@ func TestFitExtremeSettings(t *testing.T) {
 		}
 	}
 }
+
+// TestFitReportsTestFileChanges: values clipped in the --test file are reported, on stderr and
+// in the output's test section, as they are for the training file.
+func TestFitReportsTestFileChanges(t *testing.T) {
+	csv, schema := toyFiles(t)
+	test := filepath.Join(filepath.Dir(csv), "test.csv")
+	if err := os.WriteFile(test, []byte("a,b,y\n30,2,yes\n1,-4,no\n3,3,no\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	v, stderr := fitJSON(t, "--data", csv, "--schema", schema, "--mech", "outpert", "--eps", "1", "--test", test)
+	if !strings.Contains(stderr, "test.csv: column \"a\": 1 values outside the declared range clipped to it") ||
+		!strings.Contains(stderr, "test.csv: column \"b\": 1 values outside the declared range clipped to it") {
+		t.Errorf("stderr %q does not report the test file's clipped values", stderr)
+	}
+	data, _ := v["test"].(map[string]any)["data"].(map[string]any)
+	cols, _ := data["columns"].([]any)
+	if data["rows"] != 3.0 || len(cols) != 2 {
+		t.Errorf("the test section's data: %v", data)
+	}
+}
