@@ -207,8 +207,13 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	if err != nil {
 		return nil, err
 	}
-	// The floor is below min_C F_D by a margin that covers the rounding of the bound.
-	floor, clip := m.lower-fpSlack*(1+math.Abs(m.lower)+pl.rangeBound), math.Inf(-1)
+	// The floor is below min_C F_D by a margin that covers the rounding of the bound and of the
+	// scores: fpSlack relative, plus the summation error of N terms, γ_N = (N + 8)·2⁻⁵¹, on the
+	// losses' scale (the bound's value, the range of a loss, and the gradient's G·diameter),
+	// so that no computed score falls below it at any n (sampleGibbs refuses one that does).
+	scale := math.Abs(m.lower) + pl.rangeBound + pl.g*pl.dom.diam
+	floor := m.lower - fpSlack*(1+math.Abs(m.lower)+pl.rangeBound) - float64(pl.problem.N+8)*0x1p-51*scale
+	clip := math.Inf(-1)
 	details := map[string]float64{"solver_iterations": float64(m.iterations), "solver_lower": m.lower, "solver_upper": m.upper}
 	if pl.psi > 0 {
 		tau, err := pl.threshold(m)
