@@ -23,11 +23,28 @@ import (
 //     spaces between the delimiters and the quotes are removed, the quoted text is kept;
 //   - a quote inside an unquoted field, or text after a closing quote, is an error;
 //   - every field is valid UTF-8;
-//   - no physical line and no record is longer than maxRecord bytes, so garbage input (an
-//     unclosed quote in a large file) cannot make the reader hold more than that.
+//   - no physical line (without its line ending) and no record is longer than maxRecord
+//     bytes, so garbage input (an unclosed quote in a large file) cannot make the reader hold
+//     more than that;
+//   - a compressed file (gzip, zip, bzip2, xz, zstd), recognised by its first bytes, and a
+//     first line with a NUL byte (binary data, UTF-16 text) are errors that say so.
 
 // maxRecord is the longest physical line and the longest record, in bytes.
 const maxRecord = 1 << 20
+
+// bufferSize is the size of the reader's buffer: the longest line and its CRLF.
+const bufferSize = maxRecord + len("\r\n")
+
+// compressedFormats are the first bytes of the compressed files people give for a CSV file.
+var compressedFormats = []struct {
+	magic, what, fix string
+}{
+	{"\x1f\x8b", "gzip-compressed", "decompress it first"},
+	{"PK\x03\x04", "a zip archive", "extract the CSV file from it first"},
+	{"BZh", "bzip2-compressed", "decompress it first"},
+	{"\xfd7zXZ\x00", "xz-compressed", "decompress it first"},
+	{"\x28\xb5\x2f\xfd", "zstd-compressed", "decompress it first"},
+}
 
 // utf8BOM is the UTF-8 encoding of U+FEFF, which some programs write at the start of a file.
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
@@ -47,24 +64,30 @@ type recordReader struct {
 	fields [][]byte // fields[k] = buf[ends[k-1]:ends[k]]
 }
 
-// openCSV starts reading a CSV input: it skips a byte-order mark, settles the delimiter (delim,
-// or detected from the header line when delim is 0) and reads the header. It returns the
-// reader, positioned at the first data record, and the column names.
+// openCSV starts reading a CSV input: it refuses a compressed or binary file, skips a
+// byte-order mark, settles the delimiter (delim, or detected from the header line when delim
+// is 0) and reads the header. It returns the reader, positioned at the first data record, and
+// the column names.
 func openCSV(r io.Reader, delim byte) (*recordReader, []string, error) {
-	br := bufio.NewReaderSize(r, maxRecord)
-	if b, err := br.Peek(len(utf8BOM)); err == nil && bytes.Equal(b, utf8BOM) {
-		if _, err := br.Discard(len(utf8BOM)); err != nil {
-			return nil, nil, lineError(1, "reading the input: %w", err)
-		}
+	br := bufio.NewReaderSize(r, bufferSize)
+	head, err := br.Peek(bufferSize)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, nil, lineError(1, "reading the input: %w", err)
+	}
+	if err := checkText(head); err != nil {
+		return nil, nil, err
+	}
+	bom := 0
+	if bytes.HasPrefix(head, utf8BOM) {
+		bom = len(utf8BOM)
 	}
 	if delim == 0 {
-		head, err := br.Peek(maxRecord)
-		if err != nil && !errors.Is(err, io.EOF) {
-			return nil, nil, lineError(1, "reading the input: %w", err)
-		}
-		if delim, err = detectDelimiter(head); err != nil {
+		if delim, err = detectDelimiter(head[bom:]); err != nil {
 			return nil, nil, err
 		}
+	}
+	if _, err := br.Discard(bom); err != nil {
+		return nil, nil, lineError(1, "reading the input: %w", err)
 	}
 	rr := &recordReader{br: br, delim: delim}
 	ok, err := rr.read()
@@ -88,6 +111,22 @@ func openCSV(r io.Reader, delim byte) (*recordReader, []string, error) {
 		names[k] = name
 	}
 	return rr, names, nil
+}
+
+// checkText returns an error when head, the start of the input, is not text: a compressed
+// file, or a first line with a NUL byte.
+func checkText(head []byte) error {
+	for _, f := range compressedFormats {
+		// bzip2's "BZh" is followed by its block size, a digit 1–9 (a header may start "BZh…").
+		if bytes.HasPrefix(head, []byte(f.magic)) && (f.magic != "BZh" || len(head) > 3 && head[3] >= '1' && head[3] <= '9') {
+			return lineError(1, "the file is %s, not CSV text: %s", f.what, f.fix)
+		}
+	}
+	first, _, _ := bytes.Cut(head, []byte("\n"))
+	if bytes.IndexByte(first, 0) >= 0 {
+		return lineError(1, "the first line has a NUL byte: the file is binary, or UTF-16 text, not CSV text")
+	}
+	return nil
 }
 
 // detectDelimiter returns the comma, semicolon or tab that occurs most often outside quotes in
@@ -159,9 +198,12 @@ func (r *recordReader) nextLine() (line []byte, ok bool, err error) {
 	default:
 		return nil, false, lineError(r.line+1, "reading the input: %w", err)
 	}
-	r.line++
 	b = bytes.TrimSuffix(b, []byte("\n"))
 	b = bytes.TrimSuffix(b, []byte("\r"))
+	if len(b) > maxRecord {
+		return nil, false, lineError(r.line+1, "line longer than %d bytes", maxRecord)
+	}
+	r.line++
 	return b, true, nil
 }
 

@@ -93,6 +93,26 @@ func TestReadCSVDialect(t *testing.T) {
 	}
 }
 
+// TestLineLimit checks that a line of exactly maxRecord bytes is read, whatever its line
+// ending, and that one byte more is refused.
+func TestLineLimit(t *testing.T) {
+	full := strings.Repeat("1", maxRecord)
+	for _, end := range []string{"", "\n", "\r\n", "\r"} {
+		_, records, _, err := readAll("a\n"+full+end, 0)
+		if err != nil || len(records) != 1 || len(records[0][0]) != maxRecord {
+			t.Errorf("a line of %d bytes ending in %q: %d records, %v; want one record of %d bytes", maxRecord, end, len(records), err, maxRecord)
+		}
+		_, records, _, err = readAll(full+end+"\n1\n", 0)
+		if err != nil || len(records) != 1 {
+			t.Errorf("a header of %d bytes ending in %q: %d records, %v; want one record", maxRecord, end, len(records), err)
+		}
+		const want = "data: line 2: line longer than 1048576 bytes"
+		if _, _, _, err := readAll("a\n1"+full+end, 0); err == nil || err.Error() != want {
+			t.Errorf("a line of %d bytes ending in %q: %v; want %s", maxRecord+1, end, err, want)
+		}
+	}
+}
+
 func TestDetectDelimiter(t *testing.T) {
 	tests := []struct {
 		header string
@@ -120,5 +140,14 @@ func TestDetectDelimiter(t *testing.T) {
 		if err != nil || got != tc.want {
 			t.Errorf("detectDelimiter(%q) = %q, %v; want %q", tc.header, got, err, tc.want)
 		}
+	}
+}
+
+// TestHeaderStartingLikeBzip2: a header that starts with the letters "BZh" but not bzip2's
+// block-size digit is CSV text.
+func TestHeaderStartingLikeBzip2(t *testing.T) {
+	rr, names, err := openCSV(strings.NewReader("BZhours,y\n1,2\n"), 0)
+	if err != nil || rr == nil || len(names) != 2 || names[0] != "BZhours" {
+		t.Errorf("openCSV: %v, %q", err, names)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // SchemaFormat is the version of the schema's JSON format, the value of its "privopt_schema"
@@ -69,10 +70,14 @@ func LoadSchema(r io.Reader) (*Schema, error) {
 }
 
 // UnmarshalJSON decodes a schema from its JSON form, documented in the README, and checks it
-// with Validate. Unknown members, a member that does not apply to the column's kind, a
-// required member that is absent, and text after the schema object are errors; a JSON
+// with Validate. Unknown members, a member given twice in an object (names are compared
+// ignoring case, as encoding/json matches them), a member that does not apply to the column's
+// kind, a required member that is absent, and text after the schema object are errors; a JSON
 // syntax error is reported with its line and column in b.
 func (s *Schema) UnmarshalJSON(b []byte) error {
+	if err := checkDuplicateMembers(b); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields()
 	var js jsonSchema
@@ -136,6 +141,9 @@ func (jn *jsonNorm) decode(n *Norm) error {
 	}
 	var name string
 	if err := json.Unmarshal(jn.P, &n.P); err != nil {
+		if outOfRange(err) {
+			return schemaError("", `norm: "p" %s is out of range: %s`, jn.P, finiteNumbers)
+		}
 		if json.Unmarshal(jn.P, &name) != nil || name != "inf" {
 			return schemaError("", `norm: "p" is %s; it must be a number at least 1, or "inf"`, jn.P)
 		}
@@ -219,6 +227,9 @@ func decodeMissing(raw json.RawMessage, c *Column) error {
 	if c.Kind == Numeric || c.Kind == NumericLabel {
 		var v float64
 		if err := json.Unmarshal(rep.Replace, &v); err != nil {
+			if outOfRange(err) {
+				return schemaError(c.Name, "missing: the replacement %s is out of range: %s", rep.Replace, finiteNumbers)
+			}
 			return schemaError(c.Name, "missing: the replacement %s is not a number", rep.Replace)
 		}
 		c.Missing.Value = strconv.FormatFloat(v, 'g', -1, 64)
@@ -292,6 +303,8 @@ func jsonError(b []byte, err error) error {
 	switch {
 	case errors.As(err, &syntax):
 		return fmt.Errorf("data: schema: line %d: %w", lineOf(b, syntax.Offset), err)
+	case errors.As(err, &typ) && outOfRange(err):
+		return fmt.Errorf("data: schema: line %d: %q %s is out of range: %s", lineOf(b, typ.Offset), typ.Field, strings.TrimPrefix(typ.Value, "number "), finiteNumbers)
 	case errors.As(err, &typ) && typ.Type.Kind().String() == "int" && strings.HasPrefix(typ.Value, "number"):
 		return fmt.Errorf("data: schema: line %d: %q must be a whole number, not %s", lineOf(b, typ.Offset), typ.Field, strings.TrimPrefix(typ.Value, "number "))
 	case errors.As(err, &typ):
@@ -300,6 +313,90 @@ func jsonError(b []byte, err error) error {
 		return errors.New("data: schema: empty input")
 	}
 	return fmt.Errorf("data: schema: %w", err)
+}
+
+// finiteNumbers ends the message about a number beyond the range of float64.
+const finiteNumbers = "numbers must be finite float64 values"
+
+// outOfRange reports whether err is encoding/json's error for a number decoded into a float64
+// that cannot hold it (1e999): JSON has no other number a float64 refuses.
+func outOfRange(err error) bool {
+	var typ *json.UnmarshalTypeError
+	return errors.As(err, &typ) && typ.Type.Kind().String() == "float64" && strings.HasPrefix(typ.Value, "number ")
+}
+
+// checkDuplicateMembers walks the JSON text b and returns an error, naming the member and its
+// line, when an object has two members whose names are equal ignoring case: encoding/json
+// would silently keep the last. It stops without an error at a syntax error, which decoding
+// reports.
+func checkDuplicateMembers(b []byte) error {
+	type member struct {
+		name string
+		end  int64 // the offset just after the name
+	}
+	type object struct {
+		seen    map[string]member // the members so far, by their folded names
+		wantKey bool              // the next token is a member name (or the closing brace)
+	}
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber() // Token would stop at a number beyond float64, which decoding reports
+	var stack []*object
+	for {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		var top *object
+		if len(stack) > 0 {
+			top = stack[len(stack)-1]
+		}
+		if name, ok := tok.(string); ok && top != nil && top.wantKey {
+			folded := foldName(name)
+			if first, dup := top.seen[folded]; dup {
+				line, firstLine := lineOf(b, dec.InputOffset()), lineOf(b, first.end)
+				if first.name != name {
+					return fmt.Errorf("data: schema: line %d: duplicate member %q (the same as %q on line %d: member names are compared ignoring case)", line, name, first.name, firstLine)
+				}
+				return fmt.Errorf("data: schema: line %d: duplicate member %q (first on line %d)", line, name, firstLine)
+			}
+			top.seen[folded] = member{name, dec.InputOffset()}
+			top.wantKey = false
+			continue
+		}
+		switch tok {
+		case json.Delim('{'):
+			stack = append(stack, &object{seen: map[string]member{}, wantKey: true})
+			continue
+		case json.Delim('['):
+			stack = append(stack, nil)
+			continue
+		case json.Delim('}'), json.Delim(']'):
+			stack = stack[:len(stack)-1]
+		}
+		// A value ended: the enclosing object expects a name next; the schema ends with the
+		// outermost value.
+		if len(stack) == 0 {
+			return nil
+		}
+		if parent := stack[len(stack)-1]; parent != nil {
+			parent.wantKey = true
+		}
+	}
+}
+
+// foldName returns the form of a member name shared by exactly the names equal to it ignoring
+// case, as encoding/json compares them (Unicode simple folding: "K", "k" and the Kelvin sign
+// "\u212A" are one name).
+func foldName(name string) string {
+	var b strings.Builder
+	for _, r := range name {
+		least := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			least = min(least, f)
+		}
+		b.WriteRune(least)
+	}
+	return b.String()
 }
 
 // jsonType names a Go kind as the JSON type that decodes into it.

@@ -1,6 +1,8 @@
 package data
 
 import (
+	"bytes"
+	"compress/gzip"
 	"errors"
 	"strings"
 	"testing"
@@ -27,6 +29,14 @@ const targetSchema = `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit":
 func TestEncodeMalformed(t *testing.T) {
 	const header = "a,b,c,y\n"
 	long := strings.Repeat("1", maxRecord+1)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	if _, err := zw.Write([]byte(header + "1,x,z,1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
 	tests := []struct {
 		name   string
 		schema string // malformedSchema when empty
@@ -105,6 +115,24 @@ func TestEncodeMalformed(t *testing.T) {
 			`data: line 2: line longer than 1048576 bytes`},
 		{"quote left open in a long input", "", header + "1,\"" + strings.Repeat("x\n", maxRecord/2+1),
 			`data: line 2: record longer than 1048576 bytes (is a quote left open?)`},
+		{"line 1 byte over 1 MiB, no line ending", "", header + long,
+			`data: line 2: line longer than 1048576 bytes`},
+		{"line 1 byte over 1 MiB, CRLF", "", header + long + "\r\n",
+			`data: line 2: line longer than 1048576 bytes`},
+		{"gzip file", "", gz.String(),
+			`data: line 1: the file is gzip-compressed, not CSV text: decompress it first`},
+		{"zip file", "", "PK\x03\x04\x14\x00\x00\x00\x08\x00",
+			`data: line 1: the file is a zip archive, not CSV text: extract the CSV file from it first`},
+		{"bzip2 file", "", "BZh91AY&SY\x9a\x1b",
+			`data: line 1: the file is bzip2-compressed, not CSV text: decompress it first`},
+		{"xz file", "", "\xfd7zXZ\x00\x00\x04\xe6\xd6\xb4F",
+			`data: line 1: the file is xz-compressed, not CSV text: decompress it first`},
+		{"zstd file", "", "\x28\xb5\x2f\xfd\x04\x58",
+			`data: line 1: the file is zstd-compressed, not CSV text: decompress it first`},
+		{"NUL byte in the first line (UTF-16 text)", "", "a\x00,\x00b\x00,\x00c\x00,\x00y\x00\n\x001\x00",
+			`data: line 1: the first line has a NUL byte: the file is binary, or UTF-16 text, not CSV text`},
+		{"NUL byte after a byte-order mark", "", "\xEF\xBB\xBFa,b,c,y\x00\n1,x,z,1\n",
+			`data: line 1: the first line has a NUL byte: the file is binary, or UTF-16 text, not CSV text`},
 	}
 	if len(tests) < 20 {
 		t.Fatalf("only %d malformed inputs; the issue asks for at least 20", len(tests))

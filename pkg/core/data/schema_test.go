@@ -108,6 +108,22 @@ func TestLoadSchemaErrors(t *testing.T) {
 			`data: schema: column "b": derived: "categories" is not a field of a "numeric" column that can be read from the data (min, max, missing)`},
 		{"derived twice", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "derived": ["min", "min"]}`),
 			`data: schema: column "b": derived: "min" is listed twice`},
+		{"case-variant member", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 10, "MAX": 5}`),
+			`data: schema: line 1: duplicate member "MAX" (the same as "max" on line 1: member names are compared ignoring case)`},
+		{"member twice", "{\"privopt_schema\": 1,\n \"norm\": {\"p\": 2, \"radius\": 1, \"fit\": \"clip\"},\n \"norm\": {\"p\": 1, \"radius\": 9, \"fit\": \"scale\"}, \"columns\": []}",
+			`data: schema: line 3: duplicate member "norm" (first on line 2)`},
+		{"member twice in a policy", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "missing": {"replace": 0, "replace": 1}}`),
+			`data: schema: line 1: duplicate member "replace" (first on line 1)`},
+		{"member twice by Unicode case folding", schemaWith("", `{"name": "b", "kind": "ignore", "\u212Aind": "numeric"}`),
+			"data: schema: line 1: duplicate member \"\u212aind\" (the same as \"kind\" on line 1: member names are compared ignoring case)"},
+		{"number beyond float64", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1e999}`),
+			`data: schema: line 1: "columns.max" 1e999 is out of range: numbers must be finite float64 values`},
+		{"negative number beyond float64", schemaWith(`{"p": 2, "radius": -1e999, "fit": "clip"}`, ""),
+			`data: schema: line 1: "norm.radius" -1e999 is out of range: numbers must be finite float64 values`},
+		{"p beyond float64", schemaWith(`{"p": 1e999, "radius": 1, "fit": "clip"}`, ""),
+			`data: schema: norm: "p" 1e999 is out of range: numbers must be finite float64 values`},
+		{"replacement beyond float64", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "missing": {"replace": 1e400}}`),
+			`data: schema: column "b": missing: the replacement 1e400 is out of range: numbers must be finite float64 values`},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
