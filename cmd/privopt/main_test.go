@@ -115,6 +115,14 @@ func TestServeServesAndStopsOnSignal(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "index.html"), []byte("hello"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A symlink in the served folder to a file outside it is not followed.
+	secret := filepath.Join(t.TempDir(), "secret.txt")
+	if err := os.WriteFile(secret, []byte("secret"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(secret, filepath.Join(dir, "leak.txt")); err != nil {
+		t.Fatal(err)
+	}
 	var out, errOut syncBuffer
 	done := make(chan int, 1)
 	go func() { done <- run([]string{"serve", "--dir", dir, "--addr", "127.0.0.1:0"}, &out, &errOut) }()
@@ -135,6 +143,14 @@ func TestServeServesAndStopsOnSignal(t *testing.T) {
 	res.Body.Close()
 	if string(body) != "hello" || res.Header.Get("Content-Security-Policy") == "" {
 		t.Errorf("GET /: %q, headers %v", body, res.Header)
+	}
+	if res, err = http.Get(url + "leak.txt"); err != nil {
+		t.Fatal(err)
+	}
+	body, _ = io.ReadAll(res.Body)
+	res.Body.Close()
+	if res.StatusCode != http.StatusNotFound || strings.Contains(string(body), "secret") {
+		t.Errorf("GET /leak.txt, a symlink out of the folder: status %d, body %q; want 404", res.StatusCode, body)
 	}
 	if err := syscall.Kill(os.Getpid(), syscall.SIGINT); err != nil {
 		t.Fatal(err)

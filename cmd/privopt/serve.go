@@ -28,17 +28,26 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	if err := fs.parse(args); err != nil {
 		return err
 	}
-	files := site.NewHandler(os.DirFS(*dir))
-	handler, err := site.Under(*prefix, files)
-	if err != nil {
+	if err := site.CheckPrefix(*prefix); err != nil {
 		return usageError{"--prefix: " + err.Error()}
 	}
 	listen, err := listenAddr(*addr, os.Getenv("PORT"))
 	if err != nil {
 		return usageError{err.Error()}
 	}
-	if info, err := os.Stat(*dir + "/index.html"); err != nil || info.IsDir() {
+	// An os.Root, unlike os.DirFS, refuses a symlink that leads out of the directory.
+	root, err := os.OpenRoot(*dir)
+	if err != nil {
 		return fmt.Errorf("%s/index.html not found: build the page first (./build.sh build)", *dir)
+	}
+	defer root.Close()
+	if info, err := root.Stat("index.html"); err != nil || info.IsDir() {
+		return fmt.Errorf("%s/index.html not found: build the page first (./build.sh build)", *dir)
+	}
+	files := site.NewHandler(root.FS())
+	handler, err := site.Under(*prefix, files)
+	if err != nil {
+		return err // CheckPrefix accepted the prefix
 	}
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -50,7 +59,7 @@ func runServe(args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "privopt: serving %s on http://%s%s\n", *dir, ln.Addr(), *prefix)
 	go files.Warm() // compress the files now rather than on their first request
 
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	srv := site.NewServer(handler)
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	done := make(chan error, 1)

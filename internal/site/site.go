@@ -98,7 +98,8 @@ type Handler struct {
 	cache map[string]*file
 }
 
-// NewHandler returns a Handler serving root (for example os.DirFS("dist")).
+// NewHandler returns a Handler serving root. For a directory, give it the FS of an os.Root
+// rather than os.DirFS: an os.Root refuses a symlink that leads out of the directory.
 func NewHandler(root fs.FS) *Handler {
 	return &Handler{root: root, cache: make(map[string]*file)}
 }
@@ -247,17 +248,27 @@ func accepts(header, coding string) bool {
 	return star
 }
 
+// CheckPrefix returns an error unless prefix is a URL path prefix that Under accepts: a
+// clean absolute path that ends with a slash, without "?", "#" or "%".
+func CheckPrefix(prefix string) error {
+	clean := path.Clean(prefix)
+	if !strings.HasPrefix(prefix, "/") || strings.ContainsAny(prefix, "?#%") || prefix != "/" && (clean == "/" || clean+"/" != prefix) {
+		return fmt.Errorf("site: the prefix %q is not a clean URL path that begins and ends with /", prefix)
+	}
+	return nil
+}
+
 // Under serves h under a URL path prefix such as "/course/privopt/" (a clean absolute path
 // that ends with a slash; "/" returns h itself), as a static host serves a site copied into a
 // subdirectory: a request for a path below the prefix (after removing dot segments) reaches h
 // with the prefix replaced by "/"; the prefix without its final slash is redirected to the
 // prefix; every other path is 404 with the security headers.
 func Under(prefix string, h http.Handler) (http.Handler, error) {
+	if err := CheckPrefix(prefix); err != nil {
+		return nil, err
+	}
 	if prefix == "/" {
 		return h, nil
-	}
-	if clean := path.Clean(prefix); clean == "/" || !strings.HasPrefix(prefix, "/") || clean+"/" != prefix || strings.ContainsAny(prefix, "?#%") {
-		return nil, fmt.Errorf("site: the prefix %q is not a clean URL path that begins and ends with /", prefix)
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		clean := path.Clean("/" + r.URL.Path)
