@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"flag"
 	"io"
 
@@ -34,13 +33,9 @@ func runAccount(args []string, stdout, _ io.Writer) error {
 	if params["tradeoff"] == "false" {
 		delete(params, "tradeoff")
 	}
-	res, err := accounting.Evaluate(params)
-	var in accounting.InputError
-	if errors.As(err, &in) {
-		return usageError{in.Msg}
-	}
+	res, err := accounting.Evaluate(params) // fails only with an accounting.InputError
 	if err != nil {
-		return err
+		return usageError{err.Error()}
 	}
 	enc := json.NewEncoder(stdout)
 	enc.SetIndent("", "  ")

@@ -26,7 +26,8 @@ import (
 // value is ignored.
 type Params map[string]string
 
-// InputError is an invalid query: unknown or missing parameters, or values out of range.
+// InputError is an invalid query: unknown or missing parameters, values out of range, or
+// values whose answer is not a finite number. Evaluate returns no other error.
 type InputError struct{ Msg string }
 
 func (e InputError) Error() string { return e.Msg }
@@ -64,8 +65,43 @@ type Conversions struct {
 	CKSOrder      float64 `json:"canonne_kamath_steinke_2020_order"`
 }
 
-// Evaluate answers a query.
+// Evaluate answers a query with finite numbers, or fails with an InputError.
 func Evaluate(p Params) (Result, error) {
+	r, err := evaluate(p)
+	if err == nil {
+		err = r.finite(p)
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	return r, nil
+}
+
+// finite returns an InputError naming the parameters p unless every number in r is finite:
+// the last check, for a value out of the range of a double that no earlier check caught.
+func (r Result) finite(p Params) error {
+	vs := append([]float64(nil), r.Mus...)
+	for _, v := range []*float64{r.Mu, r.PureEpsilon, r.Epsilon, r.Delta, r.Sensitivity, r.Sigma, r.Alpha, r.Tradeoff} {
+		if v != nil {
+			vs = append(vs, *v)
+		}
+	}
+	if c := r.Conversions; c != nil {
+		vs = append(vs, c.Standard, c.StandardOrder, c.CKS, c.CKSOrder)
+	}
+	if Finite(vs...) {
+		return nil
+	}
+	names := make([]string, 0, len(p))
+	for name := range p {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	return inputErrorf("the answer for %s is not a finite number: the values are out of the range of double precision", strings.Join(names, ", "))
+}
+
+// evaluate answers a query, without the final check that every number is finite.
+func evaluate(p Params) (Result, error) {
 	for name := range p {
 		if !known(name) {
 			return Result{}, inputErrorf("unknown parameter %q (known: %s)", name, strings.Join(Names, ", "))
@@ -175,12 +211,41 @@ func nonNegative(p Params, name string) (float64, error) {
 	return v, err
 }
 
+// smallestNormal is the smallest normal double, 2⁻¹⁰²²: below it 1/δ overflows and δ loses
+// precision, so the conversions could not be computed.
+const smallestNormal = 0x1p-1022
+
 func probability(p Params, name string) (float64, error) {
 	v, err := number(p, name)
-	if err == nil && !(v > 0 && v < 1) {
+	switch {
+	case err != nil:
+	case !(v > 0 && v < 1):
 		err = inputErrorf("%s must be in (0, 1), got %g", name, v)
+	case v < smallestNormal:
+		err = inputErrorf("%s must be at least %v (the smallest normal double), got %g", name, smallestNormal, v)
 	}
 	return v, err
+}
+
+// Finite reports whether every v is a finite number, which JSON can encode.
+func Finite(vs ...float64) bool {
+	for _, v := range vs {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// epsilonAt returns the exact ε of μ-GDP at delta; name is the parameter that gave μ, blamed
+// when ε is out of the range of a double (delta, at least the smallest normal double, cannot
+// be the cause).
+func epsilonAt(g privacy.GDP, delta float64, name string) (float64, error) {
+	eps, err := g.Epsilon(delta)
+	if err != nil || !Finite(eps) {
+		return 0, inputErrorf("%s is so large that ε at delta = %g is not a finite number", name, delta)
+	}
+	return eps, nil
 }
 
 func gdpDelta(p Params) (Result, error) {
@@ -206,8 +271,7 @@ func gdpEpsilon(p Params) (Result, error) {
 	if err != nil {
 		return Result{}, err
 	}
-	g := privacy.GDP{Mu: mu}
-	eps, err := g.Epsilon(delta)
+	eps, err := epsilonAt(privacy.GDP{Mu: mu}, delta, "mu")
 	if err != nil {
 		return Result{}, err
 	}
@@ -215,11 +279,11 @@ func gdpEpsilon(p Params) (Result, error) {
 	std.Conversion = privacy.Standard
 	cks := privacy.GaussianRDP(mu)
 	var c Conversions
-	if c.Standard, c.StandardOrder, err = std.Convert(delta); err != nil {
-		return Result{}, err
-	}
-	if c.CKS, c.CKSOrder, err = cks.Convert(delta); err != nil {
-		return Result{}, err
+	var errStd, errCKS error
+	c.Standard, c.StandardOrder, errStd = std.Convert(delta)
+	c.CKS, c.CKSOrder, errCKS = cks.Convert(delta)
+	if errStd != nil || errCKS != nil {
+		return Result{}, inputErrorf("mu is so large that the Rényi-DP conversions at delta = %g are not finite numbers", delta)
 	}
 	return Result{Query: "epsilon", Mu: &mu, Delta: &delta, Epsilon: &eps, Conversions: &c,
 		Note: "the smallest ε with δ(ε) ≤ δ for μ-GDP (exact); the Rényi-DP conversions are looser upper bounds, shown for comparison"}, nil
@@ -236,7 +300,7 @@ func calibrate(p Params) (Result, error) {
 	}
 	mu, err := privacy.CalibrateGDP(eps, delta)
 	if err != nil {
-		return Result{}, err
+		return Result{}, inputErrorf("eps and delta cannot be calibrated: %s", strings.TrimPrefix(err.Error(), "privacy: "))
 	}
 	r := Result{Query: "calibrate", Epsilon: &eps, Delta: &delta, Mu: &mu,
 		Note: "the largest μ whose μ-GDP curve meets (ε, δ), rounded toward privacy"}
@@ -245,9 +309,13 @@ func calibrate(p Params) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
+		// CalibrateGDP has succeeded, so GaussianSigma can only fail on σ = s/μ.
 		sigma, err := privacy.GaussianSigma(s, eps, delta)
-		if err != nil {
-			return Result{}, err
+		switch {
+		case err != nil && s/mu == 0:
+			return Result{}, inputErrorf("sensitivity/μ is so small that σ is 0 (sensitivity %g, μ %g)", s, mu)
+		case err != nil:
+			return Result{}, inputErrorf("sensitivity/μ is so large that σ is not a finite number (sensitivity %g, μ %g)", s, mu)
 		}
 		r.Sensitivity, r.Sigma = &s, &sigma
 		r.Note += "; σ is the smallest noise standard deviation of the Gaussian mechanism with this L2 sensitivity (analytic Gaussian mechanism)"
@@ -264,9 +332,10 @@ func compose(p Params) (Result, error) {
 		}
 		mus = append(mus, v)
 	}
+	// The values are finite and positive, so ComposeGDP can only fail on an overflow.
 	g, err := privacy.ComposeGDP(mus...)
 	if err != nil {
-		return Result{}, err
+		return Result{}, inputErrorf("compose-mu is so large that the composed μ is not a finite number")
 	}
 	r := Result{Query: "compose", Mus: mus, Mu: &g.Mu, Note: "the composition of μᵢ-GDP mechanisms is exactly μ-GDP with μ = √Σμᵢ²"}
 	if _, ok := p["delta"]; ok {
@@ -274,7 +343,7 @@ func compose(p Params) (Result, error) {
 		if err != nil {
 			return Result{}, err
 		}
-		eps, err := g.Epsilon(delta)
+		eps, err := epsilonAt(g, delta, "compose-mu")
 		if err != nil {
 			return Result{}, err
 		}

@@ -63,11 +63,39 @@ func TestInvalidQueries(t *testing.T) {
 		{Params{"tradeoff": "", "mu": "1", "alpha": "1.5"}, "alpha must be in [0, 1]"},
 		{Params{"pure-eps": "1"}, "pure-eps needs eps"},
 		{Params{"mu": "1", "eps": "1", "delta": "0.1"}, `"delta" does not go with`},
+		// Issue 20, item 8: answers out of the range of a double.
+		{Params{"mu": "1", "delta": "1e-320"}, "delta must be at least 2.2250738585072014e-308"},
+		{Params{"mu": "1e155", "delta": "1e-6"}, "mu is so large that ε at delta = 1e-06 is not a finite number"},
+		{Params{"mu": "1.4e154", "delta": "0.999"}, "mu is so large that the Rényi-DP conversions at delta = 0.999"},
+		{Params{"eps": "1", "delta": "1e-5", "sensitivity": "1e308"}, "sensitivity/μ is so large that σ is not a finite number"},
+		{Params{"eps": "100", "delta": "1e-5", "sensitivity": "5e-324"}, "sensitivity/μ is so small that σ is 0"},
+		{Params{"compose-mu": "1e308,1e308", "delta": "1e-6"}, "compose-mu is so large that ε at delta = 1e-06 is not a finite number"},
+		{Params{"compose-mu": "1.7e308,1.7e308"}, "compose-mu is so large that the composed μ is not a finite number"},
 	} {
 		_, err := Evaluate(tc.p)
 		var in InputError
 		if !errors.As(err, &in) || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("Evaluate(%v): error %v, want an InputError containing %q", tc.p, err, tc.want)
 		}
+	}
+}
+
+// The last check of Evaluate refuses any number that is not finite, naming the parameters.
+func TestResultFinite(t *testing.T) {
+	nan, one := math.NaN(), 1.0
+	p := Params{"mu": "1", "eps": "1"}
+	for _, r := range []Result{
+		{Mu: &one, Delta: &nan},
+		{Mus: []float64{1, math.Inf(1)}},
+		{Mu: &one, Conversions: &Conversions{Standard: 1, CKS: math.Inf(1)}},
+	} {
+		err := r.finite(p)
+		var in InputError
+		if !errors.As(err, &in) || !strings.Contains(err.Error(), "the answer for eps, mu is not a finite number") {
+			t.Errorf("%+v: error %v", r, err)
+		}
+	}
+	if err := (Result{Mu: &one, Delta: &one, Mus: []float64{1}, Conversions: &Conversions{}}).finite(p); err != nil {
+		t.Errorf("finite result: %v", err)
 	}
 }

@@ -8,13 +8,13 @@ import (
 )
 
 // FuzzEvaluate feeds arbitrary parameter strings to the accounting queries: every query either
-// answers with finite numbers that encode as JSON, or fails with an InputError (or, for
-// results out of the range of a double, another error); it never panics.
+// answers with finite numbers that encode as JSON, or fails with an InputError; it never panics.
 func FuzzEvaluate(f *testing.F) {
 	for _, seed := range []string{
 		"mu=1;eps=1", "mu=2;delta=1e-6", "eps=1;delta=1e-5;sensitivity=1", "compose-mu=0.3,0.4;delta=1e-6",
 		"tradeoff=;mu=1;alpha=0.05", "pure-eps=1;eps=0.5", "mu=1e300;eps=1", "eps=1e300;delta=0.9999999;sensitivity=1e-300",
-		"mu=NaN;eps=1", "delta=0", "compose-mu=1,,2", "mu=-0;eps=-0", "tradeoff=;mu=1e-300;alpha=1e-300",
+		"mu=NaN;eps=1", "mu=1;delta=1e-320", "mu=1e155;delta=1e-6", "eps=1;delta=1e-5;sensitivity=1e308",
+		"compose-mu=1e308,1e308;delta=1e-6", "delta=0", "compose-mu=1,,2", "mu=-0;eps=-0", "tradeoff=;mu=1e-300;alpha=1e-300",
 	} {
 		f.Add(seed)
 	}
@@ -29,8 +29,8 @@ func FuzzEvaluate(f *testing.F) {
 		res, err := Evaluate(p)
 		if err != nil {
 			var in InputError
-			if !errors.As(err, &in) && !strings.Contains(err.Error(), "range") && !strings.Contains(err.Error(), "overflow") && !strings.Contains(err.Error(), "reach") {
-				t.Fatalf("Evaluate(%v): unexpected error %v", p, err)
+			if !errors.As(err, &in) {
+				t.Fatalf("Evaluate(%v): error %v is not an InputError", p, err)
 			}
 			return
 		}

@@ -13,10 +13,11 @@
 //	    any query of `privopt account`, with its flag names and exactly its JSON
 //
 // It never accepts data: a request with a body is refused with 413, a method other than GET
-// or HEAD with 405. Invalid parameters get 400, an unknown path 404, a result that is not a
-// finite number 500, always with a JSON body {"error": "..."}. Every response carries the
-// site's security headers (internal/site), Access-Control-Allow-Origin: * (the answers depend
-// on the URL alone, so any page may read them) and a Cache-Control header.
+// or HEAD with 405. Invalid parameters, and parameters whose answer is not a finite number,
+// get 400 naming the parameter; an unknown path 404; any other failure (a bug) 500; always
+// with a JSON body {"error": "..."}. Every response carries the site's security headers
+// (internal/site), Access-Control-Allow-Origin: * (the answers depend on the URL alone, so any
+// page may read them) and a Cache-Control header.
 package api
 
 import (
@@ -231,6 +232,21 @@ type Curve struct {
 	Note        string `json:"note"`
 }
 
+// finite returns an InputError naming mu unless every point of the curves is finite.
+func (c Curve) finite() error {
+	vs := make([]float64, 0, len(c.Privacy)+len(c.Tradeoff))
+	for _, p := range c.Privacy {
+		vs = append(vs, p.Delta)
+	}
+	for _, p := range c.Tradeoff {
+		vs = append(vs, p.Tradeoff)
+	}
+	if !accounting.Finite(vs...) {
+		return accounting.InputError{Msg: fmt.Sprintf("mu = %g is out of the range where the curves are finite numbers", c.Mu)}
+	}
+	return nil
+}
+
 // TradeoffPoint is one point (α, T(α)) of a tradeoff function: at type I error α, no test
 // has a type II error below T(α).
 type TradeoffPoint struct {
@@ -261,6 +277,9 @@ func curve(q url.Values) (any, error) {
 	c.Tradeoff = make([]TradeoffPoint, len(tradeoffAlphas))
 	for i, a := range tradeoffAlphas {
 		c.Tradeoff[i] = TradeoffPoint{Alpha: a, Tradeoff: g.Tradeoff(a)}
+	}
+	if err := c.finite(); err != nil {
+		return nil, err
 	}
 	for _, target := range []struct {
 		name string

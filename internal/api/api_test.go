@@ -220,6 +220,45 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
+// Queries whose answer is out of the range of a double, or that no finite answer meets, get a
+// 400 naming the parameter and the reason (issue 20, item 8: they used to get a 500).
+func TestOutOfRangeQueries(t *testing.T) {
+	for _, tc := range []struct{ target, want string }{
+		{"/api/curve?mu=1&delta=1e-320", "delta must be at least 2.2250738585072014e-308"},
+		{"/api/account?mu=1e155&delta=1e-6", "mu is so large that ε at delta = 1e-06 is not a finite number"},
+		{"/api/calibrate?eps=1&delta=1e-5&sensitivity=1e308", "sensitivity/μ is so large that σ is not a finite number"},
+		{"/api/account?compose-mu=1e308,1e308&delta=1e-6", "compose-mu is so large that ε at delta = 1e-06 is not a finite number"},
+		{"/api/calibrate?eps=100&delta=1e-5&sensitivity=5e-324", "sensitivity/μ is so small that σ is 0"},
+	} {
+		res := serve("GET", tc.target, nil)
+		if res.StatusCode != http.StatusBadRequest {
+			t.Errorf("%s: status %d, want 400", tc.target, res.StatusCode)
+		}
+		checkHeaders(t, tc.target, res, cacheError)
+		var e struct{ Error string }
+		if err := json.NewDecoder(res.Body).Decode(&e); err != nil || !strings.Contains(e.Error, tc.want) {
+			t.Errorf("%s: error %q (%v), want it to contain %q", tc.target, e.Error, err, tc.want)
+		}
+	}
+}
+
+// The curves are checked before they are encoded: a point that is not finite is a 400 naming mu.
+func TestCurveFinite(t *testing.T) {
+	ok := Curve{Mu: 1, Privacy: []privacy.CurvePoint{{Epsilon: 0, Delta: 0.3}}, Tradeoff: []TradeoffPoint{{Alpha: 0, Tradeoff: 1}}}
+	if err := ok.finite(); err != nil {
+		t.Errorf("finite curve: %v", err)
+	}
+	for _, c := range []Curve{
+		{Mu: 1, Privacy: []privacy.CurvePoint{{Epsilon: 0, Delta: math.NaN()}}},
+		{Mu: 1, Tradeoff: []TradeoffPoint{{Alpha: 0.5, Tradeoff: math.Inf(1)}}},
+	} {
+		var in accounting.InputError
+		if err := c.finite(); !errors.As(err, &in) || !strings.Contains(err.Error(), "mu = 1 is out of the range") {
+			t.Errorf("%+v: error %v", c, err)
+		}
+	}
+}
+
 // Through a real server: HEAD has the headers and no body; a chunked body (length unknown)
 // and a declared one are refused before the handler reads them.
 func TestOverHTTP(t *testing.T) {
