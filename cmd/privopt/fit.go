@@ -121,6 +121,18 @@ type fitOptions struct {
 	progress                bool
 }
 
+// interruptible returns a context that the first Ctrl-C (SIGINT) cancels, after which the
+// default handling is restored, so that a second Ctrl-C ends the program even if the work does
+// not watch the context; stop releases the signal handling.
+func interruptible() (ctx context.Context, stop context.CancelFunc) {
+	ctx, stop = signal.NotifyContext(context.Background(), os.Interrupt)
+	go func() {
+		<-ctx.Done()
+		stop()
+	}()
+	return ctx, stop
+}
+
 // checkFiles checks, before anything is read or fitted, that every input file can be opened
 // and that the output file is none of them (which it would overwrite).
 func (o *fitOptions) checkFiles() error {
@@ -241,12 +253,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if opts.progress {
 		progress = func(p mech.Progress) { fmt.Fprintf(stderr, "privopt fit: %s %.0f%%\n", p.Stage, 100*p.Fraction) }
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	ctx, stop := interruptible()
 	defer stop()
-	go func() { // the first Ctrl-C stops the run; the default handling then ends the program at the second
-		<-ctx.Done()
-		stop()
-	}()
 	rel, err := plan.Run(ctx, train, r, progress)
 	if err != nil {
 		return err
