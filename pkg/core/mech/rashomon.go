@@ -168,7 +168,8 @@ func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	d, dd := float64(p.params()), p.Radius
-	// The continuous-time mixing model (utility only): KL of the start N(0, I/(βM)) from a
+	// The continuous-time mixing model (utility only; the chain starts at Π_C(0), and its first
+	// noisy step lands about where this model's start does): KL of the start N(0, I/(βM)) from a
 	// Gaussian of precision βλ centred within ‖w‖ ≤ D is at most (d·log(M/λ) + βλD²)/2; the
 	// log-Sobolev constant βλ·e^{−βψ} gives time log(KL₀/(2·TV²))/(2βλe^{−βψ}), and with
 	// h = 1/(4βM) that is T = 2(M/λ)·log(KL₀/(2·TV²))·e^{βψ} steps. β then follows from
