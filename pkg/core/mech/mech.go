@@ -95,16 +95,13 @@ func (b Budget) rows() string {
 // rows under replace-one (N is then the public number of rows), 1 to N rows under add/remove
 // (N is then the declared public size); either way every mean divides by N.
 func (b Budget) lossOver(p Problem, ds *data.Dataset) (loss.Loss, error) {
+	if b.relation() != privacy.AddRemove {
+		return p.NewLoss(ds)
+	}
 	if ds.D != p.Dim {
 		return nil, fmt.Errorf("mech: the data has %d features, the problem %d", ds.D, p.Dim)
 	}
-	if b.relation() == privacy.AddRemove {
-		if ds.N > p.N {
-			return nil, fmt.Errorf("mech: the data has %d rows, more than the declared public number of rows N = %d: declare an N at least as large as any dataset the guarantee must cover (rows are never dropped)", ds.N, p.N)
-		}
-		return p.buildLoss(ds)
-	}
-	return p.NewLoss(ds)
+	return p.buildLoss(ds) // its bounds declare Rows = N: more rows are refused
 }
 
 // LossSpec names a loss and its parameters.

@@ -637,3 +637,21 @@ func TestReplayCatchesRawFloatRelease(t *testing.T) {
 		}
 	}
 }
+
+// TestAddRemoveRefusesRowsBeyondN: under add/remove a plan for N rows runs on fewer, and
+// refuses more (never dropping any).
+func TestAddRemoveRefusesRowsBeyondN(t *testing.T) {
+	ds := toyData(41, 3, 1)
+	p := toyProblem(ds)
+	p.N = 40
+	pl, err := OutputPerturbation{Gaussian: true}.Plan(Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pl.Run(context.Background(), pickRows(ds, 0, 30), rng.Seeded(1), nil); err != nil {
+		t.Errorf("30 rows under N = 40: %v", err)
+	}
+	if _, err := pl.Run(context.Background(), ds, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "41 rows, more than the declared public number of rows N = 40") {
+		t.Errorf("41 rows under N = 40: %v", err)
+	}
+}
