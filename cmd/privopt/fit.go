@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -104,14 +106,6 @@ type testDiagnostics struct {
 	Data *dataDiagnostics `json:"data"`
 }
 
-// exportedRelease is what --out writes: the release without the local diagnostics.
-type exportedRelease struct {
-	Model      mech.Model         `json:"model"`
-	Report     privacy.Report     `json:"report"`
-	Utility    mech.Utility       `json:"utility"`
-	Parameters map[string]float64 `json:"parameters"`
-}
-
 // fitOptions are the parsed options of privopt fit: the files, and the fit's Spec, which is
 // what the page's engine plans from (internal/fit), so both plan the same problem.
 type fitOptions struct {
@@ -140,19 +134,25 @@ func (o *fitOptions) checkFiles() error {
 	if o.test != "" {
 		inputs = append(inputs, o.test)
 	}
+	return checkFiles("--out", o.out, inputs)
+}
+
+// checkFiles checks that every input file can be opened and that the output file (named by
+// the flag flag; "" for none) is none of them, which it would overwrite.
+func checkFiles(flag, output string, inputs []string) error {
 	for _, path := range inputs {
 		f, err := os.Open(path)
 		if err != nil {
 			return err
 		}
 		f.Close()
-		if o.out == "" {
+		if output == "" {
 			continue
 		}
 		in, errIn := os.Stat(path)
-		out, errOut := os.Stat(o.out)
-		if absIn, absOut := absPath(path), absPath(o.out); absIn == absOut || (errIn == nil && errOut == nil && os.SameFile(in, out)) {
-			return usageError{fmt.Sprintf("--out %s is also an input file (%s): it would be overwritten; choose another file", o.out, path)}
+		out, errOut := os.Stat(output)
+		if absIn, absOut := absPath(path), absPath(output); absIn == absOut || (errIn == nil && errOut == nil && os.SameFile(in, out)) {
+			return usageError{fmt.Sprintf("%s %s is also an input file (%s): it would be overwritten; choose another file", flag, output, path)}
 		}
 	}
 	return nil
@@ -269,11 +269,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	if opts.out != "" {
-		b, err := json.MarshalIndent(exportedRelease{rel.Model, rel.Report, rel.Utility, rel.Parameters}, "", "  ")
+		file, err := release.New(schema, opts.spec, facts, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
 		if err != nil {
-			return fmt.Errorf("encoding the release: %w", err)
+			return err
 		}
-		if err := writeAtomically(opts.out, append(b, '\n')); err != nil {
+		var b bytes.Buffer
+		if err := file.Write(&b); err != nil {
+			return err
+		}
+		if err := writeAtomically(opts.out, b.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -290,7 +294,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.StringVar(&o.data, "data", "", "the training CSV file (required)")
 	fs.StringVar(&o.schema, "schema", "", "the schema of the CSV files, JSON (required)")
 	fs.StringVar(&o.test, "test", "", "a held-out CSV file with the same schema: report its accuracy and loss (local, not private)")
-	fs.StringVar(&o.out, "out", "", "also write the release (model, report, utility, parameters; no diagnostics) to this JSON file")
+	fs.StringVar(&o.out, "out", "", "also write the release file (privopt-release/2: the schema, encoding, settings, model, report; no diagnostics) to this JSON file, for privopt predict and export")
 	fs.StringVar(&sp.Mechanism, "mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
 	fs.Var(settings(sp.Options), "opt", "a setting of the mechanism, NAME=VALUE (repeatable; e.g. Sampler=mala, Norm=1.5)")
 	fs.StringVar(&sp.Loss, "loss", "logistic", "the loss: "+strings.Join(allLosses(), ", "))

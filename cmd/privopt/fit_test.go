@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/internal/demo"
+	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
 
@@ -109,7 +111,7 @@ func fitJSON(t *testing.T, args ...string) (map[string]any, string) {
 
 // TestFitToy runs every mechanism of this package's issue on the toy file and checks the JSON:
 // its sections, a seeded run labelled not private, held-out figures, the same model from the
-// same seed, progress lines on stderr, and --out holding the release without diagnostics.
+// same seed, progress lines on stderr, and --out holding the release file without diagnostics.
 func TestFitToy(t *testing.T) {
 	csv, schema := toyFiles(t)
 	for _, tc := range []struct{ mech, delta string }{{"outpert", "0"}, {"outpert-gauss", "1e-6"}, {"langevin", "1e-6"}} {
@@ -146,12 +148,12 @@ func TestFitToy(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var saved map[string]any
-		if err := json.Unmarshal(b, &saved); err != nil {
-			t.Fatal(err)
+		saved, err := release.Read(bytes.NewReader(b))
+		if err != nil {
+			t.Fatalf("%s: --out wrote a file release.Read refuses: %v", tc.mech, err)
 		}
-		if saved["diagnostics"] != nil || saved["test"] != nil || saved["report"] == nil || saved["model"] == nil {
-			t.Errorf("%s: --out wrote %v", tc.mech, saved)
+		if len(saved.Models) != 1 || len(saved.Schema.Columns) != 3 || bytes.Contains(b, []byte("diagnostics")) || bytes.Contains(b, []byte(`"test"`)) {
+			t.Errorf("%s: --out wrote %s", tc.mech, b)
 		}
 	}
 }

@@ -157,6 +157,18 @@ func parseNumber(text []byte) (float64, error) {
 // those values into it. No row is ever held as text, and no growing slice is copied: the
 // peak is the matrix plus 8 bytes per row and encoded column.
 func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false)
+}
+
+// EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
+// but the label column and the ignored columns may be absent from the header. When the label
+// is absent every Y is NaN, and Diagnostics.Columns still ends with the label's (zero) entry.
+func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, true)
+}
+
+// encode is Encode, or EncodeForPrediction when unlabelled is true.
+func encode(r io.Reader, s *Schema, unlabelled bool) (*Dataset, *Diagnostics, error) {
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -171,7 +183,7 @@ func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := newPlan(s, names, rr.start)
+	p, err := newPlan(s, names, rr.start, unlabelled)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -196,13 +208,17 @@ type plan struct {
 // plannedColumn is a column to encode and where its field is.
 type plannedColumn struct {
 	*colPlan
-	field int                // the position of the column in the file's records
+	field int                // the position of the column in the file's records, or absent
 	diag  *ColumnDiagnostics // its counters
 }
 
+// absent is the field of a column that the file does not have (an unlabelled file's label).
+const absent = -1
+
 // newPlan matches the header names (on line headerLine) with the schema: the names must be
-// exactly the schema's columns, in any order.
-func newPlan(s *Schema, names []string, headerLine int) (*plan, error) {
+// exactly the schema's columns, in any order, except that the label and the ignored columns
+// may be absent when optional is set.
+func newPlan(s *Schema, names []string, headerLine int, optional bool) (*plan, error) {
 	position := make(map[string]int, len(names))
 	for k, name := range names {
 		position[name] = k
@@ -210,7 +226,7 @@ func newPlan(s *Schema, names []string, headerLine int) (*plan, error) {
 	declared := make(map[string]bool, len(s.Columns))
 	for _, c := range s.Columns {
 		declared[c.Name] = true
-		if _, ok := position[c.Name]; !ok {
+		if _, ok := position[c.Name]; !ok && !(optional && !c.Kind.isFeature()) {
 			hint := ""
 			if len(names) == 1 {
 				hint = " (the header has a single column: is the delimiter right?)"
@@ -238,7 +254,11 @@ func newPlan(s *Schema, names []string, headerLine int) (*plan, error) {
 		}
 		p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(c), field: position[c.Name]})
 	}
-	p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(label), field: position[label.Name]})
+	labelField, ok := position[label.Name]
+	if !ok {
+		labelField = absent
+	}
+	p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(label), field: labelField})
 	p.diag.Columns = make([]ColumnDiagnostics, len(p.cols))
 	p.replacement = make([]float64, len(p.cols))
 	p.offsets = make([]int, len(p.cols)-1)
@@ -286,6 +306,10 @@ func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
 		}
 		row := store.next()
 		for j, c := range p.cols {
+			if c.field == absent {
+				row[j] = math.NaN()
+				continue
+			}
 			text := rr.fields[c.field]
 			if missingValue(text) {
 				if !c.col.Missing.Replace {

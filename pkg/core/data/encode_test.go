@@ -201,3 +201,50 @@ func TestEncodeColumnOrderIrrelevant(t *testing.T) {
 		t.Fatalf("the same data in another column order and dialect encodes differently:\n%+v\n%+v", a, b)
 	}
 }
+
+// TestEncodeForPrediction checks that rows read without the label and the ignored column
+// encode exactly as Encode encodes them, with NaN labels; that a file with the label encodes
+// it; and that a missing feature column is still an error.
+func TestEncodeForPrediction(t *testing.T) {
+	for _, norm := range []string{`{"p": 2, "radius": 2, "bias": 1, "fit": "scale"}`, `{"p": 2, "radius": 1, "fit": "clip"}`} {
+		s := mustSchema(t, encodeSchema(norm))
+		want, _, err := Encode(strings.NewReader(encodeInput), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		unlabelled := "c, n\ngreen, 12\nblue, 25\n, ?\nred, 5\n"
+		got, diag, err := EncodeForPrediction(strings.NewReader(unlabelled), s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(got.X, want.X) || got.D != want.D || got.N != want.N {
+			t.Errorf("%s: rows %v, want %v", norm, got.X, want.X)
+		}
+		for i, y := range got.Y {
+			if !math.IsNaN(y) {
+				t.Errorf("%s: label %d is %g, want NaN", norm, i, y)
+			}
+		}
+		if last := diag.Columns[len(diag.Columns)-1]; last.Name != "y" || last != (ColumnDiagnostics{Name: "y"}) {
+			t.Errorf("%s: the label's diagnostics %+v", norm, last)
+		}
+		labelled, _, err := EncodeForPrediction(strings.NewReader(encodeInput), s)
+		if err != nil || !slices.Equal(labelled.Y, want.Y) || !slices.Equal(labelled.X, want.X) {
+			t.Errorf("%s: a labelled file: %v, %v", norm, labelled, err)
+		}
+		sc := s.Scaling()
+		if s.Norm.Fit == FitScale && !closeTo(want.X[0]/encodeZ[0][0], sc.Scale, 1e-15) {
+			t.Errorf("%s: Scaling %+v, but the first feature is %g·z", norm, sc, want.X[0]/encodeZ[0][0])
+		}
+		if s.Norm.Fit == FitClip && (sc.Scale != 1 || sc.FeatureRadius != 1) {
+			t.Errorf("%s: Scaling %+v, want 1 and the radius", norm, sc)
+		}
+	}
+	s := mustSchema(t, encodeSchema(`{"p": 2, "radius": 1, "fit": "scale"}`))
+	if _, _, err := EncodeForPrediction(strings.NewReader("n, y\n12, yes\n"), s); err == nil || !strings.Contains(err.Error(), `"c" is not in the header`) {
+		t.Errorf("a missing feature column: error %v", err)
+	}
+	if _, _, err := EncodeForPrediction(strings.NewReader("n, c, extra\n12, red, 1\n"), s); err == nil {
+		t.Error("an undeclared column: no error")
+	}
+}

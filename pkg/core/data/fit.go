@@ -14,6 +14,26 @@ type fitter struct {
 	features      int     // the number of features before the bias coordinate
 }
 
+// Scaling is how Encode brings the features z of a row (numeric values in [0, 1], one-hot
+// blocks) within the declared norm bound (see Norm): under FitScale every row is
+// x = [Scale·z, b]; under FitClip Scale is 1 and a row with ‖z‖_P > FeatureRadius is shrunk
+// onto that sphere. Both follow from the schema alone.
+type Scaling struct {
+	Scale, FeatureRadius float64
+}
+
+// Scaling returns the schema's Scaling (the schema must be valid).
+func (s *Schema) Scaling() Scaling {
+	m := 0
+	for _, c := range s.Columns {
+		if c.Kind.isFeature() {
+			m++
+		}
+	}
+	f := newFitter(s.Norm, m, len(s.Features()))
+	return Scaling{Scale: f.scale, FeatureRadius: f.featureRadius}
+}
+
 // newFitter prepares the fit for rows of d coordinates made from m numeric and categorical
 // columns.
 func newFitter(n Norm, m, d int) *fitter {

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/adultdata"
+	"github.com/privopt/privopt/pkg/core/data"
+)
+
+// TestPredictAdult fits noisy-gd on the first 5,000 rows of adult.data (ε = 4) with --out, scores the
+// first 2,000 rows of adult.test with privopt predict, and checks every line against the model's
+// definition (the probability σ(w·x) of the row as privopt encodes it, and its label), and
+// that the rows' accuracy is that of a model (above the majority class's 76 %).
+func TestPredictAdult(t *testing.T) {
+	dir := t.TempDir()
+	head := func(name string, rows int) string {
+		path, err := adultdata.File(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out := filepath.Join(dir, name)
+		if err := os.WriteFile(out, []byte(strings.Join(strings.SplitAfter(string(b), "\n")[:rows+1], "")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return out
+	}
+	train, test := head("adult.data", 5000), head("adult.test", 2000)
+	model, preds := filepath.Join(dir, "release.json"), filepath.Join(dir, "predictions.csv")
+	if code, _, errOut := runCLI("fit", "--data", train, "--schema", "../../examples/adult-lr.schema.json", "--mech", "noisy-gd",
+		"--eps", "4", "--delta", "1e-6", "--seed", "5", "--out", model); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	if code, _, errOut := runCLI("predict", "--model", model, "--data", test, "--out", preds); code != 0 {
+		t.Fatalf("predict: %s", errOut)
+	}
+	file, err := readRelease(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(test)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ds, _, err := data.Encode(f, file.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(preds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if rows[0] != "prediction,p(<=50K),p(>50K)" || len(rows) != ds.N+1 {
+		t.Fatalf("predictions: header %q and %d lines for %d rows", rows[0], len(rows)-1, ds.N)
+	}
+	w := file.Models[0].Model.Weights
+	right := 0
+	for i, row := range rows[1:] {
+		fields := strings.Split(row, ",")
+		var s float64
+		for j, v := range ds.Row(i) {
+			s += w[j] * v
+		}
+		p, err := strconv.ParseFloat(fields[2], 64)
+		if err != nil || math.Abs(p-1/(1+math.Exp(-s))) > 1e-15 || (fields[0] == ">50K") != (s >= 0) {
+			t.Fatalf("row %d: %q for the score %g", i+1, row, s)
+		}
+		if (s >= 0) == (ds.Y[i] > 0) {
+			right++
+		}
+	}
+	if acc := float64(right) / float64(ds.N); acc < 0.78 {
+		t.Errorf("accuracy of the predictions %.4f, want above the majority class", acc)
+	}
+}
+
+// TestPredictUsage: bad options, a first-format file, a bad row (named by file, line and
+// column, with nothing written) and an output that is an input are refused.
+func TestPredictUsage(t *testing.T) {
+	csv, schema := toyFiles(t)
+	dir := t.TempDir()
+	model := filepath.Join(dir, "release.json")
+	if code, _, errOut := runCLI("fit", "--data", csv, "--schema", schema, "--mech", "outpert", "--eps", "1", "--seed", "1", "--out", model); code != 0 {
+		t.Fatal(errOut)
+	}
+	v1 := filepath.Join(dir, "v1.json")
+	bad := filepath.Join(dir, "bad.csv")
+	for path, text := range map[string]string{v1: `{"format": "privopt-release/1", "settings": {}, "releases": []}`, bad: "a,b\n1,2\n3,x\n"} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := filepath.Join(dir, "out.csv")
+	for _, tc := range []struct {
+		args []string
+		code int
+		msg  string
+	}{
+		{[]string{"--data", csv}, 2, "--model is required"},
+		{[]string{"--model", model}, 2, "--data is required"},
+		{[]string{"--model", model, "--data", csv, "--run", "0"}, 2, "--run counts from 1"},
+		{[]string{"--model", model, "--data", csv, "--run", "2"}, 2, "holds 1 model(s)"},
+		{[]string{"--model", model, "--data", csv, "--out", csv}, 2, "is also an input file"},
+		{[]string{"--model", v1, "--data", csv}, 1, "first format"},
+		{[]string{"--model", model, "--data", bad, "--out", out}, 1, `bad.csv: data: line 3, column "b"`},
+	} {
+		code, _, errOut := runCLI(append([]string{"predict"}, tc.args...)...)
+		if code != tc.code || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("privopt predict %q: code %d, stderr %q; want %d and %q", tc.args, code, errOut, tc.code, tc.msg)
+		}
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("a bad row left a predictions file")
+	}
+	code, stdout, _ := runCLI("predict", "--model", model, "--data", csv)
+	if code != 0 || !strings.HasPrefix(stdout, "prediction,p(no),p(yes)\n") || strings.Count(stdout, "\n") != 301 {
+		t.Errorf("predict to standard output: code %d, %d lines", code, strings.Count(stdout, "\n"))
+	}
+}
