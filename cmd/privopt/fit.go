@@ -35,12 +35,14 @@ what output perturbation's λ and Langevin's regularisation are chosen against; 
 constrain the model. --seed makes the run reproducible and the release NOT private. Ctrl-C
 stops langevin early and releases the steps taken, with their (smaller) privacy cost.`
 
-// fitOutput is what privopt fit prints: the release, what reading the training file changed,
-// and the held-out diagnostics.
+// fitOutput is what privopt fit prints: the release, its private evaluation and the
+// guarantee of both, what reading the training file changed, and the held-out diagnostics.
 type fitOutput struct {
 	*mech.Release
-	Data *dataDiagnostics `json:"data"`
-	Test *testDiagnostics `json:"test,omitempty"`
+	Evaluation *mech.Evaluation `json:"evaluation,omitempty"`
+	Together   string           `json:"together"`
+	Data       *dataDiagnostics `json:"data"`
+	Test       *testDiagnostics `json:"test,omitempty"`
 }
 
 // dataDiagnostics say what encoding the training file changed: the rows shrunk onto the
@@ -260,19 +262,31 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	out := fitOutput{Release: rel, Data: dataDiag}
+	model := release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}
 	if opts.test != "" {
-		if out.Test, err = evaluate(opts.test, schema, problem, rel.Model.Weights); err != nil {
+		test, diag, err := encodeFile(opts.test, schema, nil)
+		if err != nil {
 			return err
+		}
+		if out.Test, err = evaluate(test, diag, problem, rel.Model.Weights); err != nil {
+			return fmt.Errorf("%s: %w", opts.test, err)
 		}
 		for _, w := range out.Test.Data.warnings() {
 			fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.test, w)
 		}
-	}
-	if opts.out != "" {
-		file, err := release.New(schema, opts.spec, facts, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
-		if err != nil {
-			return err
+		if opts.spec.EvalShare > 0 {
+			if model.Evaluation, model.HeldOut, err = evaluatePrivately(opts.spec, facts, test, rel.Model.Weights, r); err != nil {
+				return fmt.Errorf("%s: %w", opts.test, err)
+			}
+			out.Evaluation = model.Evaluation
 		}
+	}
+	file, err := release.New(schema, opts.spec, facts, []release.Model{model})
+	if err != nil {
+		return err
+	}
+	out.Together = file.Together
+	if opts.out != "" {
 		var b bytes.Buffer
 		if err := file.Write(&b); err != nil {
 			return err
@@ -306,6 +320,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
 	fs.Float64Var(&sp.Budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
 	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
+	fs.Float64Var(&sp.EvalShare, "eval-share", 0, "with --test: spend this share of the budget (in (0, 1)) on a private evaluation of the model on the --test rows (noisy accuracy and confusion matrix, or error sums), composed into the release's guarantee")
 	fs.IntVar(&sp.PublicN, "public-n", 0, "with add-remove: the declared public number of rows N that every mean divides by (default: the schema's \"public_rows\"); the data may not have more")
 	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
@@ -325,6 +340,9 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	}
 	if set["seed"] {
 		o.seed = seed
+	}
+	if set["eval-share"] && (!(sp.EvalShare > 0 && sp.EvalShare < 1) || !set["test"]) {
+		return nil, usageError{fmt.Sprintf("--eval-share must be in (0, 1) and needs --test (the held-out rows it evaluates on), got %g", sp.EvalShare)}
 	}
 	sp.Budget.Epsilon = *eps
 	sp.Budget.Neighbouring = privacy.Neighbouring(*neighbouring)
@@ -366,16 +384,13 @@ func allLosses() []string {
 	return out
 }
 
-// evaluate computes the held-out accuracy and loss of the model on a file.
-func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*testDiagnostics, error) {
-	ds, diag, err := encodeFile(path, schema, nil)
-	if err != nil {
-		return nil, err
-	}
+// evaluate computes the held-out accuracy and loss of the model on an encoded file: local
+// diagnostics, not private.
+func evaluate(ds *data.Dataset, diag *data.Diagnostics, p mech.Problem, w []float64) (*testDiagnostics, error) {
 	p.N = ds.N
 	l, err := p.NewLoss(ds)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, err
 	}
 	t := &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", Rows: ds.N, Loss: l.Mean(nil, w),
 		Data: newDataDiagnostics(diag)}
@@ -383,6 +398,22 @@ func evaluate(path string, schema *data.Schema, p mech.Problem, w []float64) (*t
 		t.Accuracy = &acc
 	}
 	return t, nil
+}
+
+// evaluatePrivately releases the private evaluation of the model's weights w on the held-out
+// rows, with the settings' share of the budget, and the held-out set's public facts.
+func evaluatePrivately(spec fit.Spec, facts fit.Facts, test *data.Dataset, w []float64, r *rng.Rand) (*mech.Evaluation, *mech.HeldOut, error) {
+	h := mech.HeldOut{Rows: test.N}
+	pl, err := fit.Evaluation(spec, facts, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if spec.Budget.Neighbouring == privacy.AddRemove {
+		h.Rows = 0 // private: the evaluation releases a noisy count
+	}
+	h.Min, h.Max = facts.LabelMin, facts.LabelMax
+	ev, err := pl.Run(test, w, r)
+	return ev, &h, err
 }
 
 func loadSchema(path string) (*data.Schema, error) {

@@ -127,3 +127,51 @@ func TestPredictUsage(t *testing.T) {
 		t.Errorf("predict to standard output: code %d, %d lines", code, strings.Count(stdout, "\n"))
 	}
 }
+
+// TestFitPrivateEvaluation: --eval-share spends its share of the budget on the --test rows: the
+// model's report is for the rest, the evaluation's for the share, the release file states
+// both composed (below the whole budget), and the noisy accuracy is near the local one. Bad
+// shares and a share without --test are usage errors.
+func TestFitPrivateEvaluation(t *testing.T) {
+	csv, schema := toyFiles(t)
+	out := filepath.Join(t.TempDir(), "release.json")
+	v, _ := fitJSON(t, "--data", csv, "--schema", schema, "--mech", "outpert-gauss", "--eps", "4", "--delta", "1e-6",
+		"--test", csv, "--eval-share", "0.25", "--seed", "2", "--out", out)
+	target := v["report"].(map[string]any)["target"].(map[string]any)
+	ev := v["evaluation"].(map[string]any)
+	evTarget := ev["report"].(map[string]any)["target"].(map[string]any)
+	if target["epsilon"] != 3.0 || evTarget["epsilon"] != 1.0 || math.Abs(evTarget["delta"].(float64)-0.25e-6) > 1e-18 {
+		t.Errorf("targets: model %v, evaluation %v; want ε = 3 and ε = 1", target, evTarget)
+	}
+	acc := ev["accuracy"].(map[string]any)
+	local := v["test"].(map[string]any)["accuracy"].(float64)
+	if got := acc["value"].(float64); math.Abs(got-local) > 0.05 || !(acc["low"].(float64) <= got && got <= acc["high"].(float64)) {
+		t.Errorf("private accuracy %v, local %g", acc, local)
+	}
+	file, err := readRelease(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := file.Guarantee()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := c.Delta(4); !(d <= 1e-6) || file.Models[0].Evaluation == nil || file.Models[0].HeldOut.Rows != 300 {
+		t.Errorf("the file's composed guarantee gives δ(4) = %g; evaluation %v", d, file.Models[0].Evaluation)
+	}
+	// Without a seed (the statements do not depend on the noise), they state the evaluation.
+	fitJSON(t, "--data", csv, "--schema", schema, "--mech", "outpert-gauss", "--eps", "4", "--delta", "1e-6",
+		"--test", csv, "--eval-share", "0.25", "--out", out)
+	if file, err = readRelease(out); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(file.Statements.Plain, "private evaluation") || !strings.Contains(file.Together, "the model and its private evaluation") {
+		t.Errorf("the statements do not state the evaluation: %s\n%s", file.Together, file.Statements.Plain)
+	}
+	for _, args := range [][]string{{"--eval-share", "0.2"}, {"--test", csv, "--eval-share", "1"}, {"--test", csv, "--eval-share", "-0.1"}} {
+		code, _, errOut := runCLI(append([]string{"fit", "--data", csv, "--schema", schema, "--mech", "outpert", "--eps", "1"}, args...)...)
+		if code != 2 || !strings.Contains(errOut, "--eval-share must be in (0, 1) and needs --test") {
+			t.Errorf("%q: code %d, %q", args, code, errOut)
+		}
+	}
+}

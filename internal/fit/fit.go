@@ -12,6 +12,7 @@ package fit
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -168,6 +169,11 @@ type Spec struct {
 	// PublicN is the declared public number of rows N that add/remove needs (0: the schema's,
 	// Facts.PublicN); replace-one ignores it.
 	PublicN int `json:"public_n,omitempty"`
+	// EvalShare s ∈ [0, 1) is the share of the budget spent on a private evaluation of each
+	// model on held-out rows: the mechanism runs with (1 − s)·(ε, δ) and the evaluation with
+	// s·(ε, δ), so that together they meet (ε, δ) (basic composition; the release states the
+	// exact composition, which is tighter). 0 asks for none.
+	EvalShare float64 `json:"eval_share,omitempty"`
 }
 
 // ProblemSize returns the number of rows N the spec's problem has on a dataset with these
@@ -264,9 +270,25 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	return p, nil
 }
 
-// Budget returns the spec's budget after checking it, with the neighbouring relation
-// defaulting to replace-one.
+// Budget returns the mechanism's budget after checking the spec's: the spec's budget less the
+// private evaluation's share (EvalShare), with the neighbouring relation defaulting to
+// replace-one.
 func Budget(s Spec) (mech.Budget, error) {
+	return shareOf(s, 1-s.EvalShare)
+}
+
+// EvaluationBudget returns the private evaluation's budget, EvalShare of the spec's; it is an
+// error when the spec asks for no evaluation.
+func EvaluationBudget(s Spec) (mech.Budget, error) {
+	if s.EvalShare == 0 {
+		return mech.Budget{}, errors.New("fit: the settings ask for no private evaluation (its share of the budget is 0)")
+	}
+	return shareOf(s, s.EvalShare)
+}
+
+// shareOf returns the part share of the spec's budget after checking it and the share of the
+// evaluation.
+func shareOf(s Spec, share float64) (mech.Budget, error) {
 	b := s.Budget
 	if b.Neighbouring == "" {
 		b.Neighbouring = privacy.ReplaceOne
@@ -274,7 +296,34 @@ func Budget(s Spec) (mech.Budget, error) {
 	if err := b.Validate(); err != nil {
 		return mech.Budget{}, err
 	}
+	if !(s.EvalShare >= 0 && s.EvalShare < 1) {
+		return mech.Budget{}, fmt.Errorf("fit: the private evaluation's share of the budget must be in [0, 1), got %g", s.EvalShare)
+	}
+	b.Epsilon *= share
+	b.Delta *= share
+	if err := b.Validate(); err != nil {
+		return mech.Budget{}, err
+	}
 	return b, nil
+}
+
+// Evaluation plans the private evaluation of the spec's models on held-out rows with public
+// facts h (under replace-one their number of rows; the label's declared range is taken from
+// the facts).
+func Evaluation(s Spec, f Facts, h mech.HeldOut) (*mech.EvaluationPlan, error) {
+	b, err := EvaluationBudget(s)
+	if err != nil {
+		return nil, err
+	}
+	p, err := Problem(s, f)
+	if err != nil {
+		return nil, err
+	}
+	h.Min, h.Max = f.LabelMin, f.LabelMax
+	if b.Neighbouring == privacy.AddRemove {
+		h.Rows = 0 // private under add/remove
+	}
+	return mech.PlanEvaluation(p, b, h)
 }
 
 // Plan plans the spec's mechanism on a dataset with these facts.

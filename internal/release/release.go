@@ -20,6 +20,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/internal/statement"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -51,6 +52,8 @@ type File struct {
 	Models []Model `json:"models"`
 	// Together states the guarantee of releasing every model of the file together.
 	Together string `json:"together"`
+	// Statements state that guarantee in the field's formats.
+	Statements statement.Statements `json:"statements"`
 }
 
 // Model is one released model with its privacy report, utility bound and planned parameters.
@@ -59,6 +62,10 @@ type Model struct {
 	Report     privacy.Report     `json:"report"`
 	Utility    mech.Utility       `json:"utility"`
 	Parameters map[string]float64 `json:"parameters"`
+	// Evaluation, when the settings spend a share of the budget on it, is the model's private
+	// evaluation on held-out rows, and HeldOut the public facts it was planned with.
+	Evaluation *mech.Evaluation `json:"evaluation,omitempty"`
+	HeldOut    *mech.HeldOut    `json:"held_out,omitempty"`
 }
 
 // Encoding states how a raw row becomes the model's features x (see data.Norm): each numeric
@@ -108,8 +115,18 @@ func New(s *data.Schema, spec fit.Spec, f fit.Facts, models []Model) (*File, err
 	}
 	f.N = n
 	file := &File{Format: Format, Schema: s, Encoding: encodingOf(s), Label: labelOf(s), Settings: spec, Facts: f, Models: models}
-	file.Together, err = file.together()
+	if file.Together, err = file.together(); err != nil {
+		return nil, err
+	}
+	curve, err := file.Guarantee()
 	if err != nil {
+		return nil, err
+	}
+	reports := make([]privacy.Report, len(models))
+	for i, m := range models {
+		reports[i] = m.Report
+	}
+	if file.Statements, err = statement.Of(statement.Input{Schema: s, Settings: spec, Facts: f, Curve: curve, Reports: reports}); err != nil {
 		return nil, err
 	}
 	return file, nil
@@ -167,7 +184,7 @@ func labelOf(s *data.Schema) Label {
 // settings and public facts (never from the data).
 func (f *File) together() (string, error) {
 	for _, m := range f.Models {
-		if !m.Report.Private {
+		if !m.Report.Private || (m.Evaluation != nil && !m.Evaluation.Report.Private) {
 			return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified).", nil
 		}
 	}
@@ -180,19 +197,26 @@ func (f *File) together() (string, error) {
 	if b.Neighbouring == privacy.AddRemove {
 		rel += fmt.Sprintf(" with the declared public number of rows N = %d", f.Facts.N)
 	}
-	if len(f.Models) == 1 {
+	what := fmt.Sprintf("all %d models", len(f.Models))
+	switch {
+	case len(f.Models) == 1 && f.Settings.EvalShare == 0:
 		return fmt.Sprintf("The released model is (ε = %g, δ = %g)-differentially private under %s.", b.Epsilon, b.Delta, rel), nil
+	case len(f.Models) == 1:
+		what = "the model and its private evaluation"
+	case f.Settings.EvalShare > 0:
+		what += " and their private evaluations"
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %.4g, δ = %g)-differentially private under %s (%v).", len(f.Models), e, b.Delta, rel, c), nil
+			return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %.4g, δ = %g)-differentially private under %s (%v).", what, e, b.Delta, rel, c), nil
 		}
 	}
-	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", len(f.Models), b.Epsilon, c.Delta(b.Epsilon), rel, c), nil
+	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c), nil
 }
 
 // Guarantee returns the privacy curve of releasing every model of the file together: the
-// plan's guarantee for the settings and public facts, composed once per model.
+// plan's guarantee for the settings and public facts, composed once per model, and once per
+// private evaluation with the evaluation plan's guarantee.
 func (f *File) Guarantee() (privacy.Curve, error) {
 	if len(f.Models) == 0 {
 		return nil, errors.New("release: the file has no model")
@@ -201,9 +225,19 @@ func (f *File) Guarantee() (privacy.Curve, error) {
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]privacy.Curve, len(f.Models))
-	for i := range parts {
-		parts[i] = pl.Guarantee()
+	var parts []privacy.Curve
+	for k, m := range f.Models {
+		parts = append(parts, pl.Guarantee())
+		if (m.Evaluation != nil) != (f.Settings.EvalShare > 0) || (m.Evaluation != nil) != (m.HeldOut != nil) {
+			return nil, fmt.Errorf("release: model %d: the settings spend %g of the budget on a private evaluation, and the model has %s", k+1, f.Settings.EvalShare, map[bool]string{true: "one", false: "none"}[m.Evaluation != nil])
+		}
+		if m.Evaluation != nil {
+			ev, err := fit.Evaluation(f.Settings, f.Facts, *m.HeldOut)
+			if err != nil {
+				return nil, err
+			}
+			parts = append(parts, ev.Guarantee())
+		}
 	}
 	return privacy.Compose(parts...)
 }

@@ -121,15 +121,6 @@ const (
 	maxLambdaOverG       = 1e4
 )
 
-// outpertNoise is the kind of noise a plan adds.
-type outpertNoise int
-
-const (
-	noiseDiscreteGaussian outpertNoise = iota
-	noiseDiscreteLaplace
-	noiseContinuousLaplace
-)
-
 // outpertPlan is a planned run of output perturbation.
 type outpertPlan struct {
 	mech    OutputPerturbation
@@ -148,18 +139,7 @@ type outpertPlan struct {
 	rounding float64 // e: what gradient rounding can add to the certificate
 	sens     float64 // Δ̃ = L_g/λ + 2(r₀ + e), before the grid's rounding
 
-	noise     outpertNoise
-	grid      rng.Grid
-	gridSens  float64       // the sensitivity the noise is calibrated to (ℓ2, or ℓ1 for the Laplace)
-	scale     float64       // σ, or the Laplace scale b, in real units
-	sigma2    float64       // σ_g², the discrete Gaussian's parameter in grid units
-	rho       float64       // ρ of the discrete Gaussian: the calibrated target, then the actual
-	gdp       bool          // the Gaussian accounting of the discrete Gaussian (see gaussianTarget)
-	tvBudget  float64       // with gdp, the total variation the release may add
-	tv        float64       // with gdp, the release's total variation from rounded Gaussian noise
-	epsActual float64       // ε of a Laplace release
-	base      privacy.Curve // the guarantee before the total variation is folded in
-	guarantee privacy.Curve
+	vectorNoise // the noise added to the solution
 
 	solver      string
 	solverDom   geom.Domain // the subgradient method's domain
@@ -189,12 +169,16 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 		// The tilted mean's weights are a softmax over the rows present: adding one row to few
 		// moves its gradient by up to 2G, whatever the divisor, so no bound holds without n.
 		return nil, errors.New("mech: tilted ERM is supported under replace-one neighbours only: its sensitivity depends on the number of rows, which add/remove keeps private")
+	}
+	kind := noiseDiscreteLaplace
+	switch {
 	case m.Gaussian:
-		pl.noise = noiseDiscreteGaussian
+		kind = noiseDiscreteGaussian
 	case m.ContinuousLaplace:
-		pl.noise = noiseContinuousLaplace
-	default:
-		pl.noise = noiseDiscreteLaplace
+		kind = noiseContinuousLaplace
+	}
+	if pl.vectorNoise, err = newVectorNoise(kind, b, pl.dim); err != nil {
+		return nil, err
 	}
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
@@ -219,9 +203,6 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 	var a1, a2 float64
 	switch pl.noise {
 	case noiseDiscreteGaussian:
-		if pl.rho, pl.tvBudget, pl.gdp, err = gaussianTarget(b, pl.dim); err != nil {
-			return nil, err
-		}
 		a2 = d / (2 * pl.rho)
 		a1 = math.Sqrt(a2)
 	case noiseDiscreteLaplace:
@@ -456,94 +437,10 @@ func roundingAllowance(n, d int, g, beta, tiltM, lambda, w float64) float64 {
 	return 0x1p-50 * (float64(n+16)*g*(2+tiltM) + float64(d+16)*(beta+lambda)*w)
 }
 
-// planNoise fixes the grid, the noise scale and the guarantee from the sensitivity Δ̃.
+// planNoise fixes the grid, the noise scale and the guarantee from the sensitivity Δ̃ (in ℓ2;
+// √d·Δ̃ in ℓ1 for the Laplace noise).
 func (pl *outpertPlan) planNoise() error {
-	d, eps := pl.dim, pl.budget.Epsilon
-	var err error
-	switch pl.noise {
-	case noiseDiscreteGaussian:
-		minUnits := 0.0
-		if pl.gdp {
-			minUnits = gridUnitsFor(d, pl.tvBudget)
-		}
-		if pl.grid, err = releaseGrid(pl.sens/math.Sqrt(2*pl.rho), minUnits); err != nil {
-			return err
-		}
-		if pl.gridSens, err = pl.grid.L2Sensitivity(pl.sens, d); err != nil {
-			return err
-		}
-		pl.scale = pl.gridSens / math.Sqrt(2*pl.rho) * calibrationMargin
-		dg, err := pl.grid.DiscreteGaussian(pl.scale)
-		if err != nil {
-			return err
-		}
-		pl.sigma2 = dg.Sigma2()
-		s := pl.gridSens / pl.grid.Spacing() // exact: a power-of-two scaling
-		rho := roundUp(s * s / (2 * pl.sigma2))
-		if rho > pl.rho {
-			return fmt.Errorf("mech: internal error: the discrete Gaussian gives ρ = %g above the calibrated %g", rho, pl.rho)
-		}
-		pl.rho = rho
-		if pl.gdp {
-			pl.tv = roundedGaussianTV(d, pl.sigma2)
-			pl.base = privacy.GDP{Mu: sqrtUp(2 * rho)}
-			if pl.guarantee, err = privacy.FoldSamplerError(pl.base, pl.tv); err != nil {
-				return err
-			}
-			break
-		}
-		c, err := privacy.ZCDP(rho)
-		if err != nil {
-			return err
-		}
-		c.Name = fmt.Sprintf("%.6g-zCDP (discrete Gaussian, σ = %.6g, ℓ2 sensitivity %.6g)", rho, pl.scale, pl.gridSens)
-		pl.base, pl.guarantee = c, c
-	case noiseDiscreteLaplace:
-		l1 := roundUp(sqrtUp(float64(d)) * pl.sens)
-		if pl.grid, err = releaseGrid(l1/eps, 0); err != nil {
-			return err
-		}
-		if pl.gridSens, err = pl.grid.L1Sensitivity(l1, d); err != nil {
-			return err
-		}
-		pl.scale = pl.gridSens / eps * calibrationMargin
-		dl, err := pl.grid.DiscreteLaplace(pl.scale)
-		if err != nil {
-			return err
-		}
-		pl.epsActual = roundUp(pl.gridSens / pl.grid.Spacing() / dl.Scale())
-		if pl.epsActual > eps {
-			return fmt.Errorf("mech: internal error: the discrete Laplace gives ε = %g above the target %g", pl.epsActual, eps)
-		}
-		pl.guarantee = privacy.PureDP{Eps: pl.epsActual}
-		pl.base = pl.guarantee
-	case noiseContinuousLaplace:
-		pl.gridSens = pl.sens
-		pl.scale = pl.sens / eps * calibrationMargin
-		pl.epsActual = eps
-		pl.guarantee = privacy.PureDP{Eps: eps}
-		pl.base = pl.guarantee
-	}
-	return nil
-}
-
-// moments returns bounds on E‖z‖ and E‖z‖² of the planned noise, and the grid's rounding
-// g√d/2 (0 without a grid).
-func (pl *outpertPlan) moments() (m1, m2, rounding float64) {
-	d := float64(pl.dim)
-	switch pl.noise {
-	case noiseDiscreteGaussian:
-		// Var N_Z(0, σ_g²) ≤ σ_g² (CKS20, Proposition 1), in grid units.
-		g := pl.grid.Spacing()
-		m2 = d * pl.sigma2 * g * g
-		return math.Sqrt(m2), m2, g * math.Sqrt(d) / 2
-	case noiseDiscreteLaplace:
-		// Var of the discrete Laplace of scale b: 2q/(1−q)² = 1/(2sinh²(1/(2b))) ≤ 2b².
-		m2 = 2 * d * pl.scale * pl.scale
-		return math.Sqrt(m2), m2, pl.grid.Spacing() * math.Sqrt(d) / 2
-	default:
-		return d * pl.scale, d * (d + 1) * pl.scale * pl.scale, 0
-	}
+	return pl.calibrate(pl.budget, pl.sens, roundUp(sqrtUp(float64(pl.dim))*pl.sens))
 }
 
 // finalUtility is the utility bound with the planned noise and grid.
@@ -580,18 +477,7 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 	if pl.problem.Loss.Tilt > 0 {
 		ps["tilt_loss_bound"] = pl.tiltM
 	}
-	if pl.noise != noiseContinuousLaplace {
-		ps["grid_spacing"] = pl.grid.Spacing()
-	}
-	switch pl.noise {
-	case noiseDiscreteGaussian:
-		ps["sigma"], ps["rho_zcdp"] = pl.scale, pl.rho
-		if pl.gdp {
-			ps["mu_gdp"], ps["discretization_tv"] = pl.base.(privacy.GDP).Mu, pl.tv
-		}
-	default:
-		ps["laplace_scale"], ps["epsilon_pure"] = pl.scale, pl.epsActual
-	}
+	pl.addParameters(ps)
 	if pl.solver == solverSubgradient {
 		ps["solver_steps"] = float64(pl.solverSteps)
 	}
@@ -664,37 +550,14 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	}
 	report(0.9, "adding noise")
 	w := make([]float64, pl.dim)
-	in, grid := releasing(res.X), 0.0
-	switch pl.noise {
-	case noiseContinuousLaplace:
-		if err := r.L2Laplace(w, pl.scale); err != nil {
-			return nil, err
-		}
-		for i, v := range res.X {
-			w[i] += v
-		}
-	default:
-		var noise rng.IntNoise
-		if pl.noise == noiseDiscreteGaussian {
-			noise, err = pl.grid.DiscreteGaussian(pl.scale)
-		} else {
-			noise, err = pl.grid.DiscreteLaplace(pl.scale)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := pl.grid.Release(r, w, res.X, noise); err != nil {
-			return nil, err
-		}
-		grid = pl.grid.Spacing()
+	in := releasing(res.X)
+	grid, err := pl.add(r, w, res.X)
+	if err != nil {
+		return nil, err
 	}
 	released("output perturbation", in, w, pl.sens, grid)
 	if !pl.smoothForm {
 		pl.problem.Domain.Project(w, w)
-	}
-	sampler := privacy.SamplerStatus{Exact: true, Statement: "no sampler: the noise is drawn exactly"}
-	if pl.gdp {
-		sampler = discretizationStatus("the noise is drawn exactly", pl.sigma2, pl.tv)
 	}
 	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: pl.mech.Name() + pl.noiseLabel(), Paper: pl.mech.Paper(),
@@ -702,7 +565,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 		Neighbouring: pl.budget.relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.gridSens, Of: pl.sensitivityOf(),
 			Derivation: pl.sensitivityDerivation()},
-		Sampler:    sampler,
+		Sampler:    pl.sampler(),
 		Randomness: randomness(r),
 	})
 	if err != nil {
