@@ -129,8 +129,9 @@ func TestPredictUsage(t *testing.T) {
 }
 
 // TestFitPrivateEvaluation: --eval-share spends its share of the budget on the --test rows: the
-// model's report is for the rest, the evaluation's for the share, the release file states
-// both composed (below the whole budget), and the noisy accuracy is near the local one. Bad
+// evaluation's report is for the share, the model's for what the exact composition leaves
+// (more than basic composition's rest), the release file states both composed (within the
+// whole budget), and the noisy accuracy is near the local one. Bad
 // shares and a share without --test are usage errors.
 func TestFitPrivateEvaluation(t *testing.T) {
 	csv, schema := toyFiles(t)
@@ -140,8 +141,8 @@ func TestFitPrivateEvaluation(t *testing.T) {
 	target := v["report"].(map[string]any)["target"].(map[string]any)
 	ev := v["evaluation"].(map[string]any)
 	evTarget := ev["report"].(map[string]any)["target"].(map[string]any)
-	if target["epsilon"] != 3.0 || evTarget["epsilon"] != 1.0 || math.Abs(evTarget["delta"].(float64)-0.25e-6) > 1e-18 {
-		t.Errorf("targets: model %v, evaluation %v; want ε = 3 and ε = 1", target, evTarget)
+	if e := target["epsilon"].(float64); !(e > 3 && e < 4) || evTarget["epsilon"] != 1.0 || math.Abs(evTarget["delta"].(float64)-0.25e-6) > 1e-18 {
+		t.Errorf("targets: model %v, evaluation %v; want ε in (3, 4) (more than basic composition's 3) and ε = 1", target, evTarget)
 	}
 	acc := ev["accuracy"].(map[string]any)
 	local := v["test"].(map[string]any)["accuracy"].(float64)

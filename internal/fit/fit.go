@@ -170,9 +170,9 @@ type Spec struct {
 	// Facts.PublicN); replace-one ignores it.
 	PublicN int `json:"public_n,omitempty"`
 	// EvalShare s ∈ [0, 1) is the share of the budget spent on a private evaluation of each
-	// model on held-out rows: the mechanism runs with (1 − s)·(ε, δ) and the evaluation with
-	// s·(ε, δ), so that together they meet (ε, δ) (basic composition; the release states the
-	// exact composition, which is tighter). 0 asks for none.
+	// model on held-out rows: the evaluation runs with s·(ε, δ), and the mechanism with
+	// (1 − s)·δ and the largest ε that the exact composition of both allows within (ε, δ)
+	// (at least (1 − s)·ε, which basic composition allows; see PlanWith). 0 asks for none.
 	EvalShare float64 `json:"eval_share,omitempty"`
 }
 
@@ -270,9 +270,9 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	return p, nil
 }
 
-// Budget returns the mechanism's budget after checking the spec's: the spec's budget less the
-// private evaluation's share (EvalShare), with the neighbouring relation defaulting to
-// replace-one.
+// Budget returns the spec's budget after checking it, less the private evaluation's share by
+// basic composition ((1 − EvalShare)·(ε, δ)), with the neighbouring relation defaulting to
+// replace-one. PlanWith gives the mechanism more ε when the exact composition allows it.
 func Budget(s Spec) (mech.Budget, error) {
 	return shareOf(s, 1-s.EvalShare)
 }
@@ -346,5 +346,45 @@ func PlanWith(name string, options map[string]string, s Spec, f Facts) (mech.Pla
 	if err != nil {
 		return nil, err
 	}
-	return m.Plan(b, p)
+	pl, err := m.Plan(b, p)
+	if err != nil || s.EvalShare == 0 {
+		return pl, err
+	}
+	return planBesideEvaluation(m, pl, b, s, f, p)
+}
+
+// splitSteps is the number of bisection steps that fix the mechanism's ε beside a private
+// evaluation (a relative precision of 2⁻²⁰ of the evaluation's share).
+const splitSteps = 20
+
+// planBesideEvaluation returns the plan of m for the largest ε in [(1 − s)·ε, ε], found by
+// bisection, whose guarantee composed exactly with the private evaluation's meets the spec's
+// budget (ε, δ), with δ fixed at (1 − s)·δ; first is the plan at (1 − s)·ε, which basic
+// composition already allows. The evaluation's guarantee depends only on its budget, the label
+// kind and the relation, not on the number of held-out rows, so it is planned here with one.
+func planBesideEvaluation(m mech.Mechanism, first mech.Plan, b mech.Budget, s Spec, f Facts, p mech.Problem) (mech.Plan, error) {
+	ev, err := Evaluation(s, f, mech.HeldOut{Rows: 1})
+	if err != nil {
+		return nil, err
+	}
+	target := privacy.Budget{Epsilon: s.Budget.Epsilon, Delta: s.Budget.Delta}
+	meets := func(pl mech.Plan) bool {
+		c, err := privacy.Compose(pl.Guarantee(), ev.Guarantee())
+		return err == nil && target.Meets(c)
+	}
+	if !meets(first) {
+		return nil, fmt.Errorf("fit: internal error: the mechanism at (1 − s)·ε and the evaluation at s·ε do not compose within (ε = %g, δ = %g)", target.Epsilon, target.Delta)
+	}
+	best, lo, hi := first, b.Epsilon, s.Budget.Epsilon
+	for range splitSteps {
+		mid := lo + (hi-lo)/2
+		c := b
+		c.Epsilon = mid
+		if pl, err := m.Plan(c, p); err == nil && meets(pl) {
+			best, lo = pl, mid
+		} else {
+			hi = mid
+		}
+	}
+	return best, nil
 }

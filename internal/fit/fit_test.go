@@ -260,3 +260,60 @@ func TestProblemSize(t *testing.T) {
 		t.Errorf("plans of 900 and 1000 rows under N = 1200 differ: %v %v, %v, %v", p1, p2, err1, err2)
 	}
 }
+
+// TestPlanBesideEvaluation: with a share of the budget for a private evaluation, the plan and
+// the evaluation compose within the budget under both relations; the mechanism gets more ε
+// than basic composition's (1 − s)·ε when the guarantees are Gaussian (noisy-gd) and exactly
+// that when they are pure (outpert: pure ε adds up); bad shares are refused.
+func TestPlanBesideEvaluation(t *testing.T) {
+	for _, tc := range []struct {
+		mech     string
+		delta    float64
+		relation privacy.Neighbouring
+		more     bool
+	}{
+		{"noisy-gd", 1e-6, privacy.ReplaceOne, true},
+		{"noisy-gd", 1e-6, privacy.AddRemove, true},
+		{"outpert", 0, privacy.ReplaceOne, false},
+	} {
+		s := Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: tc.mech, EvalShare: 0.2, PublicN: 2000,
+			Budget: mech.Budget{Epsilon: 1, Delta: tc.delta, Neighbouring: tc.relation}}
+		pl, err := Plan(s, binaryFacts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := Evaluation(s, binaryFacts, mech.HeldOut{Rows: 300})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c, err := privacy.Compose(pl.Guarantee(), ev.Guarantee())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !(privacy.Budget{Epsilon: 1, Delta: tc.delta}).Meets(c) {
+			t.Errorf("%s %s: %v does not meet the budget", tc.mech, tc.relation, c)
+		}
+		basic := s
+		basic.EvalShare = 0
+		basic.Budget.Epsilon, basic.Budget.Delta = 0.8, 0.8*tc.delta
+		plBasic, err := Plan(basic, binaryFacts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		gained := pl.Guarantee().Delta(0.8) > plBasic.Guarantee().Delta(0.8)
+		if gained != tc.more {
+			t.Errorf("%s %s: δ(0.8) %g beside the evaluation, %g at the basic share: more ε given %v, want %v",
+				tc.mech, tc.relation, pl.Guarantee().Delta(0.8), plBasic.Guarantee().Delta(0.8), gained, tc.more)
+		}
+	}
+	for _, share := range []float64{-0.1, 1, math.NaN()} {
+		s := spec()
+		s.EvalShare = share
+		if _, err := Plan(s, binaryFacts); err == nil {
+			t.Errorf("share %g accepted", share)
+		}
+	}
+	if _, err := EvaluationBudget(spec()); err == nil {
+		t.Error("an evaluation budget for no share")
+	}
+}
