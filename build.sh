@@ -38,8 +38,8 @@ Commands:
                    chromium.json and accuracy.svg; ARGS go to `privopt bench`, e.g.
                    --mech noisy-gd --eps 1: the cells run replace theirs, the rest stay)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
-                   the browser tests in headless Chromium and the Worker's tests in wrangler;
-                   installs what is missing
+                   privopt export's ONNX models in onnxruntime-node, the browser tests in
+                   headless Chromium and the Worker's tests in wrangler; installs what is missing
   help             this text
 EOF
 }
@@ -85,7 +85,8 @@ need_chromium() {
 need_test_tools() {
 	need_node
 	need_chromium
-	# npm ci installs exactly the locked versions (playwright-core, no browser download).
+	# npm ci installs exactly the locked versions (playwright-core, no browser download;
+	# onnxruntime-node, whose CUDA download tests/.npmrc skips: its CPU binaries are bundled).
 	if [ ! -f tests/node_modules/.package-lock.json ] || [ tests/package-lock.json -nt tests/node_modules/.package-lock.json ]; then
 		say "build.sh: installing the browser-test tools (npm ci in tests/)"
 		(cd tests && PLAYWRIGHT_SKIP_BROWSER_DOWNLOAD=1 npm ci --no-audit --no-fund --loglevel=error) ||
@@ -325,9 +326,15 @@ browser_tests() {
 	need_test_tools
 	local files=() f
 	for f in tests/*.test.mjs; do
-		[ "$f" = tests/worker.test.mjs ] || files+=("$f")
+		case "$f" in tests/worker.test.mjs | tests/onnx.test.mjs) ;; *) files+=("$f") ;; esac
 	done
 	node_tests "${files[@]}"
+}
+
+# onnx_tests runs privopt export's models in onnxruntime-node against privopt predict.
+onnx_tests() {
+	need_test_tools
+	node_tests tests/onnx.test.mjs
 }
 
 worker_tests() {
@@ -345,6 +352,7 @@ run_tests() {
 	step "go vet (native and js/wasm)" vet
 	step "go test (native)" go_test_native
 	step "go test (js/wasm in node)" go_test_wasm
+	step "ONNX export (onnxruntime-node)" onnx_tests
 	step "build the static site" site
 	step "wasm size budget" check_wasm_size
 	step "browser tests (headless Chromium)" browser_tests

@@ -5,6 +5,7 @@
 //
 //	privopt audit [--mech NAMES] [--long] [--runs N] [--level L] [--seed N] [--json]
 //	privopt account [--mu M] [--eps E] [--delta D] [--sensitivity S] [--compose-mu M1,M2] [--tradeoff --alpha A] [--pure-eps E0]
+//	privopt export --model RELEASE.json --onnx MODEL.onnx [--run K]
 //	privopt fit --data FILE --schema SCHEMA.json --mech NAME --eps E [--delta D] [--loss NAME] [--test FILE] [--seed N] [--out FILE] [--progress] [--radius D]
 //	privopt predict --model RELEASE.json --data FILE [--out FILE] [--run K]
 //	privopt serve [--dir DIR] [--addr HOST:PORT] [--prefix /PATH/]
@@ -34,6 +35,7 @@ var commands = map[string]command{
 	"account": {summary: "privacy accounting: curves, calibration, composition (JSON)", run: runAccount},
 	"audit":   {summary: "empirical privacy audits of every mechanism (exit 1 on a violation)", run: runAudit},
 	"bench":   {summary: "the adult-lr benchmark: every mechanism at every ε (markdown, JSON, SVG)", run: runBench},
+	"export":  {summary: "write a released model as an ONNX model (for onnxruntime)", run: runExport},
 	"fit":     {summary: "fit a differentially private model to a CSV file (JSON)", run: runFit},
 	"predict": {summary: "score a CSV file with a released model (CSV)", run: runPredict},
 	"serve":   {summary: "serve the built page (dist/) on a loopback address", run: runServe},
