@@ -130,3 +130,44 @@ func TestSplitUniform(t *testing.T) {
 		t.Fatalf("χ² = %v > 45 over the 10 test sets: %v", chi2, counts)
 	}
 }
+
+// TestSplitByContentKeepsNeighbours adds a row to files of 2 to 400 rows and checks that the
+// training sets of the two files are equal or differ by that row only, and so are their test
+// sets (the add/remove relation on each side), while Split's fixed-size subsets of the same
+// files can differ by a replacement; and that the test share is near the fraction.
+func TestSplitByContentKeepsNeighbours(t *testing.T) {
+	rowsOf := func(ds *Dataset) []float64 { return append([]float64(nil), ds.Y...) }
+	splitFails := false
+	for n := 2; n <= 400; n += 7 {
+		small, big := indexedDataset(n), indexedDataset(n+1) // big adds the row n
+		for key := range uint64(3) {
+			train0, test0, err0 := SplitByContent(small, 0.3, key)
+			train1, test1, err1 := SplitByContent(big, 0.3, key)
+			if err0 != nil || err1 != nil {
+				continue // a side left empty: refused, and nothing to compare
+			}
+			added := func(a, b []float64) bool { // b is a, or a with the value n inserted
+				return slices.Equal(a, b) || slices.Equal(a, slices.DeleteFunc(slices.Clone(b), func(v float64) bool { return v == float64(n) }))
+			}
+			if !added(rowsOf(train0), rowsOf(train1)) || !added(rowsOf(test0), rowsOf(test1)) {
+				t.Fatalf("n = %d, key %d: the sets of neighbouring files are not neighbours: train %v / %v, test %v / %v",
+					n, key, rowsOf(train0), rowsOf(train1), rowsOf(test0), rowsOf(test1))
+			}
+		}
+		tr0, _, _ := Split(small, 0.3, rand.NewPCG(1, 2))
+		tr1, _, _ := Split(big, 0.3, rand.NewPCG(1, 2))
+		if tr0.N == tr1.N && !slices.Equal(rowsOf(tr0), rowsOf(tr1)) {
+			splitFails = true
+		}
+	}
+	if !splitFails {
+		t.Error("Split never gave training sets that differ by a replacement: the test does not show why SplitByContent is needed")
+	}
+	_, test, err := SplitByContent(indexedDataset(20000), 0.2, 9)
+	if err != nil || math.Abs(float64(test.N)/20000-0.2) > 0.02 {
+		t.Errorf("20,000 rows at 0.2: %d in the test set, %v (7 standard deviations: a false failure about 1e-11 for a key)", test.N, err)
+	}
+	if _, _, err := SplitByContent(indexedDataset(1), 0.5, 1); err == nil {
+		t.Error("one row: no error")
+	}
+}
