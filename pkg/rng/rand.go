@@ -1,7 +1,6 @@
 package rng
 
 import (
-	crand "crypto/rand"
 	"encoding/binary"
 	"math/bits"
 	"math/rand/v2"
@@ -39,12 +38,13 @@ type Rand struct {
 }
 
 // New returns a Rand for private releases: a ChaCha8 generator keyed from the operating
-// system's CSPRNG (crypto/rand: getrandom(2) on Linux, crypto.getRandomValues in the browser)
-// and rekeyed from it every ReseedPeriod outputs, each new key being the OS bytes XOR 32 bytes
-// of the old generator's output. Seeded() reports false.
+// system's CSPRNG (crypto/rand natively: getrandom(2) on Linux; crypto.getRandomValues under
+// js/wasm, in the browser, node or a Worker) and rekeyed from it every ReseedPeriod outputs,
+// each new key being the OS bytes XOR 32 bytes of the old generator's output. Seeded()
+// reports false.
 //
-// crypto/rand.Read never returns an error (Go ≥ 1.24): if the OS generator fails, the program
-// stops, so New never hands out a Rand without OS entropy.
+// If the OS generator fails, the program stops, so New never hands out a Rand without OS
+// entropy.
 func New() *Rand {
 	s := &osSource{}
 	s.rekey()
@@ -153,16 +153,12 @@ type osSource struct {
 	left int
 }
 
-// rekey sets a fresh key: 32 bytes from crypto/rand, XORed with 32 bytes of the current
+// rekey sets a fresh key: 32 bytes from the OS (osEntropy), XORed with 32 bytes of the current
 // generator's output when there is one (so the new key is as unpredictable as the better of
 // the two).
 func (s *osSource) rekey() {
 	var key [32]byte
-	if _, err := crand.Read(key[:]); err != nil {
-		// Unreachable: crypto/rand.Read never returns an error (it stops the program instead).
-		// Going on without OS entropy would silently break privacy, so stop here too.
-		panic("rng: crypto/rand failed: " + err.Error())
-	}
+	osEntropy(key[:])
 	if s.c == nil {
 		s.c = rand.NewChaCha8(key)
 	} else {
