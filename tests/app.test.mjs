@@ -1,9 +1,9 @@
 // The app in headless Chromium: the demo fitted with every mechanism (report, diagnostics,
 // plots), a long run that keeps the page responsive and is cancelled, malformed files whose
 // errors appear next to their controls, a dropped file, several runs over several workers,
-// the download and the shareable link, and add/remove with its public number of rows N. Every
-// test records the requests of its page: none may leave after the page has loaded, and nothing
-// may be stored in the browser.
+// the download of the release file and the shareable link, and add/remove with its public
+// number of rows N. Every test records the requests of its page: none may leave after the page
+// has loaded, and nothing may be stored in the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -54,7 +54,7 @@ async function done({ context, page, requests, errors, loaded }) {
   }));
   assert.deepEqual({ ...stored, search: undefined }, { local: 0, session: 0, idb: 0, caches: 0, search: undefined }, 'browser storage is empty');
   const keys = [...new URLSearchParams(stored.search).keys()];
-  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout']);
+  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout', 'schema']);
   for (const k of keys) assert.ok(config.has(k) || k.startsWith('opt.'), `the address holds ${k}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -261,15 +261,16 @@ test('several seeded runs spread over workers, compose, download, and the link r
   await page.click('#sort-weights');
   const weights = await page.$$eval('#weights tbody td.num', (tds) => tds.map((td) => Math.abs(Number(td.textContent))));
   assert.ok(weights[0] >= weights[weights.length - 1] && weights[0] >= weights[1]);
-  // The download: models and reports, no diagnostics.
+  // The download: the release file of the three models and reports, no diagnostics.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   assert.equal(download.suggestedFilename(), 'privopt-release.json');
   const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
-  assert.equal(saved.format, 'privopt-release/1');
-  assert.equal(saved.releases.length, 3);
-  assert.equal(saved.releases[0].model.weights.length, 92);
-  assert.equal(saved.releases[0].report.randomness, 'seeded: not private');
-  assert.doesNotMatch(JSON.stringify(saved), /diagnostics|train_accuracy|held-out/);
+  assert.equal(saved.format, 'privopt-release/2');
+  assert.equal(saved.schema.columns[0].name, 'age');
+  assert.equal(saved.models.length, 3);
+  assert.equal(saved.models[0].model.weights.length, 92);
+  assert.equal(saved.models[0].report.randomness, 'seeded: not private');
+  assert.doesNotMatch(JSON.stringify(saved), /"diagnostics"|"train_accuracy"|"train_loss"|"test"/);
   // The link holds the configuration only, and reproduces it.
   const link = await page.inputValue('#share-link');
   const params = new URL(link).searchParams;
@@ -287,6 +288,45 @@ test('several seeded runs spread over workers, compose, download, and the link r
   assert.equal(await again.page.inputValue('#option-FastSteps'), '100');
   assert.equal(await again.page.$eval('#option-Sampler', (s) => s.value), 'mala');
   assert.match(await again.page.textContent('#dataset-summary'), /4000 training rows/);
+  await done(again);
+});
+
+test('a CSV file is scored in a worker, and a release file restores the settings on a fresh page', async () => {
+  const app = await open('?data=demo&mech=noisy-gd&opt.MaxSteps=50&eps=0.5&runs=2');
+  const { page } = app;
+  await planned(page);
+  await page.click('#run-button');
+  await page.waitForSelector('#use-model', { timeout: 60000 });
+  // Two rows without the label column, scored with run 1's model; then a row the schema refuses.
+  const header = 'age, workclass, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, native-country';
+  const rows = '39, State-gov, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States\n'
+    + '50, Self-emp-not-inc, 13, Married-civ-spouse, Exec-managerial, Husband, White, Male, 0, 0, 13, United-States\n';
+  await page.setInputFiles('#score-file', { name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(header + '\n' + rows) });
+  await page.waitForSelector('#download-scores', { timeout: 30000 });
+  assert.equal(await page.textContent('#score-status'), '2 rows of rows.csv scored.');
+  const [scores] = await Promise.all([page.waitForEvent('download'), page.click('#download-scores')]);
+  assert.equal(scores.suggestedFilename(), 'rows-predictions.csv');
+  const lines = readFileSync(await scores.path(), 'utf8').trim().split('\n');
+  assert.equal(lines[0], 'prediction,p(<=50K),p(>50K)');
+  assert.equal(lines.length, 3);
+  await page.setInputFiles('#score-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(header + '\nold' + rows.slice(2)) });
+  await page.waitForSelector('#score-status.error');
+  assert.match(await page.textContent('#score-status'), /line 2, column "age": "old" is not a number/);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const release = { name: 'privopt-release.json', mimeType: 'application/json', buffer: readFileSync(await download.path()) };
+  await done(app);
+
+  // A fresh page takes the file's settings, and its schema once the demo is loaded.
+  const again = await open();
+  await again.page.setInputFiles('#settings-file', release);
+  await again.page.waitForFunction(() => /The settings of .* are set/.test(document.querySelector('#settings-status')?.textContent || ''));
+  assert.equal(await again.page.inputValue('#budget-eps'), '0.5');
+  assert.equal(await again.page.inputValue('#runs'), '2');
+  assert.equal(await again.page.isChecked('#choose-noisy-gd'), true);
+  assert.equal(await again.page.inputValue('#option-MaxSteps'), '50');
+  assert.match(await again.page.textContent('#settings-status'), /applies to the next file whose columns are exactly: age, workclass/);
+  await useDemo(again.page);
+  assert.doesNotMatch(await again.page.textContent('#settings-status'), /applies to the next file/);
   await done(again);
 });
 

@@ -1,7 +1,9 @@
-// The privacy-curve page: load it in headless Chromium, drive the μ, ε and δ inputs, check
-// the curves and the numbers, and check that the page talks to nobody but its own origin.
+// The page in headless Chromium: the privacy-curve widget (drive the μ, ε and δ inputs, check
+// the curves and the numbers), one fit of the demo from a link to its released model in use and
+// downloaded, and that the page talks to nobody but its own origin.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { artifacts, collectErrors, launch, recordRequests, startServer } from './lib.mjs';
 
@@ -79,6 +81,51 @@ test('the page draws the curves, updates them as you type, and stays on its orig
   }
   assert.ok(urls.includes(server.origin + '/app.wasm'), 'the module was fetched: ' + urls.join(' '));
   assert.equal(urls.filter((u) => u.endsWith('.wasm')).length, 1, 'app.wasm is fetched once (the worker reuses it)');
+  assert.deepEqual(requests.slice(loadedCount).map((r) => r.url), [], 'requests after the page finished loading');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the demo fitted with noisy-gd: the model predicts a typed row, and downloads as a release file with its schema', async () => {
+  const context = await browser.newContext({ acceptDownloads: true });
+  const requests = recordRequests(context);
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  // The link loads the demo and chooses noisy-gd with a small number of steps.
+  await page.goto(server.url + '?data=demo&mech=noisy-gd&opt.MaxSteps=50');
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+  const loadedCount = requests.length;
+  await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
+  await page.click('#run-button');
+  await page.waitForSelector('#use-model', { timeout: 60000 });
+
+  // The panel predicts as the person types: a refused value names its column, a valid one
+  // gives the label and the probability of each class.
+  const result = () => page.textContent('#use-result');
+  assert.equal(await page.textContent('label[for="use-0"]'), 'age, from 17 to 90');
+  await page.fill('#use-0', 'old');
+  await page.waitForFunction(() => /^No prediction: column "age"/.test(document.querySelector('#use-result').textContent));
+  assert.equal(await page.getAttribute('#use-0', 'aria-invalid'), 'true');
+  await page.fill('#use-0', '52');
+  await page.selectOption('#use-7', 'Female');
+  await page.fill('#use-8', '0');
+  await page.waitForFunction(() => document.querySelector('#use-result').textContent.startsWith('Prediction: '));
+  assert.match(await result(), /^Prediction: (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
+  assert.match(await page.textContent('#use-model'), /nothing is sent anywhere.*private release.*your own data/s);
+
+  // Download: a privopt-release/2 file with the schema, the encoding and the model.
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(saved.format, 'privopt-release/2');
+  assert.deepEqual(saved.schema.columns.map((c) => c.name).slice(0, 3), ['age', 'workclass', 'education-num']);
+  assert.equal(saved.schema.columns[0].min, 17);
+  assert.equal(saved.settings.mechanism, 'noisy-gd');
+  assert.equal(saved.models.length, 1);
+  assert.equal(saved.models[0].model.weights.length, saved.encoding.features.length);
+  assert.doesNotMatch(JSON.stringify(saved), /"diagnostics"|"train_accuracy"/);
+  await page.locator('#use-model').screenshot({ path: path.join(artifacts(), 'page-use-model.png') });
+
+  for (const r of requests) assert.ok(r.url.startsWith(server.origin + '/'), `request to another origin: ${r.url}`);
   assert.deepEqual(requests.slice(loadedCount).map((r) => r.url), [], 'requests after the page finished loading');
   assert.deepEqual(errors, []);
   await context.close();

@@ -13,18 +13,20 @@ import (
 // Host is what the app needs from the browser. wasm/app implements it with Web Workers, the
 // page's file input and downloads; the tests implement it with engines in the same process.
 type Host interface {
-	// Send posts a request to engine worker w. Worker 0 loads, checks and plans; workers 1
-	// to Workers() run fits, one at a time each. A request whose Source is "file" carries
-	// the file the person chose last. After a "cancel", a run that has not ended a few
-	// seconds later is stopped by restarting its worker and answered "cancelled".
+	// Send posts a request to engine worker w. Worker 0 loads, checks, plans, reads release
+	// files and scores; workers 1 to Workers() run fits, one at a time each. A request
+	// carries the file that TakeFile kept last for its Source, if any. After a "cancel", a
+	// run that has not ended a few seconds later is stopped by restarting its worker and
+	// answered "cancelled".
 	Send(w int, req engine.Request)
 	// Workers is how many fits may run at once: the machine's cores.
 	Workers() int
-	// TakeFile keeps the file of a file-input change or drop event for the requests that
-	// follow and returns its name and size; ok is false when the event carries no file.
-	TakeFile(e vugu.DOMEvent) (name string, size int64, ok bool)
-	// Download offers text to save as a file.
-	Download(name, text string)
+	// TakeFile keeps the file of a file-input change or drop event for the requests whose
+	// Source is source that follow, and returns its name and size; ok is false when the
+	// event carries no file.
+	TakeFile(e vugu.DOMEvent, source string) (name string, size int64, ok bool)
+	// Download offers content, of media type mime, to save as a file.
+	Download(name, mime string, content []byte)
 	// Now is the current time.
 	Now() time.Time
 }
@@ -54,7 +56,17 @@ type App struct {
 	modelState
 	privacyState
 	runState
+	releaseState
+	useState
 }
+
+// The Sources of the requests that read a file the person chose, each naming one of the
+// page's files (see Host.TakeFile).
+const (
+	dataSource     = "file"     // the data to fit
+	settingsSource = "settings" // a release file whose settings the page takes
+	scoreSource    = "score"    // a CSV file to score with a released model
+)
 
 // NewApp returns the app in its initial state, talking to the engine through host; Start
 // sends its first requests.
@@ -113,6 +125,10 @@ func (a *App) Receive(w int, r engine.Response) {
 		a.receivePlan(r)
 	case "run":
 		a.receiveRun(r)
+	case "read-release":
+		a.receiveSettings(r)
+	case "score":
+		a.receiveScores(r)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 	"github.com/vugu/vugu"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -39,7 +40,7 @@ type testHost struct {
 	t         *testing.T
 	workers   int
 	engines   map[int]*engine.Engine
-	file      *memFile
+	files     map[string]memFile // the file the person "chose" for each request Source
 	queue     []delivery
 	posted    chan delivery
 	sent      []delivery // every request sent, with its worker
@@ -47,8 +48,11 @@ type testHost struct {
 }
 
 func newTestHost(t *testing.T, workers int) *testHost {
-	return &testHost{t: t, workers: workers, engines: map[int]*engine.Engine{}, posted: make(chan delivery, 10000), downloads: map[string]string{}}
+	return &testHost{t: t, workers: workers, engines: map[int]*engine.Engine{}, files: map[string]memFile{}, posted: make(chan delivery, 10000), downloads: map[string]string{}}
 }
+
+// choose makes text, named name, the file the person chooses for the requests of source.
+func (h *testHost) choose(source, name, text string) { h.files[source] = memFile{name, []byte(text)} }
 
 func (h *testHost) Send(w int, req engine.Request) {
 	h.sent = append(h.sent, delivery{w, engine.Response{ID: req.ID, Kind: req.Kind}})
@@ -64,8 +68,8 @@ func (h *testHost) Send(w int, req engine.Request) {
 		return
 	}
 	var f engine.File
-	if req.Source == "file" && h.file != nil {
-		f = *h.file
+	if file, ok := h.files[req.Source]; ok {
+		f = file
 	}
 	// The request goes through JSON, as in the browser.
 	b, err := json.Marshal(req)
@@ -81,15 +85,13 @@ func (h *testHost) Send(w int, req engine.Request) {
 
 func (h *testHost) Workers() int { return h.workers }
 
-func (h *testHost) TakeFile(vugu.DOMEvent) (string, int64, bool) {
-	if h.file == nil {
-		return "", 0, false
-	}
-	return h.file.name, h.file.Size(), true
+func (h *testHost) TakeFile(_ vugu.DOMEvent, source string) (string, int64, bool) {
+	f, ok := h.files[source]
+	return f.name, f.Size(), ok
 }
 
-func (h *testHost) Download(name, text string) { h.downloads[name] = text }
-func (h *testHost) Now() time.Time             { return time.Now() }
+func (h *testHost) Download(name, _ string, content []byte) { h.downloads[name] = string(content) }
+func (h *testHost) Now() time.Time                          { return time.Now() }
 
 // settle delivers the engines' answers to the app until none is left and no run is in progress.
 func (h *testHost) settle(a *App) {
@@ -221,14 +223,14 @@ func TestDemoFlow(t *testing.T) {
 	if a.Selected != 2 || a.Result() != a.RunList[2].Result {
 		t.Error("Select(2) did not select run 3")
 	}
-	// The download holds the models and reports, never the diagnostics.
+	// The download is a release file of the three models and reports, never the diagnostics.
 	a.Download()
 	text := h.downloads["privopt-release.json"]
-	var exp Export
-	if err := json.Unmarshal([]byte(text), &exp); err != nil || exp.Format != ExportFormat || len(exp.Releases) != 3 || len(exp.Releases[0].Model.Weights) != 92 {
+	f, err := release.Read(strings.NewReader(text))
+	if err != nil || len(f.Models) != 3 || len(f.Models[0].Model.Weights) != 92 {
 		t.Fatalf("download: %v, %.200s", err, text)
 	}
-	for _, unwanted := range []string{"diagnostics", "train_accuracy", "train_loss", "not_private\"", "held"} {
+	for _, unwanted := range []string{`"diagnostics"`, `"train_accuracy"`, `"train_loss"`, `"not_private"`, `"test"`} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("the download holds %q", unwanted)
 		}
@@ -295,7 +297,7 @@ const fileCSV = "age, city, income\n34, Lyon, high\n51, Paris, low\n29, SECRETVI
 // confirmed; typing a value confirms it.
 func TestFileFlowConfirmation(t *testing.T) {
 	h := newTestHost(t, 1)
-	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
 	a.Start()
 	a.OpenFile(nil)
@@ -312,6 +314,9 @@ func TestFileFlowConfirmation(t *testing.T) {
 	a.CheckData()
 	if a.Checking || a.Dataset != nil {
 		t.Fatal("data with unconfirmed bounds was checked")
+	}
+	if q := a.Query(); strings.Contains(q, "schema=") {
+		t.Errorf("the link holds a schema with values to confirm: %s", q)
 	}
 	a.Run()
 	if a.Running || !strings.Contains(a.RunErr, "Check the data") {
@@ -333,21 +338,38 @@ func TestFileFlowConfirmation(t *testing.T) {
 	if a.Dataset == nil || a.Dataset.Facts.N != 3 || a.Dataset.Test != 1 || a.Plans == nil {
 		t.Fatalf("checked: %+v, %q", a.Dataset, a.DataErr)
 	}
+	// Under add/remove the held-out rows are chosen by their content, so choosing that
+	// relation checks the data again (data.SplitByContent; the split key is fixed here).
+	a.splitSeed = 1
+	a.SetNeighbouring(string(privacy.AddRemove))
+	a.SetPublicN("10")
+	h.settle(a)
+	if a.Dataset == nil || !a.splitByContent() || a.checked != a.checkKey() || a.Dataset.Test+a.Dataset.Facts.N != 4 {
+		t.Fatalf("after choosing add/remove: %+v, %q", a.Dataset, a.DataErr)
+	}
+	a.SetNeighbouring(string(privacy.ReplaceOne))
+	h.settle(a)
+	if a.Dataset == nil || a.splitByContent() || a.Dataset.Facts.N != 3 || a.Dataset.Test != 1 {
+		t.Fatalf("back to replace-one: %+v, %q", a.Dataset, a.DataErr)
+	}
 	// Changing the schema forgets the check.
 	a.SetMax(0, "100")
 	if a.Dataset != nil || a.Plans != nil {
 		t.Error("a schema edit kept the old check")
 	}
-	// The link never holds data: not the file's name, not a value read from it.
-	if q := a.Query(); strings.Contains(q, "SECRET") || strings.Contains(q, "people") || strings.Contains(q, "data=") {
-		t.Errorf("the link holds data: %s", q)
+	// The link never holds data: not the file's name, nor its rows. It holds the schema once
+	// the person has confirmed every value read from the data (public by declaration), and
+	// never before.
+	if q := a.Query(); strings.Contains(q, "people") || strings.Contains(q, "data=") || !strings.Contains(q, "schema=") {
+		t.Errorf("the link holds data, or not the confirmed schema: %s", q)
 	}
+
 }
 
 // Schema errors appear next to the column they name; data errors name the line and column.
 func TestErrorsNextToTheirControl(t *testing.T) {
 	h := newTestHost(t, 1)
-	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
 	a.OpenFile(nil)
 	h.settle(a)
@@ -374,7 +396,7 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 		t.Error("the data error is not shown next to the file and the column")
 	}
 	// A malformed file is reported where it was opened, with its line.
-	h.file = &memFile{"bad.csv", []byte("a,b\n1,x\n2\n")}
+	h.choose(dataSource, "bad.csv", "a,b\n1,x\n2\n")
 	a.OpenFile(nil)
 	h.settle(a)
 	if !strings.Contains(a.LoadErr, "line 3") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="load-error"`) {
@@ -386,7 +408,7 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 // new label demotes the old one.
 func TestSetKind(t *testing.T) {
 	h := newTestHost(t, 1)
-	h.file = &memFile{"people.csv", []byte(fileCSV)}
+	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
 	a.OpenFile(nil)
 	h.settle(a)
@@ -528,7 +550,7 @@ func TestOtherLabels(t *testing.T) {
 		{"numeric", "x,z,y\n1,0,0.5\n2,1,1.5\n3,0,2\n4,1,3\n5,0,1\n6,1,2.5\n", "numeric-label", "squared", fit.Box, 3, false},
 	} {
 		h := newTestHost(t, 1)
-		h.file = &memFile{tc.name + ".csv", []byte(tc.csv)}
+		h.choose(dataSource, tc.name+".csv", tc.csv)
 		a := NewApp(h)
 		a.Start()
 		a.OpenFile(nil)

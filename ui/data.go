@@ -45,6 +45,9 @@ type dataState struct {
 	checked string
 
 	splitSeed uint64
+	// pendingSchema is a schema from a link or a release file that waits for data whose
+	// columns it names (see takeSchema).
+	pendingSchema *data.Schema
 }
 
 // ColumnEdit holds one schema column's inputs as typed, and its error.
@@ -86,19 +89,20 @@ func (a *App) OpenFile(e vugu.DOMEvent) {
 		a.LoadErr = "Wait for the runs to end, or cancel them, before opening another file."
 		return
 	}
-	if _, _, ok := a.Host.TakeFile(e); !ok {
+	if _, _, ok := a.Host.TakeFile(e, dataSource); !ok {
 		return
 	}
-	a.startLoad(engine.Request{Kind: "load", Source: "file"})
+	a.startLoad(engine.Request{Kind: "load", Source: dataSource})
 }
 
 func (a *App) startLoad(req engine.Request) {
-	a.dataState = dataState{Loading: true, Holdout: a.Holdout}
+	a.dataState = dataState{Loading: true, Holdout: a.Holdout, pendingSchema: a.pendingSchema}
 	a.Plans, a.PlanErr = nil, ""
 	a.send(0, req)
 }
 
-// receiveLoad takes the engine's preview and starting schema.
+// receiveLoad takes the engine's preview and starting schema; a schema from a link or a
+// release file that names the data's columns replaces the starting one.
 func (a *App) receiveLoad(r engine.Response) {
 	a.Loading = false
 	if r.Kind != "loaded" {
@@ -110,9 +114,20 @@ func (a *App) receiveLoad(r engine.Response) {
 		a.LoadErr = "the engine's schema does not read back: " + err.Error()
 		return
 	}
-	a.Loaded, a.Schema = r.Loaded, s
-	a.prefillPublicN(s.PublicRows)
+	a.Loaded = r.Loaded
 	a.splitSeed = rng.New().Uint64()
+	if p := a.pendingSchema; p != nil && a.fitsLoaded(p) {
+		s, a.pendingSchema = p, nil
+	}
+	a.setSchema(s)
+}
+
+// setSchema makes s the schema of the loaded data, with its inputs filled in. A schema with
+// nothing left to confirm (the demo's, which is public, or one from settings, public by
+// declaration) checks the data at once, unless the data is checked with it already.
+func (a *App) setSchema(s *data.Schema) {
+	a.Schema = s
+	a.prefillPublicN(s.PublicRows)
 	a.Cols = make([]ColumnEdit, len(s.Columns))
 	for i := range s.Columns {
 		a.refreshColumn(i)
@@ -121,10 +136,37 @@ func (a *App) receiveLoad(r engine.Response) {
 	a.NormRadius.set(exactText(s.Norm.Radius), positive)
 	a.NormBias.set(exactText(s.Norm.Bias), func(float64) string { return "" })
 	a.ShowSchema = len(s.Unconfirmed()) > 0
-	a.validateSchema()
-	if len(s.Unconfirmed()) == 0 {
-		a.CheckData() // the demo's schema is public: check it at once
+	a.schemaChanged()
+	if len(s.Unconfirmed()) == 0 && a.Dataset == nil {
+		a.CheckData()
 	}
+}
+
+// takeSchema takes a schema from a link or a release file. It is public by declaration and
+// follows the rules of a typed one: it was checked as it was read (data.LoadSchema), and a
+// field it marks as read from the data must still be confirmed. It replaces the loaded
+// data's schema when it names the data's columns; otherwise it waits for data that does.
+func (a *App) takeSchema(s *data.Schema) {
+	if a.Loaded != nil && a.fitsLoaded(s) {
+		a.pendingSchema = nil
+		a.setSchema(s)
+		return
+	}
+	a.pendingSchema = s
+}
+
+// fitsLoaded reports whether schema s names exactly the loaded file's columns (each set's
+// names are unique).
+func (a *App) fitsLoaded(s *data.Schema) bool {
+	if len(s.Columns) != len(a.Loaded.Header) {
+		return false
+	}
+	for _, c := range s.Columns {
+		if !slices.Contains(a.Loaded.Header, c.Name) {
+			return false
+		}
+	}
+	return true
 }
 
 // IsDemo reports whether the demo is loaded.
@@ -453,10 +495,16 @@ func (a *App) schemaJSON() string {
 	return string(b)
 }
 
-// checkKey identifies the data a check encodes: the schema and the held-out share.
+// checkKey identifies the data a check encodes: the schema, the held-out share and how the
+// held-out rows are chosen (datasetRequest).
 func (a *App) checkKey() string {
-	return a.schemaJSON() + "\x00" + a.Holdout.Text
+	return a.schemaJSON() + "\x00" + a.Holdout.Text + "\x00" + strconv.FormatBool(a.splitByContent())
 }
+
+// splitByContent reports whether a file's held-out rows are chosen by their content: under
+// add/remove, where a fixed-size random subset would let adding a row move another between
+// the training and held-out rows (data.SplitByContent says why).
+func (a *App) splitByContent() bool { return a.AddRemove() && !a.IsDemo() }
 
 // DataBlockers lists what keeps the data from being checked.
 func (a *App) DataBlockers() []string {
@@ -491,7 +539,7 @@ func (a *App) CheckData() {
 
 // datasetRequest is the "dataset" request for the current data, schema and split.
 func (a *App) datasetRequest() engine.Request {
-	req := engine.Request{Kind: "dataset", Source: a.Loaded.Source, Schema: []byte(a.schemaJSON()), SplitSeed: a.splitSeed}
+	req := engine.Request{Kind: "dataset", Source: a.Loaded.Source, Schema: []byte(a.schemaJSON()), SplitSeed: a.splitSeed, SplitByContent: a.splitByContent()}
 	if !a.IsDemo() {
 		req.Holdout = a.Holdout.Value / 100
 	}

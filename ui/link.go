@@ -1,17 +1,21 @@
 package ui
 
 import (
+	"bytes"
+	"encoding/base64"
 	"slices"
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
 // A link to the page encodes the configuration, never the data: the choices of the model,
-// mechanism and privacy steps, and whether the built-in demo is loaded. Opening it sets each
-// field as if typed, so an invalid value shows the field's error.
+// mechanism and privacy steps, whether the built-in demo is loaded, and the schema once the
+// person has confirmed it (it is then public by declaration). Opening it sets each field as
+// if typed, so an invalid value shows the field's error.
 
 // linkParam is one parameter of a link: get returns its value and whether the link holds it
 // (a field's text is held as typed, even blank or invalid, so that the link reproduces the
@@ -72,6 +76,7 @@ var linkParams = []linkParam{
 	{"runs", func(a *App) (string, bool) { return a.Runs.Text, true }, (*App).SetRuns},
 	{"seed", func(a *App) (string, bool) { return a.Seed.Text, a.Seed.Text != "" }, (*App).SetSeed},
 	{"holdout", func(a *App) (string, bool) { return a.Holdout.Text, !a.demoData() }, (*App).SetHoldout},
+	{"schema", (*App).linkSchema, (*App).setLinkSchema},
 }
 
 // demoData reports whether the page holds, or is about to load, the demo data.
@@ -101,8 +106,14 @@ func (a *App) Query() string {
 func (a *App) Link() string { return a.BaseURL + "?" + a.Query() }
 
 // ApplyQuery sets the configuration from a link's decoded query parameters; unknown
-// parameters are ignored. The mechanism is set first, so that its settings apply to it.
+// parameters are ignored. The mechanism is set first, so that its settings apply to it; the
+// mechanisms are planned once, for the whole configuration.
 func (a *App) ApplyQuery(q map[string]string) {
+	a.holdPlans = true
+	defer func() {
+		a.holdPlans = false
+		a.specChanged()
+	}()
 	if v, ok := q["mech"]; ok {
 		for _, p := range linkParams {
 			if p.name == "mech" {
@@ -139,4 +150,56 @@ func queryEscape(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// linkSchema is the schema a link holds, encoded (encodeSchema): the loaded data's schema
+// once it is valid and the person has confirmed every value read from the data, unless it is
+// the demo's own; or else a schema from a link or a release file that waits for its data.
+// A schema with a value still to confirm is never in a link: that value is a statistic of
+// the private data.
+func (a *App) linkSchema() (string, bool) {
+	s := a.pendingSchema
+	if a.Schema != nil && a.Unconfirmed() == 0 && a.Schema.Validate() == nil {
+		if a.IsDemo() && a.schemaJSON() == string(a.Loaded.Schema) {
+			return "", false
+		}
+		s = a.Schema
+	}
+	if s == nil {
+		return "", false
+	}
+	text, err := encodeSchema(s)
+	return text, err == nil
+}
+
+// setLinkSchema takes the schema of a link (see takeSchema); one that does not read back is
+// reported in SettingsErr and ignored.
+func (a *App) setLinkSchema(text string) {
+	s, err := decodeSchema(text)
+	if err != nil {
+		a.SettingsErr = "The link's schema cannot be read, so the page suggests one from the data: " + err.Error()
+		return
+	}
+	a.takeSchema(s)
+}
+
+// encodeSchema writes a schema for a link: its JSON form (data.Schema.MarshalJSON) in
+// unpadded base64url, which a URL's query holds as it is. (Compressing it with
+// compress/flate would halve a link's length, at the cost of 43 kB of gzipped app.wasm.)
+func encodeSchema(s *data.Schema) (string, error) {
+	js, err := s.MarshalJSON()
+	if err != nil {
+		return "", err
+	}
+	return base64.RawURLEncoding.EncodeToString(js), nil
+}
+
+// decodeSchema reads what encodeSchema writes and checks the schema as data.LoadSchema does
+// (its size included).
+func decodeSchema(text string) (*data.Schema, error) {
+	js, err := base64.RawURLEncoding.DecodeString(text)
+	if err != nil {
+		return nil, err
+	}
+	return data.LoadSchema(bytes.NewReader(js))
 }

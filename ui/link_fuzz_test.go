@@ -4,6 +4,9 @@ import (
 	"math"
 	"net/url"
 	"testing"
+
+	"github.com/privopt/privopt/internal/demo"
+	"github.com/privopt/privopt/pkg/core/data"
 )
 
 // parseLink decodes a link's query as the page does: the first value of each parameter.
@@ -17,10 +20,28 @@ func parseLink(query string) map[string]string {
 }
 
 // FuzzLinkQuery opens arbitrary links: the page never panics; every numeric field either holds
-// a valid value or shows its error; and the link the page then shows is stable: opened on a
-// fresh page it gives the same link back.
+// a valid value or shows its error; a schema is taken only when it reads back valid; and the
+// link the page then shows is stable: opened on a fresh page it gives the same link back.
 func FuzzLinkQuery(f *testing.F) {
+	s, err := data.LoadSchema(demo.Schema())
+	if err != nil {
+		f.Fatal(err)
+	}
+	public, err := encodeSchema(s)
+	if err != nil {
+		f.Fatal(err)
+	}
+	s.Columns[0].Derived = []string{"min", "max"}
+	derived, err := encodeSchema(s)
+	if err != nil {
+		f.Fatal(err)
+	}
 	for _, q := range []string{
+		"data=demo&eps=2&schema=" + public,
+		"schema=" + derived + "&runs=3",
+		"schema=" + public[:len(public)/2],
+		"schema=bm90IGpzb24&schema=" + public,
+		"schema=%3D%3D&eps=1",
 		"",
 		"data=demo&eps=0.5&delta=1e-7&nb=add-remove&runs=4&seed=42&mod=adversarial&rho=0.1&rnorm=2&domain=ball&radius=3&mech=rem&opt.Sampler=mala&opt.FastSteps=40",
 		"eps=-3&runs=2.5&loss=nonsense&mech=nonsense",
@@ -49,6 +70,9 @@ func FuzzLinkQuery(f *testing.F) {
 		}
 		if n := a.spec().PublicN; n < 0 || n > maxPublicN || n != 0 && !a.AddRemove() {
 			t.Errorf("the spec declares N = %d under %s (field %+v)", n, a.Neighbouring, a.PublicN)
+		}
+		if a.pendingSchema != nil && a.pendingSchema.Validate() != nil {
+			t.Errorf("an invalid schema taken from %q", query)
 		}
 		link := a.Query()
 		b := NewApp(newTestHost(t, 1))

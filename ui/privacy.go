@@ -39,6 +39,8 @@ type privacyState struct {
 	planID  int
 	// CurvePlot and TradeoffPlot are the chosen plan's curves, laid out.
 	CurvePlot, TradeoffPlot plot.Drawing
+	// holdPlans defers planning while a configuration is applied field by field (ApplyQuery).
+	holdPlans bool
 }
 
 func (a *App) initPrivacy() {
@@ -111,8 +113,17 @@ func (a *App) SetEps(text string) { a.Eps.set(text, checkEps); a.specChanged() }
 // SetDelta: see SetEps.
 func (a *App) SetDelta(text string) { a.Delta.set(text, checkBudgetDelta); a.specChanged() }
 
-// SetNeighbouring: see SetEps.
-func (a *App) SetNeighbouring(n string) { a.Neighbouring = n; a.specChanged() }
+// SetNeighbouring sets the relation (see SetEps). When the data was checked with held-out rows
+// chosen the other relation's way (datasetRequest), it is checked again.
+func (a *App) SetNeighbouring(n string) {
+	a.Neighbouring = n
+	if a.Dataset != nil && a.checkKey() != a.checked {
+		a.Dataset, a.Plans = nil, nil
+		a.CheckData()
+		return
+	}
+	a.specChanged()
+}
 
 // AddRemove reports whether the chosen relation is add/remove, which needs a public number of
 // rows N.
@@ -242,10 +253,11 @@ func (a *App) spec() fit.Spec {
 	return s
 }
 
-// specChanged plans again for the current choices when the data is checked. When the
-// problem has no size (PublicNProblem), nothing is planned until it has one.
+// specChanged plans again for the current choices when the data is checked (and no
+// configuration is being applied). When the problem has no size (PublicNProblem), nothing is
+// planned until it has one.
 func (a *App) specChanged() {
-	if a.Dataset == nil {
+	if a.Dataset == nil || a.holdPlans {
 		return
 	}
 	if a.PublicNProblem() != "" {

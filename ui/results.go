@@ -2,7 +2,6 @@ package ui
 
 import (
 	"cmp"
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +9,6 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -37,10 +35,11 @@ func (a *App) DoneRuns() []*RunStatus {
 	return out
 }
 
-// Select shows run i's model and report.
+// Select shows run i's model and report, and uses its model in the "Use the model" panel.
 func (a *App) Select(i int) {
 	if i >= 0 && i < len(a.RunList) && a.RunList[i].Result != nil {
 		a.Selected = i
+		a.modelChanged()
 	}
 }
 
@@ -210,50 +209,6 @@ func (a *App) Spread() string {
 		what, len(accs), percent(mean), strconv.FormatFloat(100*math.Sqrt(sd), 'f', 1, 64)+" points", percent(lo), percent(hi))
 }
 
-// released is the guarantee of releasing every finished run's model together, composed with
-// privacy.Compose from the plan (public: the same spec and facts the runs were planned with).
-func (a *App) released() (privacy.Curve, int, error) {
-	k := len(a.DoneRuns())
-	pl, err := fit.Plan(a.runSpec, a.runFacts)
-	if err != nil {
-		return nil, k, err
-	}
-	parts := make([]privacy.Curve, k)
-	for i := range parts {
-		parts[i] = pl.Guarantee()
-	}
-	c, err := privacy.Compose(parts...)
-	return c, k, err
-}
-
-// ReleasedText states what releasing every finished run's model certifies.
-func (a *App) ReleasedText() string {
-	done := a.DoneRuns()
-	if len(done) == 0 {
-		return ""
-	}
-	for _, r := range done {
-		if !r.Result.Release.Report.Private {
-			return "No privacy is claimed for these releases: see each run's report (a seeded run, or a sampler whose mixing is not certified)."
-		}
-	}
-	c, k, err := a.released()
-	if err != nil {
-		return "The composed guarantee could not be computed: " + err.Error()
-	}
-	b := a.runSpec.Budget
-	rel := a.relationText()
-	if k == 1 {
-		return fmt.Sprintf("The released model is (ε = %s, δ = %s)-differentially private under %s.", shortText(b.Epsilon), shortText(b.Delta), rel)
-	}
-	if b.Delta > 0 {
-		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under %s (%v).", k, shortText(e), shortText(b.Delta), rel, c)
-		}
-	}
-	return fmt.Sprintf("Releasing all %d models together composes their privacy: (ε = %s, δ = %s)-differentially private under %s (%v).", k, shortText(b.Epsilon), shortText(c.Delta(b.Epsilon)), rel, c)
-}
-
 // declaredN is the runs' public number of rows N under add/remove (fit.ProblemSize of the
 // spec and facts they were planned with), which is public; the observed number of rows is
 // private there and never stated. ok is false under replace-one.
@@ -263,61 +218,4 @@ func (a *App) declaredN() (n int, ok bool) {
 	}
 	n, err := fit.ProblemSize(a.runSpec, a.runFacts)
 	return n, err == nil
-}
-
-// relationText names the runs' neighbouring relation for the statements, with N under
-// add/remove.
-func (a *App) relationText() string {
-	text := fmt.Sprintf("the %s relation", a.runSpec.Budget.Neighbouring)
-	if n, ok := a.declaredN(); ok {
-		text += fmt.Sprintf(" with the declared public number of rows N = %d", n)
-	}
-	return text
-}
-
-// Export is the downloaded file: the settings, and for each finished run its model, privacy
-// report, utility bound and planned parameters. Local diagnostics are never part of it.
-type Export struct {
-	// Format is ExportFormat; Settings the configuration of the runs; Releases the runs'.
-	Format   string            `json:"format"`
-	Settings fit.Spec          `json:"settings"`
-	Releases []ExportedRelease `json:"releases"`
-	// Together states the guarantee of releasing every model together.
-	Together string `json:"together"`
-}
-
-// ExportFormat names the Export's JSON form.
-const ExportFormat = "privopt-release/1"
-
-// ExportedRelease is one run's release without its diagnostics.
-type ExportedRelease struct {
-	// Model, Report, Utility and Parameters are those of the mech.Release.
-	Model      mech.Model         `json:"model"`
-	Report     privacy.Report     `json:"report"`
-	Utility    mech.Utility       `json:"utility"`
-	Parameters map[string]float64 `json:"parameters"`
-}
-
-// ExportJSON returns the Export of the finished runs, indented.
-func (a *App) ExportJSON() (string, error) {
-	e := Export{Format: ExportFormat, Settings: a.runSpec, Together: a.ReleasedText()}
-	for _, r := range a.DoneRuns() {
-		rel := r.Result.Release
-		e.Releases = append(e.Releases, ExportedRelease{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters})
-	}
-	b, err := json.MarshalIndent(e, "", "  ")
-	if err != nil {
-		return "", fmt.Errorf("ui: the release cannot be written as JSON: %w", err)
-	}
-	return string(b), nil
-}
-
-// Download saves the models and their reports as JSON.
-func (a *App) Download() {
-	text, err := a.ExportJSON()
-	if err != nil {
-		a.RunErr = err.Error()
-		return
-	}
-	a.Host.Download("privopt-release.json", text)
 }

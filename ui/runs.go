@@ -86,6 +86,7 @@ func (a *App) Run() {
 	}
 	n := int(a.Runs.Value)
 	a.RunErr, a.Selected = "", 0
+	a.rel, a.relErr, a.DownloadErr = nil, "", ""
 	a.runSpec, a.runData, a.runFacts, a.runCurves = a.spec(), a.datasetRequest(), a.Dataset.Facts, a.Plans.Curves
 	a.runPredicted = 0
 	if s, ok := a.predictedSeconds(*a.ChosenPlan()); ok {
@@ -152,6 +153,9 @@ func (a *App) receiveRun(resp engine.Response) {
 	a.Running, a.Cancelling = false, false
 	a.ended = a.Host.Now()
 	a.Selected = max(0, a.firstDone())
+	if a.firstDone() >= 0 {
+		a.makeRelease()
+	}
 }
 
 // firstDone is the index of the first finished run, or −1.

@@ -25,6 +25,10 @@ type RunStep struct{ App *App }
 // ResultsView renders the results: the report, the diagnostics, the model and the downloads.
 type ResultsView struct{ App *App }
 
+// UseModel renders the results' "Use the model" panel: a row typed with its prediction, and a
+// CSV file to score.
+type UseModel struct{ App *App }
+
 // DragOver accepts a file dragged over the drop zone.
 func (c *DataStep) DragOver(e vugu.DOMEvent) { e.PreventDefault() }
 

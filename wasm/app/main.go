@@ -36,7 +36,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}}
+	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}}
 	root := ui.NewRoot(pageQuery(), h)
 	if root.App != nil {
 		h.app = root.App
@@ -86,7 +86,7 @@ const maxRunWorkers = 8
 // with the page, to replace workers terminated by a cancel without a request.
 const spareWorkers = 1
 
-// host is the ui.Host of the page: engine workers, the chosen file and downloads.
+// host is the ui.Host of the page: engine workers, the chosen files and downloads.
 //
 // A Web Worker fetches its scripts when it is created, so every worker the page may need is
 // created while the page loads (the planning worker, one per run slot, and spares); a worker
@@ -101,7 +101,7 @@ type host struct {
 	scripts int             // workers whose scripts have loaded
 	pong    bool            // the planning engine has answered its ping
 	ready   bool
-	file    js.Value // the File chosen last (a handle: its bytes stay in the browser)
+	files   map[string]js.Value // the File chosen last for each request Source (handles: the bytes stay in the browser)
 }
 
 // worker is one engine Web Worker.
@@ -174,10 +174,10 @@ func (h *host) Send(w int, req engine.Request) {
 	if req.Kind == "run" {
 		wk.run = req.ID
 	}
-	if req.Source == "file" && h.file.Truthy() {
+	if f, ok := h.files[req.Source]; ok {
 		obj := js.Global().Get("Object").New()
 		obj.Set("request", string(msg))
-		obj.Set("file", h.file)
+		obj.Set("file", f)
 		wk.v.Call("postMessage", obj)
 	} else {
 		wk.v.Call("postMessage", string(msg))
@@ -242,8 +242,9 @@ func (h *host) Workers() int {
 	return min(n.Int(), maxRunWorkers)
 }
 
-// TakeFile keeps the first file of a file input's change event or of a drop event.
-func (h *host) TakeFile(e vugu.DOMEvent) (string, int64, bool) {
+// TakeFile keeps the first file of a file input's change event or of a drop event for the
+// requests whose Source is source.
+func (h *host) TakeFile(e vugu.DOMEvent, source string) (string, int64, bool) {
 	files := js.Value(e.JSEventTarget()).Get("files") // vugu's js.Value is syscall/js's
 	if !files.Truthy() {
 		if dt := js.Value(e.JSEvent()).Get("dataTransfer"); dt.Truthy() {
@@ -253,13 +254,17 @@ func (h *host) TakeFile(e vugu.DOMEvent) (string, int64, bool) {
 	if !files.Truthy() || files.Get("length").Int() == 0 {
 		return "", 0, false
 	}
-	h.file = files.Index(0)
-	return h.file.Get("name").String(), int64(h.file.Get("size").Float()), true
+	f := files.Index(0)
+	h.files[source] = f
+	return f.Get("name").String(), int64(f.Get("size").Float()), true
 }
 
-// Download offers text as a JSON file to save, through a Blob URL that is revoked a minute later.
-func (h *host) Download(name, text string) {
-	blob := js.Global().Get("Blob").New([]any{text}, map[string]any{"type": "application/json"})
+// Download offers content as a file of media type mime to save, through a Blob URL that is
+// revoked a minute later.
+func (h *host) Download(name, mime string, content []byte) {
+	array := js.Global().Get("Uint8Array").New(len(content))
+	js.CopyBytesToJS(array, content)
+	blob := js.Global().Get("Blob").New([]any{array}, map[string]any{"type": mime})
 	url := js.Global().Get("URL").Call("createObjectURL", blob)
 	doc := js.Global().Get("document")
 	a := doc.Call("createElement", "a")

@@ -100,12 +100,20 @@ func sourceOf(req Request, f File) (source, error) {
 		return source{name: demo.Name, size: demo.TrainSize(), demo: true,
 			open: func() (io.Reader, error) { return demo.Train(), nil }}, nil
 	case "file":
-		if f == nil {
-			return source{}, errors.New("engine: no file was posted with the request")
+		if err := posted(f); err != nil {
+			return source{}, err
 		}
 		return source{name: f.Name(), size: f.Size(), open: f.Open}, nil
 	}
 	return source{}, fmt.Errorf("engine: unknown source %q (demo or file)", req.Source)
+}
+
+// posted returns an error when no file was posted with a request that reads one.
+func posted(f File) error {
+	if f == nil {
+		return errors.New("engine: no file was posted with the request")
+	}
+	return nil
 }
 
 // load previews a file and suggests a schema, or previews the demo with its schema.
@@ -218,7 +226,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		return Response{}, fmt.Errorf("engine: the held-out fraction %v is not in [0, 0.5]", req.Holdout)
 	}
 	key := strings.Join([]string{req.Source, src.name, strconv.FormatInt(src.size, 10), string(req.Schema),
-		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10)}, "\x00")
+		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10), strconv.FormatBool(req.SplitByContent)}, "\x00")
 	e.mu.Lock()
 	held := e.data
 	e.mu.Unlock()
@@ -233,11 +241,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	start := time.Now()
-	read := data.ProgressReader(r, src.size, progressInterval, func(fraction float64) {
-		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
-	})
-	train, diag, err := data.Encode(read, schema)
+	train, diag, err := data.Encode(e.reading(req.ID, r, src.size), schema)
 	if err != nil {
 		return Response{}, err
 	}
@@ -255,6 +259,13 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 			sum.Columns[i].Missing += tdiag.Columns[i].Missing
 			sum.Columns[i].Clipped += tdiag.Columns[i].Clipped
 			sum.Columns[i].Other += tdiag.Columns[i].Other
+		}
+	case req.Holdout > 0 && req.SplitByContent:
+		if train, test, err = data.SplitByContent(train, req.Holdout, req.SplitSeed); err != nil {
+			return Response{}, err
+		}
+		if test.N == 0 {
+			test = nil // every row hashed to the training side: nothing is held out
 		}
 	case req.Holdout > 0:
 		if train, test, err = data.Split(train, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {
@@ -274,6 +285,15 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		e.mu.Unlock()
 	}
 	return Response{Kind: "dataset", Dataset: sum}, nil
+}
+
+// reading returns a reader of r, a file of size bytes, that posts the reading's progress as
+// answers to request id.
+func (e *Engine) reading(id int, r io.Reader, size int64) io.Reader {
+	start := time.Now()
+	return data.ProgressReader(r, size, progressInterval, func(fraction float64) {
+		e.post(Response{ID: id, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
+	})
 }
 
 // delimiterName names a delimiter for the page.

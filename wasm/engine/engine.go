@@ -23,6 +23,10 @@
 //     the chosen mechanism's privacy curves ("plans"). Plans never see data.
 //   - "run": one private fit on the dataset ("started", then "progress", then "release").
 //   - "cancel": stop a run ("cancelling"; the run then ends with "cancelled").
+//   - "read-release": read and check a release file (package internal/release) that the
+//     person chose, for the settings and the schema it holds ("release-file").
+//   - "score": predict with one model of a release file for every row of a CSV file that the
+//     person chose ("scores": the predictions as CSV; "progress" while reading).
 package engine
 
 import (
@@ -34,6 +38,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/internal/version"
 )
 
@@ -45,7 +50,8 @@ type Request struct {
 	// Kind names the operation.
 	Kind string `json:"kind"`
 	// Source is the data of "load" and "dataset": "demo", or "file" for the File the page
-	// posts beside the message.
+	// posts beside the message. "read-release" and "score" read the File posted beside the
+	// message; their Source names which of the page's files it is, for the page's host.
 	Source string `json:"source,omitempty"`
 	// Schema is the confirmed schema of "dataset", in its JSON form (README, "Data and schemas").
 	Schema json.RawMessage `json:"schema,omitempty"`
@@ -54,6 +60,11 @@ type Request struct {
 	Holdout float64 `json:"holdout,omitempty"`
 	// SplitSeed seeds the held-out split, so that every worker holds the same split.
 	SplitSeed uint64 `json:"split_seed,omitempty"`
+	// SplitByContent chooses the held-out rows by each row's content (data.SplitByContent,
+	// keyed by SplitSeed), as the add/remove relation needs: adding or removing a row then
+	// changes one side by that row only. Otherwise a fixed-size random subset is held out
+	// (data.Split), whose size replace-one makes public.
+	SplitByContent bool `json:"split_by_content,omitempty"`
 	// Check asks "dataset" to encode and report without keeping the encoded rows (the page's
 	// planning worker needs only the facts).
 	Check bool `json:"check,omitempty"`
@@ -72,6 +83,10 @@ type Request struct {
 	Seed *uint64 `json:"seed,omitempty"`
 	// Target is the ID of the run that "cancel" stops.
 	Target int `json:"target,omitempty"`
+	// Release is the release file of "score", in its JSON form, and Model the number of the
+	// model that predicts, from 1.
+	Release json.RawMessage `json:"release,omitempty"`
+	Model   int             `json:"model,omitempty"`
 }
 
 // Response is one message from the engine to the page. Kind says which fields are set.
@@ -79,7 +94,7 @@ type Response struct {
 	// ID is the ID of the request answered.
 	ID int `json:"id"`
 	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "started",
-	// "progress", "release", "cancelling", "cancelled" or "error".
+	// "progress", "release", "cancelling", "cancelled", "release-file", "scores" or "error".
 	Kind string `json:"kind"`
 	// Error explains why a request failed (kind "error"); Line and Column locate an error
 	// in the data file when it has a place.
@@ -101,10 +116,14 @@ type Response struct {
 	Progress *Progress `json:"progress,omitempty"`
 	// Result is a run's release ("release").
 	Result *Result `json:"result,omitempty"`
+	// ReleaseFile answers "read-release" ("release-file").
+	ReleaseFile *release.File `json:"release_file,omitempty"`
+	// Scores answers "score" ("scores").
+	Scores *Scores `json:"scores,omitempty"`
 }
 
 // Capabilities are the request kinds Handle understands.
-var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "run", "cancel"}
+var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "run", "cancel", "read-release", "score"}
 
 // Number is a float64 whose JSON form is a number, or "inf", "-inf" or "nan" for the values
 // JSON cannot hold (a mechanism's parameter or bound may be infinite).
@@ -181,6 +200,10 @@ func (e *Engine) Handle(req Request, f File) Response {
 		resp, err = e.start(req)
 	case "cancel":
 		resp = e.cancel(req)
+	case "read-release":
+		resp, err = readRelease(f)
+	case "score":
+		resp, err = e.score(req, f)
 	default:
 		err = fmt.Errorf("engine: unknown request kind %q", req.Kind)
 	}

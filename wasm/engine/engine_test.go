@@ -262,6 +262,23 @@ func TestDatasetHoldout(t *testing.T) {
 	if !slices.Equal(e.data.test.X, e2.data.test.X) {
 		t.Error("the same split seed gave different held-out rows")
 	}
+	// Under add/remove the held-out rows are chosen by their content: data.SplitByContent's.
+	e4, _ := newEngine()
+	if r := e4.Handle(Request{ID: 7, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9, SplitByContent: true}, file); r.Kind != "dataset" {
+		t.Fatalf("split by content: %+v", r)
+	}
+	parsed, err := data.LoadSchema(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _, err := data.Encode(strings.NewReader(csv.String()), parsed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, want, err := data.SplitByContent(full, 0.25, 9)
+	if err != nil || !slices.Equal(e4.data.test.X, want.X) || e4.data.summary.Test != want.N {
+		t.Errorf("split by content: %d held-out rows, want data.SplitByContent's %d (%v)", e4.data.summary.Test, want.N, err)
+	}
 	// A check keeps nothing.
 	e3, _ := newEngine()
 	if r := e3.Handle(Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Check: true}, file); r.Kind != "dataset" || e3.data != nil {

@@ -1,10 +1,12 @@
 package data
 
 import (
+	"cmp"
 	"encoding/binary"
 	"fmt"
 	"hash/fnv"
 	"math"
+	"slices"
 
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -53,31 +55,37 @@ func Split(ds *Dataset, testFraction float64, src rng.Source) (train, test *Data
 	return train, test, nil
 }
 
-// SplitByContent divides ds into a training and a test set by each row's content alone: a row
-// (its encoded features and label) goes to the test set when a keyed 64-bit FNV-1a hash of its
-// bits, read as a number in [0, 1), is below testFraction. Both sets keep the rows in their
-// order in ds and share no memory with it.
+// SplitByContent divides ds into a training and a test set by each row's content: the k-th
+// copy of a row (its encoded features and label; k counts the rows with exactly the same bits
+// up to it) goes to the test set when a keyed 64-bit FNV-1a hash of its bits and k, read as a
+// number in [0, 1), is below testFraction. Both sets keep the rows in their order in ds and
+// share no memory with it.
 //
-// This is the split the add/remove relation needs: adding or removing a row never moves
-// another, so the training sets of two neighbouring files are neighbours (or equal), and so
-// are their test sets, for every key. Split's fixed-size random subset does not have this
-// property under add/remove (the test set's size follows the number of rows, so adding a row
-// can move another row between the sets, and the training sets then differ by a replacement);
-// under replace-one it does, and it keeps the sets' sizes public, which this split does not
-// (they depend on the rows). Identical rows go to the same set. An empty side is an error.
+// This is the split the add/remove relation needs: adding or removing a row moves no row of
+// other content, and among copies of the added row only the count on each side can change,
+// by at most one, so the training sets of two neighbouring files are neighbours (or equal),
+// and so are their test sets, for every key. Split's fixed-size random subset does not have
+// this property under add/remove (the test set's size follows the number of rows, so adding a
+// row can move another row between the sets, and the training sets then differ by a
+// replacement); under replace-one it does, and it keeps the sets' sizes public, which this
+// split does not (they depend on the rows). Counting copies makes repeated rows split like
+// distinct ones. The test set may be empty (a few rows may all hash to the training side; the
+// training set is then every row, as the split would make it anyway); an empty training set
+// is an error.
 func SplitByContent(ds *Dataset, testFraction float64, key uint64) (train, test *Dataset, err error) {
 	if !(testFraction > 0 && testFraction < 1) {
 		return nil, nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
 	}
+	copyIndex := ds.copyIndices()
 	inTest := make([]bool, ds.N)
 	nTest := 0
 	for i := range ds.N {
-		if inTest[i] = rowHash(key, ds.Row(i), ds.Y[i]) < testFraction; inTest[i] {
+		if inTest[i] = rowHash(key, ds.Row(i), ds.Y[i], copyIndex[i]) < testFraction; inTest[i] {
 			nTest++
 		}
 	}
-	if nTest == 0 || nTest == ds.N {
-		return nil, nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put %d rows in the test set; each side needs at least one", testFraction, ds.N, nTest)
+	if nTest == ds.N {
+		return nil, nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put every row in the test set, none to train on", testFraction, ds.N)
 	}
 	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
 	nTrain, nTest := 0, 0
@@ -95,24 +103,52 @@ func SplitByContent(ds *Dataset, testFraction float64, key uint64) (train, test 
 	return train, test, nil
 }
 
-// rowHash returns the keyed FNV-1a hash of a row's bits (the key, then every feature and the
-// label as IEEE 754 bits, little-endian), as a number in [0, 1) with 53 bits.
-func rowHash(key uint64, x []float64, y float64) float64 {
+// copyIndices returns, for each row, how many earlier rows have exactly its bits (features and
+// label): rows sorted stably by their bits, then counted within each run of equal rows.
+func (ds *Dataset) copyIndices() []int {
+	order := make([]int, ds.N)
+	for i := range order {
+		order[i] = i
+	}
+	cmpRows := func(i, j int) int {
+		if c := cmp.Compare(math.Float64bits(ds.Y[i]), math.Float64bits(ds.Y[j])); c != 0 {
+			return c
+		}
+		a, b := ds.Row(i), ds.Row(j)
+		for k := range a {
+			if c := cmp.Compare(math.Float64bits(a[k]), math.Float64bits(b[k])); c != 0 {
+				return c
+			}
+		}
+		return 0
+	}
+	slices.SortStableFunc(order, cmpRows)
+	index := make([]int, ds.N)
+	for k := 1; k < len(order); k++ {
+		if cmpRows(order[k-1], order[k]) == 0 {
+			index[order[k]] = index[order[k-1]] + 1
+		}
+	}
+	return index
+}
+
+// rowHash returns the keyed FNV-1a hash of a row's bits and its copy index (the key, the
+// label, the copy index and every feature, each as 8 little-endian bytes), as a number in
+// [0, 1) with 53 bits.
+func rowHash(key uint64, x []float64, y float64, copyIndex int) float64 {
 	h := fnv.New64a()
 	var b [8]byte
-	for _, v := range append([]uint64{key, math.Float64bits(y)}, bitsOf(x)...) {
+	word := func(v uint64) {
 		binary.LittleEndian.PutUint64(b[:], v)
 		h.Write(b[:])
 	}
-	return float64(h.Sum64()>>11) * 0x1p-53
-}
-
-func bitsOf(x []float64) []uint64 {
-	out := make([]uint64, len(x))
-	for i, v := range x {
-		out[i] = math.Float64bits(v)
+	word(key)
+	word(math.Float64bits(y))
+	word(uint64(copyIndex))
+	for _, v := range x {
+		word(math.Float64bits(v))
 	}
-	return out
+	return float64(h.Sum64()>>11) * 0x1p-53
 }
 
 // subset returns an empty dataset of n rows with the description of ds (copied).

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 )
@@ -144,7 +145,7 @@ func TestSplitByContentKeepsNeighbours(t *testing.T) {
 			train0, test0, err0 := SplitByContent(small, 0.3, key)
 			train1, test1, err1 := SplitByContent(big, 0.3, key)
 			if err0 != nil || err1 != nil {
-				continue // a side left empty: refused, and nothing to compare
+				continue // no row to train on: refused, and nothing to compare
 			}
 			added := func(a, b []float64) bool { // b is a, or a with the value n inserted
 				return slices.Equal(a, b) || slices.Equal(a, slices.DeleteFunc(slices.Clone(b), func(v float64) bool { return v == float64(n) }))
@@ -167,7 +168,46 @@ func TestSplitByContentKeepsNeighbours(t *testing.T) {
 	if err != nil || math.Abs(float64(test.N)/20000-0.2) > 0.02 {
 		t.Errorf("20,000 rows at 0.2: %d in the test set, %v (7 standard deviations: a false failure about 1e-11 for a key)", test.N, err)
 	}
-	if _, _, err := SplitByContent(indexedDataset(1), 0.5, 1); err == nil {
-		t.Error("one row: no error")
+	for key := range uint64(64) { // one row: either trained on with nothing held out, or refused
+		train, test, err := SplitByContent(indexedDataset(1), 0.5, key)
+		if err == nil && (train.N != 1 || test.N != 0) || err != nil && !strings.Contains(err.Error(), "none to train on") {
+			t.Errorf("one row, key %d: %v, %v, %v", key, train, test, err)
+		}
+	}
+}
+
+// TestSplitByContentWithCopies inserts, at every position of a file of 4 repeated rows (401
+// rows), one more copy of a row, and checks that the training and test sets of the two files
+// are equal or differ by that row only (as multisets: copies are the same row), and that the
+// copies are split like distinct rows (not all on one side).
+func TestSplitByContentWithCopies(t *testing.T) {
+	mk := func(labels []float64) *Dataset {
+		ds := &Dataset{N: len(labels), D: 1, X: make([]float64, len(labels)), Y: labels, Features: []string{"x"}, P: 2, Radius: 1}
+		for i, y := range labels {
+			ds.X[i] = float64(int(y) % 2)
+		}
+		return ds
+	}
+	base := make([]float64, 401)
+	for i := range base {
+		base[i] = float64(i % 4)
+	}
+	sorted := func(ds *Dataset) []float64 { return slices.Sorted(slices.Values(ds.Y)) }
+	train0, test0, err := SplitByContent(mk(base), 0.25, 5)
+	if err != nil || test0.N < 60 || test0.N > 140 {
+		t.Fatalf("401 rows of 4 kinds: %v test rows (%v); want about 100", test0, err)
+	}
+	for pos := 0; pos <= len(base); pos += 13 {
+		more := slices.Insert(slices.Clone(base), pos, 2)
+		train1, test1, err := SplitByContent(mk(more), 0.25, 5)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, side := range [][2][]float64{{sorted(train0), sorted(train1)}, {sorted(test0), sorted(test1)}} {
+			a, b := side[0], side[1]
+			if !slices.Equal(a, b) && !slices.Equal(slices.Insert(slices.Clone(a), sort.SearchFloat64s(a, 2), 2), b) {
+				t.Fatalf("a copy inserted at %d: the sets differ by more than that row", pos)
+			}
+		}
 	}
 }
