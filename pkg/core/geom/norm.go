@@ -1,7 +1,7 @@
 // Package geom holds the geometry of the convex problems privopt solves: ℓp norms and their
 // duals, the domains a model lives in (balls, boxes, the whole space) with their Euclidean
-// projections, the strongly convex regularizers of Gopi, Lee, Liu, Shen and Tian (seed 000)
-// with their exact ranges, and Schatten-p norms and regularizers for matrix models.
+// projections, the strongly convex regularizers of Gopi, Lee, Liu, Shen and Tian (Private
+// Convex Optimization in General Norms) with their exact ranges, and Schatten-p norms and regularizers for matrix models.
 //
 // Norm exponents are float64 values p ∈ [1, ∞]; p = math.Inf(1) is the max norm. Every
 // quantity a mechanism uses (a modulus of strong convexity, a range Θ, a radius) is computed

@@ -30,16 +30,16 @@ type Regularizer interface {
 
 // LpRegularizer is r(x) = (S/2)·‖x − x0‖_q² on R^d with q ∈ (1, 2] and scale S > 0.
 //
-// By Ball, Carlen and Lieb (1994) (seed 000, Proposition 7), ‖v‖_q²/(2(q−1)) is 1-strongly
+// By Ball, Carlen and Lieb (1994) (Gopi, Lee, Liu, Shen and Tian, Proposition 7), ‖v‖_q²/(2(q−1)) is 1-strongly
 // convex in ℓq for 1 < q ≤ 2, so r is S(q−1)-strongly convex in ℓq. Build the regularizers of
-// seed 000 with NewLpRegularizer. An LpRegularizer is immutable and safe for concurrent use.
+// Gopi, Lee, Liu, Shen and Tian with NewLpRegularizer. An LpRegularizer is immutable and safe for concurrent use.
 type LpRegularizer struct {
 	q, s float64
 	x0   []float64 // nil for the origin
 	d    int
 }
 
-// NewLpRegularizer returns the regularizer of seed 000 (Corollaries 2, 3 and 4) for the
+// NewLpRegularizer returns the regularizer of Gopi, Lee, Liu, Shen and Tian (Corollaries 2, 3 and 4) for the
 // norm ℓp of a mechanism, centred at x0 (nil for the origin; copied), in dimension d:
 //   - p ∈ (1, 2]: r(x) = ‖x − x0‖_p²/(2(p−1)), 1-strongly convex in ℓp (Corollary 2);
 //   - p = 1: q = 1 + 1/ln d and r(x) = d^{2(1−1/q)}/(2(q−1))·‖x − x0‖_q², exactly
@@ -53,16 +53,16 @@ type LpRegularizer struct {
 // It returns an error for p ∉ [1, ∞], d < 1 (d < 3 when p = 1), or an x0 of the wrong length
 // or with a non-finite entry.
 func NewLpRegularizer(p float64, d int, x0 []float64) (*LpRegularizer, error) {
-	q, s, err := seedShape(p, d)
+	q, s, err := regularizerShape(p, d)
 	if err != nil {
 		return nil, fmt.Errorf("geom: regularizer: %w", err)
 	}
 	return NewScaledLpRegularizer(q, s, d, x0)
 }
 
-// seedShape returns the exponent q and scale S of seed 000's regularizer for the norm ℓp in
+// regularizerShape returns the exponent q and scale S of Gopi, Lee, Liu, Shen and Tian's regularizer for the norm ℓp in
 // dimension d (d is the number of singular values for Schatten norms).
-func seedShape(p float64, d int) (q, s float64, err error) {
+func regularizerShape(p float64, d int) (q, s float64, err error) {
 	switch {
 	case !(p >= 1):
 		return 0, 0, fmt.Errorf("norm exponent %v not in [1, ∞]", p)
@@ -180,7 +180,7 @@ func (r *LpRegularizer) Smoothness(p float64) float64 {
 //   - a Box: the separable sum Σ_i max(|Lo_i − x0_i|, |Hi_i − x0_i|)^q at the farthest
 //     vertex;
 //   - a Ball of exponent p, radius R and centre c, with x0 = c: R·d^{max(0, 1/q − 1/p)}
-//     (e.g. Θ = D²/(2(p−1)) for seed 000's p ∈ (1, 2] on the ℓp ball of radius D, and
+//     (e.g. Θ = D²/(2(p−1)) for Gopi, Lee, Liu, Shen and Tian's p ∈ (1, 2] on the ℓp ball of radius D, and
 //     Θ = ½d^{1−2/p}D² for p ≥ 2);
 //   - a Ball with q = p and x0 ≠ c: ‖x0 − c‖_q + R, attained at c + R(c − x0)/‖c − x0‖_q;
 //   - a Ball with p = 1 and x0 ≠ c: the largest ‖c ± R·e_i − x0‖_q over the 2d vertices;

@@ -37,8 +37,8 @@ func mustLp(t *testing.T, p float64, d int, x0 []float64) *LpRegularizer {
 	return r
 }
 
-// TestSeedRegularizers checks the shapes of seed 000's regularizers (Corollaries 2–4).
-func TestSeedRegularizers(t *testing.T) {
+// TestPaperRegularizers checks the shapes of Gopi, Lee, Liu, Shen and Tian's regularizers (Corollaries 2–4).
+func TestPaperRegularizers(t *testing.T) {
 	const d = 92
 	q1 := 1 + 1/math.Log(d)
 	tests := []struct {

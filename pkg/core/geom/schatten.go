@@ -235,7 +235,7 @@ func (f factors) reconstruct(dst []float64) {
 
 // SchattenRegularizer is r(A) = (S/2)·‖A − A0‖_{S_q}² over rows×cols matrices stored
 // row-major, with q ∈ (1, 2] and scale S > 0. Like its vector analogue, ‖·‖_{S_q}²/(2(q−1))
-// is 1-strongly convex in S_q for 1 < q ≤ 2 (Ball, Carlen and Lieb 1994; seed 000,
+// is 1-strongly convex in S_q for 1 < q ≤ 2 (Ball, Carlen and Lieb 1994; Gopi, Lee, Liu, Shen and Tian,
 // Corollary 5). It is immutable and safe for concurrent use.
 type SchattenRegularizer struct {
 	rows, cols int
@@ -243,7 +243,7 @@ type SchattenRegularizer struct {
 	a0         []float64 // nil for the zero matrix
 }
 
-// NewSchattenRegularizer returns seed 000's regularizer for the Schatten-p norm of a
+// NewSchattenRegularizer returns Gopi, Lee, Liu, Shen and Tian's regularizer for the Schatten-p norm of a
 // mechanism (Corollary 5), centred at a0 (nil for 0; copied), with k = min(rows, cols):
 // for p ∈ (1, 2], ‖A − A0‖_{S_p}²/(2(p−1)); for p = 1, q = 1 + 1/ln k and scale
 // k^{2(1−1/q)}/(q−1), exactly 1-strongly convex in S_1 (needs k ≥ 3; as for
@@ -252,7 +252,7 @@ func NewSchattenRegularizer(p float64, rows, cols int, a0 []float64) (*SchattenR
 	if rows < 1 || cols < 1 {
 		return nil, fmt.Errorf("geom: Schatten regularizer: shape %d×%d", rows, cols)
 	}
-	q, s, err := seedShape(p, min(rows, cols))
+	q, s, err := regularizerShape(p, min(rows, cols))
 	if err != nil {
 		return nil, fmt.Errorf("geom: Schatten regularizer: %w", err)
 	}

@@ -14,7 +14,7 @@ import (
 //	M_0(w) = (1/n)Σ_i ℓ_i(w),
 //
 // the empirical risk (t = 0) or the tilted empirical risk of Li, Beirami, Sanjabi and Smith
-// (seed 001, §5.1), plus an optional regularizer. Tilting the regularized losses ℓ_i + λr
+// (Lowy and Razaviyayn, §5.1), plus an optional regularizer. Tilting the regularized losses ℓ_i + λr
 // gives the same F, since λr does not depend on i. ∇M_t = Σ_i ν_i∇ℓ_i with ν = softmax(t·ℓ)
 // (a convex combination, so M_t keeps the Lipschitz constant of the ℓ_i); M_t is computed by
 // log-sum-exp after subtracting max_i ℓ_i, so it never overflows, with log1p/expm1 when the
@@ -139,7 +139,7 @@ func (o *Objective) tilted(grad, w []float64) float64 {
 //     excluded because it cancels between neighbouring datasets);
 //   - Smoothness: β + t·G² + λ·β_r, where β is the loss's smoothness and β_r the
 //     regularizer's. For t > 0 the Hessian of M_t is Σν_i∇²ℓ_i + t·Cov_ν(∇ℓ_i), and
-//     vᵀCov_ν(∇ℓ_i)v ≤ E_ν⟨∇ℓ_i, v⟩² ≤ G²‖v‖², so M_t is (β + tG²)-smooth (seed 001's
+//     vᵀCov_ν(∇ℓ_i)v ≤ E_ν⟨∇ℓ_i, v⟩² ≤ G²‖v‖², so M_t is (β + tG²)-smooth (Lowy and Razaviyayn's
 //     Lemma 5.3 states β + 2tG², which is looser). +Inf when any part is not smooth;
 //   - StrongConvexity: μ + λ·σ_r(p), with μ the loss's (0 here) and σ_r the regularizer's
 //     modulus; M_t is convex since log-sum-exp is convex and increasing in each argument.

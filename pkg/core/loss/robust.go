@@ -9,7 +9,7 @@ import (
 )
 
 // Robust is the adversarially robust linear classification loss for perturbations of the
-// features in the ℓq ball of radius ρ (seed 001, §5.2, with a norm ball as the perturbation
+// features in the ℓq ball of radius ρ (Lowy and Razaviyayn, §5.2, with a norm ball as the perturbation
 // set):
 //
 //	ℓ_i(w) = max_{‖v‖_q ≤ ρ} φ(y_i⟨w, x_i + v⟩) = φ(y_i⟨w, x_i⟩ − ρ‖w‖_{q*}),

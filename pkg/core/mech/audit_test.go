@@ -11,7 +11,7 @@ import (
 
 // TestAuditLangevinMutants: projected noisy gradient descent (which passes its audit in
 // pkg/audit) is caught by the audit with the same steps but less noise — σ halved, and σ
-// calibrated with the constant of seed 004's Lemma 3.1 (β ≤ 2ε/(Δ√(Tη log(1/δ))), i.e.
+// calibrated with the constant of Ganesh, Thakurta and Upadhyay's Lemma 3.1 (β ≤ 2ε/(Δ√(Tη log(1/δ))), i.e.
 // μ = √2·ε/√(log(1/δ)), which with the same step and time scales the noise by μ/μ_Lemma).
 func TestAuditLangevinMutants(t *testing.T) {
 	var c audit.Case

@@ -17,7 +17,7 @@ import (
 const maxFloorIterations = 20000
 
 // ExpMech is the exponential mechanism for convex empirical risk minimization (Bassily, Smith
-// and Thakurta 2014, Theorem 3.1; Ganesh, Thakurta and Upadhyay, seed 004, Theorem 2.1 with
+// and Thakurta 2014, Theorem 3.1; Ganesh, Thakurta and Upadhyay, Theorem 2.1 with
 // ψ = 0): it releases one exact sample of
 //
 //	π_D(w) ∝ exp(−β·F_D(w)) on a bounded convex domain C (a box or an ℓp ball),
@@ -31,7 +31,7 @@ const maxFloorIterations = 20000
 // (ℓ(·; z) − ℓ(·; z′))/n takes its values in an interval of length at most s on C, so
 // π_D(w)/π_D′(w) = exp(−β(F_D − F_D′)(w))·E_{π_D}[exp(β(F_D − F_D′))] ≤ exp(βs) = e^ε. This
 // needs only bounded losses; convexity is for the utility. The replace-one factor 2 is the
-// one seed 004 uses in Theorem 2.1 (its Δ = L/n elsewhere is the add/remove value).
+// one Ganesh, Thakurta and Upadhyay uses in Theorem 2.1 (its Δ = L/n elsewhere is the add/remove value).
 //
 // Sampler: exact rejection from uniform proposals on C (sampleGibbs), with a floor below
 // min_C F_D certified by a solver (minimizeMean), so the release has exactly the law π_D (in
@@ -45,7 +45,7 @@ const maxFloorIterations = 20000
 // pure DP): it stops when a proposal is accepted or when ctx is cancelled, releasing nothing.
 // Its running time depends on the data and is not part of the release.
 //
-// Utility: E F_D(ŵ) − min_C F_D ≤ d/β (seed 004, Theorem 2.4; BST14, Theorem 3.2: the Gibbs
+// Utility: E F_D(ŵ) − min_C F_D ≤ d/β (Ganesh, Thakurta and Upadhyay, Theorem 2.4; BST14, Theorem 3.2: the Gibbs
 // measure of a convex function on a convex set in R^d), exactly, since the sampler is exact.
 type ExpMech struct{}
 

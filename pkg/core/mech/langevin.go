@@ -12,7 +12,7 @@ import (
 )
 
 // Langevin is the discretised Langevin diffusion, that is projected noisy gradient descent
-// (Ganesh, Thakurta and Upadhyay, seed 004, eq. (18) with the projection of the proof of
+// (Ganesh, Thakurta and Upadhyay, eq. (18) with the projection of the proof of
 // Lemma 2.2), on the regularised objective F_μ(θ) = F_D(θ) + (μ/2)‖θ‖₂², F_D the mean loss:
 //
 //	θ₀ = Π_C(0),  θ_{k+1} = Π_C(θ_k − h·∇F_μ(θ_k) + ξ_k),  ξ_k ~ N_Z(0, σ²) on a grid,
@@ -29,7 +29,7 @@ import (
 // Each step adds discrete Gaussian noise, so it is ρ_k-zCDP with ρ_k = (hΔ + 2g√d)²/(2σ²)
 // (Canonne, Kamath and Steinke 2020), and the T steps compose adaptively to ρ = T·ρ_k: the
 // whole trajectory, hence θ_T, is ρ-zCDP. With the continuous Gaussian and no grid this is
-// seed 004's Lemma 2.2, RDP α·β²Δ²t/4 (μ-GDP with μ = βΔ√(t/2) = √(2ρ)); the noise is discrete
+// Ganesh, Thakurta and Upadhyay's Lemma 2.2, RDP α·β²Δ²t/4 (μ-GDP with μ = βΔ√(t/2) = √(2ρ)); the noise is discrete
 // here so that the release (and every iterate) is safe against floating-point attacks, and it
 // is accounted as μ-GDP up to the discrete noise's total variation from rounded Gaussian noise,
 // folded into δ (see noisySteps; zCDP's conversion would give up about 13 % of ρ), or as zCDP

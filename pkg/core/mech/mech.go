@@ -4,10 +4,10 @@
 // returning a Release: the model, its privacy report, local diagnostics and the theory's
 // utility bound.
 //
-// The mechanisms follow the seed papers, with the corrections of the project's notes: the
+// The mechanisms follow the papers they cite (docs/references.md), with these corrections: the
 // replace-one sensitivity of a mean of G-Lipschitz losses is 2G/n (not G/n); calibration uses
 // the exact privacy curve (never a closed form that is not (ε, δ)-DP for large ε); and the
-// Langevin mechanism is accounted by Gaussian composition (seed 004's Lemma 3.1 constant is
+// Langevin mechanism is accounted by Gaussian composition (Ganesh, Thakurta and Upadhyay's Lemma 3.1 constant is
 // off by a factor of about 2).
 package mech
 

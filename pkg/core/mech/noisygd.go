@@ -13,7 +13,7 @@ import (
 
 // NoisyGD is projected noisy gradient descent with Polyak's heavy-ball momentum on the mean
 // loss F_D, with no regulariser, releasing the average of the last half of its iterates: the
-// practical member of the noisy gradient family of seed 004 (whose Langevin diffusion is the
+// practical member of the noisy gradient family of Ganesh, Thakurta and Upadhyay (whose Langevin diffusion is the
 // same recursion with a strongly convex regulariser, no momentum and b = 1):
 //
 //	θ₀ = θ₋₁ = Π_C(0),  z_k = round(θ_k − h·∇F̃_D(θ_k)) + ξ_k,  ξ_k ~ N_Z(0, σ²) on a grid,

@@ -17,18 +17,18 @@ import (
 )
 
 // OutputPerturbation is output perturbation with a certified solver (Lowy and Razaviyayn 2021,
-// seed 001: Algorithm 1 applied to the regularised objective of §2.4). It computes
+// Lowy and Razaviyayn: Algorithm 1 applied to the regularised objective of §2.4). It computes
 //
 //	w_A ≈ w* = argmin_{w ∈ C} F_λ(w),  F_λ(w) = F_D(w) + (λ/2)‖w‖₂²,
 //
 // with a deterministic solver whose certificate ‖w_A − w*‖₂ ≤ r₀ is fixed before the data is
 // touched (a run that cannot certify it fails), releases w_A plus noise on a grid
 // (rng.Grid.Release, safe against floating-point attacks), and projects the result onto the
-// domain C. F_D is the mean loss, the tilted mean of LossSpec.Tilt (tilted ERM, seed 001 §5.1)
+// domain C. F_D is the mean loss, the tilted mean of LossSpec.Tilt (tilted ERM, Lowy and Razaviyayn, §5.1)
 // or the mean robust loss of LossSpec.RobustRadius (adversarial training, §5.2).
 //
 // Sensitivity. F_λ is λ-strongly convex and F_D′ − F_D is L_g-Lipschitz on the segment between
-// the two minimisers, so ‖w*_D − w*_D′‖ ≤ L_g/λ (seed 001, Lemma B.2: add the two strong-
+// the two minimisers, so ‖w*_D − w*_D′‖ ≤ L_g/λ (Lowy and Razaviyayn, Lemma B.2: add the two strong-
 // convexity inequalities). For a mean of G-Lipschitz losses L_g = 2G/n under replace-one, and
 // G/n under add/remove, where the objective is the sum divided by the public n, so that one
 // added or removed example changes it by ℓ/n. For the tilted mean (1/t)·log mean e^{t·ℓᵢ}, with
@@ -36,7 +36,7 @@ import (
 // λ‖w*‖² ≤ ⟨−∂F_D(w*), w*⟩ ≤ G‖w*‖), L_g = 2G/(1 + (n − 1)e^{−tM}) under both relations: the
 // gradient of the difference is ν′₁∇ℓ′₁ − ν₁∇ℓ₁ + Σ_{i≥2}(ν′ᵢ − νᵢ)∇ℓᵢ with ν = softmax(t·ℓ),
 // and Σ_{i≥2}|ν′ᵢ − νᵢ| = |ν₁ − ν′₁|, so its norm is at most 2G·max(ν₁, ν′₁) ≤ 2G/(1 + (n−1)e^{−tM})
-// (seed 001, Lemma 5.2, reconstructed in the project's notes §4); it tends to 2G/n as t → 0.
+// (Lowy and Razaviyayn, Lemma 5.2, reconstructed in the project's notes §4); it tends to 2G/n as t → 0.
 // With the certificate, ‖w_A(D) − w_A(D′)‖ ≤ Δ̃ = L_g/λ + 2(r₀ + e), where e bounds what the
 // rounding of the computed gradients can add to the certificate (see roundingAllowance).
 //
@@ -51,7 +51,7 @@ import (
 //     large for τ.
 //   - "outpert", pure ε: discrete Laplace noise of scale b = √d·Δ̃/ε per coordinate (the ℓ1
 //     sensitivity is at most √d·Δ̃), which is exactly ε-DP. Its expected squared norm is at most
-//     2d²Δ̃²/ε², 2d/(d + 1) times that of the ℓ2-Laplace noise of seed 001's Eq. (4),
+//     2d²Δ̃²/ε², 2d/(d + 1) times that of the ℓ2-Laplace noise of Lowy and Razaviyayn's Eq. (4),
 //     d(d + 1)Δ̃²/ε², which has no floating-point-safe lattice version (see rng.Rand.L2Laplace).
 //     ContinuousLaplace selects the ℓ2-Laplace noise instead: ε-DP in exact arithmetic only, and
 //     the report says so.
@@ -59,7 +59,7 @@ import (
 // λ and the utility bound. With u any point of C with ‖u‖ ≤ D (the problem's Radius),
 // F_D(w*) ≤ F_D(u) + λD²/2, and two bounds hold, with ρ₁ = r₀ + e + g√d/2 (the solver's
 // certificate and the grid's rounding):
-//   - Lipschitz (every loss; seed 001 Prop. 2.7 and Thm 3.1): E F_D(ŵ) − F_D(u) ≤
+//   - Lipschitz (every loss; Lowy and Razaviyayn Prop. 2.7 and Thm 3.1): E F_D(ŵ) − F_D(u) ≤
 //     λD²/2 + G·(ρ₁ + E‖z‖), the projection being non-expansive with w* ∈ C;
 //   - smooth (a smooth loss on the whole space, released without projection; Prop. 2.8 and
 //     Thm 3.2): E F_D(ŵ) − F_D(u) ≤ λD²/2 + ((β_F + λ)/2)·(ρ₁² + E‖z‖²), since ∇F_λ(w*) = 0 and
@@ -80,7 +80,7 @@ type OutputPerturbation struct {
 	// Gaussian selects (ε, δ)-DP with discrete Gaussian noise ("outpert-gauss"); otherwise the
 	// release is pure ε-DP ("outpert").
 	Gaussian bool
-	// ContinuousLaplace (pure ε only) adds the continuous ℓ2-Laplace vector of seed 001's Eq. (4)
+	// ContinuousLaplace (pure ε only) adds the continuous ℓ2-Laplace vector of Lowy and Razaviyayn's Eq. (4)
 	// instead of the discrete Laplace on a grid: 1/√2 times the expected noise norm, but not safe
 	// against floating-point attacks (Mironov 2012).
 	ContinuousLaplace bool
@@ -450,9 +450,9 @@ func (pl *outpertPlan) finalUtility() Utility {
 	b := roundUp(pl.bounds(pl.lambda, rr, m1, m2))
 	reg := pl.lambda * pl.problem.Radius * pl.problem.Radius / 2
 	lip := reg + pl.g*(rr+m1)
-	which := fmt.Sprintf("the Lipschitz bound λD²/2 + G·(r₀ + e + g√d/2 + E‖z‖) (seed 001, Prop. 2.7 and Thm 3.1; the release is projected onto the domain, a non-expansive map) with λ = %.4g, G = %.4g, E‖z‖ ≤ %.4g", pl.lambda, pl.g, m1)
+	which := fmt.Sprintf("the Lipschitz bound λD²/2 + G·(r₀ + e + g√d/2 + E‖z‖) (Lowy and Razaviyayn, Prop. 2.7 and Thm 3.1; the release is projected onto the domain, a non-expansive map) with λ = %.4g, G = %.4g, E‖z‖ ≤ %.4g", pl.lambda, pl.g, m1)
 	if pl.smoothForm && b < lip {
-		which = fmt.Sprintf("the smooth bound λD²/2 + ((β_F + λ)/2)·((r₀ + e + g√d/2)² + E‖z‖²) (seed 001, Prop. 2.8 and Thm 3.2; ∇F_λ(w*) = 0 on the whole space and the noise has mean zero) with λ = %.4g, β_F = %.4g, E‖z‖² ≤ %.4g, smaller than the Lipschitz bound %.4g", pl.lambda, pl.betaF, m2, lip)
+		which = fmt.Sprintf("the smooth bound λD²/2 + ((β_F + λ)/2)·((r₀ + e + g√d/2)² + E‖z‖²) (Lowy and Razaviyayn, Prop. 2.8 and Thm 3.2; ∇F_λ(w*) = 0 on the whole space and the noise has mean zero) with λ = %.4g, β_F = %.4g, E‖z‖² ≤ %.4g, smaller than the Lipschitz bound %.4g", pl.lambda, pl.betaF, m2, lip)
 	}
 	f := "the mean loss"
 	switch {

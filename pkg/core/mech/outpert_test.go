@@ -411,7 +411,7 @@ func TestOutPertRelease(t *testing.T) {
 
 // TestOutPertLambda: the planned λ minimises the planned bound (a λ 1% away on either side gives
 // a larger bound), and for the Lipschitz form with no certificate it is the closed form
-// λ = √(2G·L_g·a₁)/D of the bound λD²/2 + G·a₁·L_g/λ (seed 001 §2.4's λ = (2G/D)√(d/(nε)) for
+// λ = √(2G·L_g·a₁)/D of the bound λD²/2 + G·a₁·L_g/λ (Lowy and Razaviyayn, §2.4's λ = (2G/D)√(d/(nε)) for
 // the ℓ2-Laplace's a₁ = d/ε and L_g = 2G/n).
 func TestOutPertLambda(t *testing.T) {
 	ds := toyData(300, 5, 4)

@@ -25,7 +25,7 @@ const (
 	maxThresholdIterations = 10000
 )
 
-// Rashomon is the Rashomon-set sampler of Ganesh, Thakurta and Upadhyay (seed 004, §2–3):
+// Rashomon is the Rashomon-set sampler of Ganesh, Thakurta and Upadhyay (§2–3):
 // it releases one sample of the Gibbs measure of the thresholded loss,
 //
 //	π_D(w) ∝ exp(−β·max{F_D(w), τ_D + ψ}) on the domain C,
@@ -39,7 +39,7 @@ const (
 // the minimum F_D* changes within the same interval, and the threshold is computed by FISTA
 // with an a-priori bound, so τ_D ∈ [F_D* − η, F_D*] for every dataset, η = share·s/2. The
 // score's change then spans at most s + 2η (the maximum of two functions changes between the
-// smaller and the larger of their changes), and β = ε/(s + 2η) gives ε-DP: this is seed 004's
+// smaller and the larger of their changes), and β = ε/(s + 2η) gives ε-DP: this is Ganesh, Thakurta and Upadhyay's
 // Theorem 2.1 (β = εn/(2L‖C‖)) with the solver's error accounted for, which the paper, assuming
 // F_D* exact, does not do. Sampling is exact rejection from uniform proposals (sampleGibbs) with
 // the floor τ_D + ψ, which every score value reaches, so the acceptance probability never
@@ -56,7 +56,7 @@ const (
 //
 // where ∇U = β∇F_λ outside the flat set and 0 inside. Guarantee: μ-GDP with μ = βΔ_ψ√(Th/2)
 // for the chain in real numbers (Gaussian composition of T Gaussian mechanisms; the projection
-// is post-processing; seed 004, Lemma 2.2, whose RDP bound is this curve's). As run, each step
+// is post-processing; Ganesh, Thakurta and Upadhyay, Lemma 2.2, whose RDP bound is this curve's). As run, each step
 // releases its drift w − hβ∇F_λ rounded to a grid with discrete Gaussian noise (noisySteps,
 // planChain): floating-point safe, with the Gaussian accounting of the other noisy gradient
 // methods (μ-GDP up to the discrete noise's certified total variation, folded into δ), and
@@ -66,15 +66,15 @@ const (
 // ‖∇F_λ,D′‖ ≤ ‖∇F_λ,D‖ + 2G/n ≤ √(2Mψ) + 2G/n, since an M-smooth function satisfies
 // ‖∇F‖² ≤ 2M(F − inf F) and F_λ,D ≤ τ_D + ψ ≤ inf F_λ,D + ψ there. So Δ_ψ = 2G/n + √(2Mψ)
 // (M the smoothness of F_λ): the "safe" value of the project's notes, valid for every dataset
-// because τ_D bounds the unconstrained infimum (seed 004's 3·max{L/n, √(Mψ/2)} assumes an
+// because τ_D bounds the unconstrained infimum (Ganesh, Thakurta and Upadhyay's 3·max{L/n, √(Mψ/2)} assumes an
 // interior minimizer). No sampler error enters the privacy: the chain as run is the mechanism.
 // Its distance to π_D is not certified (the discretization is not bounded); it affects only
 // the utility and the Rashomon property. The default number of steps comes from the
 // continuous-time mixing rate (log-Sobolev constant βλ·e^{−βψ}, Bakry–Émery and Holley–Stroock,
-// seed 004, Lemma B.5) for a total-variation distance of 0.01, with h = 1/(4βM); β follows from
+// Ganesh, Thakurta and Upadhyay, Lemma B.5) for a total-variation distance of 0.01, with h = 1/(4βM); β follows from
 // μ. Utility of π_D: E F_D(ŵ) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ λD²/2 + ψ + d/β (Theorem 2.4 for the
 // convex score; τ_D ≤ min_C F_λ). Defaults: ψ = s²/(2M₀), s = 2G/n and M₀ the loss's
-// smoothness, the largest threshold that (about) doubles the gradient sensitivity (seed 004,
+// smoothness, the largest threshold that (about) doubles the gradient sensitivity (Ganesh, Thakurta and Upadhyay,
 // Theorem 2.3 (ii)); λ minimising the bound under the mixing model.
 type Rashomon struct {
 	// Psi is the threshold ψ > 0; 0 chooses the mode's default (use ExpMech for ψ = 0).

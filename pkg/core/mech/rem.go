@@ -78,8 +78,8 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 	return 0, false
 }
 
-// REM is the regularized exponential mechanism in ℓ2 (Gopi, Lee and Liu 2022; the lecture note
-// of seed 003, Theorem 3): it releases one sample of
+// REM is the regularized exponential mechanism in ℓ2 (Gopi, Lee and Liu 2022; Liang's lecture
+// notes, Revisiting Differential Privacy, 2024, Theorem 3): it releases one sample of
 //
 //	π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain,
 //
@@ -115,7 +115,7 @@ func (REM) Name() string { return "rem" }
 
 // Paper names the source.
 func (REM) Paper() string {
-	return "Gopi, Lee and Liu 2022, Private Convex Optimization via Exponential Mechanism (Theorem 4.1); lecture note (seed 003), Theorem 3"
+	return "Gopi, Lee and Liu 2022, Private Convex Optimization via Exponential Mechanism (Theorem 4.1); lecture notes of Liang (2024), Theorem 3"
 }
 
 // remPlan is a planned run of the regularized exponential mechanism.

@@ -17,12 +17,12 @@ import (
 )
 
 // REMLp is the regularized exponential mechanism in general norms (Gopi, Lee, Liu, Shen and
-// Tian, seed 000): it releases one sample of
+// Tian, Private Convex Optimization in General Norms): it releases one sample of
 //
 //	π_D(w) ∝ exp(−k·(F_D(w) + μ·r(w))) on the domain,
 //
 // where F_D is the mean of convex losses, G_p-Lipschitz in ℓp on the domain (Schatten-p for the
-// multinomial loss's K×d weight matrix), and r is seed 000's regularizer for that norm
+// multinomial loss's K×d weight matrix), and r is Gopi, Lee, Liu, Shen and Tian's regularizer for that norm
 // (geom.NewLpRegularizer, geom.NewSchattenRegularizer; centred at 0): ‖w‖_p²/(2(p − 1)) for
 // p ∈ (1, 2] (Corollary 2), a scaled ‖w‖_q² with q = 1 + 1/ln d for p = 1 (Corollary 3, d ≥ 3;
 // q = 1 + 1/ln min(K, d) for Schatten-1), and ½‖w‖₂² for p ≥ 2 (Corollary 4), each
@@ -31,7 +31,7 @@ import (
 // Guarantee: π_D is μ_GDP-GDP with μ_GDP = Δ_p·√(k/(μσ_p)), Δ_p = 2G_p/n under replace-one
 // (G_p/n under add/remove; the paper's G/n is the add/remove value, notes Issue B): the
 // potentials of neighbouring datasets are kμσ_p-strongly convex in ℓp and differ by a
-// kΔ_p-Lipschitz function in ℓp (seed 000, Theorem 2, which holds in any norm on a compact
+// kΔ_p-Lipschitz function in ℓp (Gopi, Lee, Liu, Shen and Tian, Theorem 2, which holds in any norm on a compact
 // convex set; on the whole space, for p ≥ 2, as the limit of growing boxes, or by GLL22's
 // Theorem 4.1 in ℓ2). μ_GDP is calibrated with the exact Gaussian curve (never the paper's
 // t = ε/√(2L), which is not (ε, δ)-DP for large ε, notes Issue A). A certified sampler's
@@ -43,7 +43,7 @@ import (
 // and over the ℓ2 ball of radius D, both with minimum 0 at the centre), the ERM bound
 // d/k + μΘ is minimised subject to Δ_p√(k/(μσ_p)) = μ_GDP: k = (μ_GDP/Δ_p)√(dσ_p/Θ),
 // μ = (Δ_p/μ_GDP)√(d/(σ_pΘ)), so E F_D(ŵ) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ 2(Δ_p/μ_GDP)√(dΘ/σ_p)
-// (seed 000, Theorem 3 with the exact calibration; the Gibbs bound d/k is Proposition 4).
+// (Gopi, Lee, Liu, Shen and Tian, Theorem 3 with the exact calibration; the Gibbs bound d/k is Proposition 4).
 //
 // Sampling (pkg/sampler: certified on the whole space, a box or an ℓ2 ball; the fast modes on
 // any of geom's domains): the target is

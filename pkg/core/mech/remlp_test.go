@@ -13,7 +13,7 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// regularizerOf returns, from seed 000's definitions (independently of geom), the exponent q
+// regularizerOf returns, from Gopi, Lee, Liu, Shen and Tian's definitions (independently of geom), the exponent q
 // and scale S of r = (S/2)‖w‖_q² for the norm ℓp in dimension d.
 func regularizerOf(p float64, d int) (q, s float64) {
 	switch {
@@ -57,7 +57,7 @@ func TestREMLpCalibration(t *testing.T) {
 			t.Errorf("p = %g: Δ = %g, want 2G_p/n = %g", tc.norm, pl.delta, want)
 		}
 		if pl.sigmaP != 1 && math.Abs(pl.sigmaP-1) > 1e-12 {
-			t.Errorf("p = %g: σ_p = %g, want 1 (seed 000's regularizers)", tc.norm, pl.sigmaP)
+			t.Errorf("p = %g: σ_p = %g, want 1 (Gopi, Lee, Liu, Shen and Tian's regularizers)", tc.norm, pl.sigmaP)
 		}
 		if got := pl.delta * math.Sqrt(pl.k/(pl.mu*pl.sigmaP)); math.Abs(got-pl.muGDP) > 1e-12*pl.muGDP {
 			t.Errorf("p = %g: Δ√(k/(μσ)) = %g, calibrated μ_GDP = %g", tc.norm, got, pl.muGDP)
@@ -181,7 +181,7 @@ func TestRemainderLipschitz(t *testing.T) {
 
 // TestREMLpPrivacy2D computes, by quadrature on a fine 2-D grid, the privacy curve between
 // the exact distributions of REM in ℓ1.5 on adversarial replace-one neighbours (the planned
-// k, μ and regularizer) and checks δ(ε) ≤ δ_GDP(ε) at the planned μ_GDP (seed 000, Theorem 2,
+// k, μ and regularizer) and checks δ(ε) ≤ δ_GDP(ε) at the planned μ_GDP (Gopi, Lee, Liu, Shen and Tian, Theorem 2,
 // with Δ = 2G_p/n): Σ max(0, q − e^ε·p) over the cells, for several ε.
 func TestREMLpPrivacy2D(t *testing.T) {
 	const n = 10

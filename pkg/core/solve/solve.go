@@ -1,7 +1,7 @@
 // Package solve holds deterministic, non-private solvers for strongly convex objectives that
 // return a point w together with a proof-backed certificate ‖w − w*‖₂ ≤ r₀, where w* is the
 // exact minimizer over the domain. Output perturbation needs exactly this: with a certified
-// r₀, the sensitivity of the released point is at most Δ + 2r₀ (seed 001, §2).
+// r₀, the sensitivity of the released point is at most Δ + 2r₀ (Lowy and Razaviyayn, §2).
 //
 // The target r₀ is a public quantity fixed before the data is touched (privacy invariant 5).
 // A solver stops as soon as its certificate reaches the target and returns an error wrapping
@@ -195,7 +195,7 @@ func errNonFinite(name string, it int) error {
 // with r = (κ − 1)‖y_k − x_{k+1}‖, at no extra cost; the bound is attained by quadratics.
 // The rounding of the step and of the projection is added to r (about κ·2⁻⁵⁰·‖x‖), so
 // targets below that floor are reported as not certified.
-// Seed 001's note gives ‖w − w*‖ ≤ ‖w − w⁺‖/(1 − √(1 − 1/κ)) ≈ 2κ‖w − w⁺‖, valid but twice
+// A reading of Lowy and Razaviyayn gives ‖w − w*‖ ≤ ‖w − w⁺‖/(1 − √(1 − 1/κ)) ≈ 2κ‖w − w⁺‖, valid but twice
 // as loose. The contraction argument needs λ and β on the whole space (y_k may leave the
 // domain); it holds for every objective of pkg/core/loss with a ridge regularizer.
 //

@@ -253,7 +253,7 @@ func ballMinimizer(q quadratic, r float64) []float64 {
 
 // TestGradientMappingTight checks that the certificate (κ − 1)‖w − w⁺‖ of AcceleratedProjected
 // is attained: on F(w) = ½(λw₁² + βw₂²) from w = (a, 0), one step gives w⁺ = ((1 − 1/κ)a, 0),
-// whose distance to 0 equals the certificate; seed 001's constant 1/(1 − √(1 − 1/κ)) would
+// whose distance to 0 equals the certificate; Lowy and Razaviyayn's constant 1/(1 − √(1 − 1/κ)) would
 // overstate it by about 2.
 func TestGradientMappingTight(t *testing.T) {
 	const lam, beta, a = 0.5, 4.0, 3.0
@@ -268,7 +268,7 @@ func TestGradientMappingTight(t *testing.T) {
 		t.Errorf("true distance %v, certificate %v: not attained", dd, res.Achieved)
 	}
 	if notes := (a / kappa) / (1 - math.Sqrt(1-1/kappa)); notes < 1.8*res.Achieved {
-		t.Errorf("seed 001's bound %v is not about twice the tight %v", notes, res.Achieved)
+		t.Errorf("Lowy and Razaviyayn's bound %v is not about twice the tight %v", notes, res.Achieved)
 	}
 }
 
