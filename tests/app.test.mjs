@@ -1,14 +1,21 @@
 // The app in headless Chromium: the demo fitted with every mechanism (report, diagnostics,
 // plots), a long run that keeps the page responsive and is cancelled, malformed files whose
 // errors appear next to their controls, a dropped file, several runs over several workers,
-// the download of the release file and the shareable link, and add/remove with its public
-// number of rows N. Every test records the requests of its page: none may leave after the page
-// has loaded, and nothing may be stored in the browser.
+// the download of the release file and the shareable link, a private evaluation, files scored
+// in the page and the downloaded ONNX model scoring the same rows in onnxruntime-node, a
+// received release file used in a fresh page, and add/remove with its public number of rows N.
+// Every test records the requests of its page: none may leave after the page has loaded, and
+// nothing may be stored in the browser.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ort from 'onnxruntime-node';
 import { artifacts, collectErrors, launch, recordRequests, startServer } from './lib.mjs';
+import { feeds, maxDifference, readCSV, tolerance } from './onnx.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
 let server;
 let browser;
@@ -54,7 +61,7 @@ async function done({ context, page, requests, errors, loaded }) {
   }));
   assert.deepEqual({ ...stored, search: undefined }, { local: 0, session: 0, idb: 0, caches: 0, search: undefined }, 'browser storage is empty');
   const keys = [...new URLSearchParams(stored.search).keys()];
-  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout', 'schema']);
+  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout', 'eval', 'schema']);
   for (const k of keys) assert.ok(config.has(k) || k.startsWith('opt.'), `the address holds ${k}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -291,12 +298,42 @@ test('several seeded runs spread over workers, compose, download, and the link r
   await done(again);
 });
 
-test('a CSV file is scored in a worker, and a release file restores the settings on a fresh page', async () => {
-  const app = await open('?data=demo&mech=noisy-gd&opt.MaxSteps=50&eps=0.5&runs=2');
+// typeRow types a row in the "Use the model" panel (52 years old, never married, a
+// professional specialty) and resolves with the prediction shown. The age is typed last, after
+// a value the schema refuses, so that the prediction shown is the whole row's.
+async function typeRow(page) {
+  await page.selectOption('#use-3', 'Never-married');
+  await page.selectOption('#use-4', 'Prof-specialty');
+  await page.fill('#use-0', 'old');
+  await page.waitForSelector('#use-result.error');
+  await page.fill('#use-0', '52');
+  await page.waitForSelector('#use-result:not(.error)');
+  return page.textContent('#use-result');
+}
+
+// download clicks a button and resolves with the download's suggested name and its path.
+async function download(page, button) {
+  const [d] = await Promise.all([page.waitForEvent('download'), page.click(button)]);
+  return { name: d.suggestedFilename(), path: await d.path() };
+}
+
+test('a private evaluation, files scored in the page and in onnxruntime with the ONNX model, and a release file used in a fresh page', async (t) => {
+  const app = await open('?data=demo&mech=noisy-gd&opt.MaxSteps=50&eps=0.5&runs=2&eval=10');
   const { page } = app;
   await planned(page);
+  assert.equal(await page.inputValue('#eval-share'), '10');
+  assert.match(await page.textContent('#eval-share-help'), /exact composition with the evaluation/);
   await page.click('#run-button');
   await page.waitForSelector('#use-model', { timeout: 60000 });
+  // Each run's local held-out accuracy beside its private one, each labelled, and the guarantee
+  // of the models and their evaluations together.
+  assert.equal(await page.$$eval('#private-evaluation tbody tr', (rows) => rows.length), 2);
+  assert.match(await page.textContent('#private-evaluation thead'), /Local held-out accuracy: exact, for you only\s*not private\s*Private held-out accuracy: part of the release/);
+  assert.match(await page.textContent('#private-evaluation tbody tr:first-child'), /run 1\s*\d+\.\d %\s*-?\d+\.\d % \(95 % interval for the noise: -?\d+\.\d % to \d+\.\d %\)/);
+  const evaluation = await page.textContent('#evaluation-text');
+  assert.match(evaluation, /The local figure is exact.*The private figure was released with noise, spending 10 % of each run's budget/s);
+  assert.match(evaluation, /Releasing all 2 models and their private evaluations together composes their privacy/);
+  await page.locator('#evaluation').screenshot({ path: path.join(artifacts(), 'app-evaluation.png') });
   // Two rows without the label column, scored with run 1's model; then a row the schema refuses.
   const header = 'age, workclass, education-num, marital-status, occupation, relationship, race, sex, capital-gain, capital-loss, hours-per-week, native-country';
   const rows = '39, State-gov, 13, Never-married, Adm-clerical, Not-in-family, White, Male, 2174, 0, 40, United-States\n'
@@ -304,27 +341,52 @@ test('a CSV file is scored in a worker, and a release file restores the settings
   await page.setInputFiles('#score-file', { name: 'rows.csv', mimeType: 'text/csv', buffer: Buffer.from(header + '\n' + rows) });
   await page.waitForSelector('#download-scores', { timeout: 30000 });
   assert.equal(await page.textContent('#score-status'), '2 rows of rows.csv scored.');
-  const [scores] = await Promise.all([page.waitForEvent('download'), page.click('#download-scores')]);
-  assert.equal(scores.suggestedFilename(), 'rows-predictions.csv');
-  const lines = readFileSync(await scores.path(), 'utf8').trim().split('\n');
+  const scores = await download(page, '#download-scores');
+  assert.equal(scores.name, 'rows-predictions.csv');
+  const lines = readFileSync(scores.path, 'utf8').trim().split('\n');
   assert.equal(lines[0], 'prediction,p(<=50K),p(>50K)');
   assert.equal(lines.length, 3);
   await page.setInputFiles('#score-file', { name: 'bad.csv', mimeType: 'text/csv', buffer: Buffer.from(header + '\nold' + rows.slice(2)) });
   await page.waitForSelector('#score-status.error');
   assert.match(await page.textContent('#score-status'), /line 2, column "age": "old" is not a number/);
-  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
-  const release = { name: 'privopt-release.json', mimeType: 'application/json', buffer: readFileSync(await download.path()) };
+  // The demo's held-out rows, scored in the page and by the downloaded ONNX model in
+  // onnxruntime-node: the same labels, and the same probabilities within the tolerance.
+  const heldOut = path.join(root, 'internal/demo/adult-test.csv');
+  await page.setInputFiles('#score-file', heldOut);
+  await page.waitForFunction(() => document.querySelector('#score-status')?.textContent === '1000 rows of adult-test.csv scored.', null, { timeout: 30000 });
+  const predictions = readCSV((await download(page, '#download-scores')).path);
+  assert.equal(predictions.rows.length, 1000);
+  const onnx = await download(page, '#download-onnx');
+  assert.equal(onnx.name, 'privopt-run-1.onnx');
+  const released = readFileSync((await download(page, '#download')).path); // gone once the page is closed
+  const file = JSON.parse(released.toString('utf8'));
+  assert.equal(file.models[0].evaluation.rows, 1000, 'the release holds the private evaluation');
+  assert.equal(file.models[0].held_out.rows, 1000);
+  const session = await ort.InferenceSession.create(onnx.path);
+  const got = await session.run(feeds(file.schema, readCSV(heldOut)));
+  assert.ok(new Set(got.label.data).size > 1, 'the model predicts more than one label');
+  const diff = maxDifference(got, predictions);
+  t.diagnostic(`the page's ONNX model on the demo's 1000 held-out rows: labels identical, max |Δprobability| = ${diff.toExponential(2)}`);
+  assert.ok(diff <= tolerance, `max |Δprobability| ${diff} above ${tolerance}`);
+  const typed = await typeRow(page);
+  assert.match(typed, /^Prediction: (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
   await done(app);
 
-  // A fresh page takes the file's settings, and its schema once the demo is loaded.
+  // A fresh page takes the file's settings, and its schema once the demo is loaded; and its
+  // models predict the typed row, with no data and no fit, as the page that fitted them did.
   const again = await open();
-  await again.page.setInputFiles('#settings-file', release);
+  await again.page.setInputFiles('#settings-file', { name: 'privopt-release.json', mimeType: 'application/json', buffer: released });
   await again.page.waitForFunction(() => /The settings of .* are set/.test(document.querySelector('#settings-status')?.textContent || ''));
   assert.equal(await again.page.inputValue('#budget-eps'), '0.5');
   assert.equal(await again.page.inputValue('#runs'), '2');
+  assert.equal(await again.page.inputValue('#eval-share'), '10');
   assert.equal(await again.page.isChecked('#choose-noisy-gd'), true);
   assert.equal(await again.page.inputValue('#option-MaxSteps'), '50');
   assert.match(await again.page.textContent('#settings-status'), /applies to the next file whose columns are exactly: age, workclass/);
+  assert.equal(await again.page.textContent('#received-heading'), 'Models of privopt-release.json');
+  assert.deepEqual(await again.page.$$eval('#use-model-number option', (os) => os.map((o) => o.textContent)), ['model 1', 'model 2']);
+  assert.equal(await typeRow(again.page), typed, 'the received file predicts the typed row as the page that fitted it');
+  await again.page.locator('#received').screenshot({ path: path.join(artifacts(), 'app-received.png') });
   await useDemo(again.page);
   assert.doesNotMatch(await again.page.textContent('#settings-status'), /applies to the next file/);
   await done(again);

@@ -230,10 +230,14 @@ func TestDemoFlow(t *testing.T) {
 	if err != nil || len(f.Models) != 3 || len(f.Models[0].Model.Weights) != 92 {
 		t.Fatalf("download: %v, %.200s", err, text)
 	}
-	for _, unwanted := range []string{`"diagnostics"`, `"train_accuracy"`, `"train_loss"`, `"not_private"`, `"test"`} {
+	for _, unwanted := range []string{`"diagnostics"`, `"train_accuracy"`, `"train_loss"`, `"not_private"`, `"test"`, `"evaluation"`, `"held_out"`} {
 		if strings.Contains(text, unwanted) {
 			t.Errorf("the download holds %q", unwanted)
 		}
+	}
+	// With no share of the budget spent on a private evaluation (the default), there is none.
+	if res.Private != nil || res.HeldOut != nil || f.Settings.EvalShare != 0 || strings.Contains(html, `id="private-evaluation"`) || strings.Contains(a.Query(), "eval=") {
+		t.Errorf("a private evaluation without a share: %+v", res.Private)
 	}
 }
 
@@ -469,9 +473,10 @@ func TestLinkRoundTrip(t *testing.T) {
 	a.SetRobustNorm("2")
 	a.SetDomain(fit.Ball)
 	a.SetRadius("3")
+	a.SetEvalShare("12.5")
 	q := a.Query()
 	for _, want := range []string{"data=demo", "eps=0.5", "delta=1e-7", "nb=add-remove", "pn=5000", "runs=4", "seed=42", "mod=adversarial", "rho=0.1", "rnorm=2",
-		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40"} {
+		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40", "eval=12.5"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("the link %s lacks %s", q, want)
 		}
@@ -486,7 +491,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	}
 	b := NewApp(newTestHost(t, 1))
 	b.ApplyQuery(m)
-	if b.Query() != q || !b.wantDemo || b.spec().PublicN != 5000 {
+	if b.Query() != q || !b.wantDemo || b.spec().PublicN != 5000 || b.spec().EvalShare != 0.125 {
 		t.Errorf("round trip:\n%s\n%s", q, b.Query())
 	}
 	// Invalid values show their fields' errors and keep the defaults.

@@ -109,7 +109,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "settings-file"}}}
 			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(vugu.HTML("Load settings from a release file (its schema and choices: a release file holds no data)"))
+			vgn.SetInnerHTML(vugu.HTML("Load settings from a release file (its schema and choices, and its models to use in this\n      page: a release file holds no data)"))
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 			vgparent.AppendChild(vgn)
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "file"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "settings-file"}, vugu.VGAttribute{Namespace: "", Key: "accept", Val: ".json,application/json"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "settings-status"}}}

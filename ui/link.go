@@ -76,6 +76,9 @@ var linkParams = []linkParam{
 	{"runs", func(a *App) (string, bool) { return a.Runs.Text, true }, (*App).SetRuns},
 	{"seed", func(a *App) (string, bool) { return a.Seed.Text, a.Seed.Text != "" }, (*App).SetSeed},
 	{"holdout", func(a *App) (string, bool) { return a.Holdout.Text, !a.demoData() }, (*App).SetHoldout},
+	{"eval", func(a *App) (string, bool) {
+		return a.EvalShare.Text, a.EvalOffered() && strings.TrimSpace(a.EvalShare.Text) != "0"
+	}, (*App).SetEvalShare},
 	{"schema", (*App).linkSchema, (*App).setLinkSchema},
 }
 

@@ -53,6 +53,10 @@ func FuzzLinkQuery(f *testing.F) {
 		"pn=1e16&nb=add-remove&eps=2",
 		"nb=replace-one&pn=%20300",
 		"nb=add-remove&pn=",
+		"data=demo&eval=10",
+		"holdout=0&eval=5",
+		"eval=100&holdout=abc",
+		"eval=%20&data=demo",
 	} {
 		f.Add(q)
 	}
@@ -60,7 +64,7 @@ func FuzzLinkQuery(f *testing.F) {
 		a := NewApp(newTestHost(t, 1))
 		a.ApplyQuery(parseLink(query))
 		for name, fd := range map[string]*Field{"eps": &a.Eps, "delta": &a.Delta, "runs": &a.Runs, "holdout": &a.Holdout,
-			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust, "pn": &a.PublicN} {
+			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust, "pn": &a.PublicN, "eval": &a.EvalShare} {
 			if fd.Err == "" && (math.IsNaN(fd.Value) || math.IsInf(fd.Value, 0)) {
 				t.Errorf("%s: %q accepted as %v", name, fd.Text, fd.Value)
 			}
@@ -70,6 +74,9 @@ func FuzzLinkQuery(f *testing.F) {
 		}
 		if n := a.spec().PublicN; n < 0 || n > maxPublicN || n != 0 && !a.AddRemove() {
 			t.Errorf("the spec declares N = %d under %s (field %+v)", n, a.Neighbouring, a.PublicN)
+		}
+		if s := a.spec().EvalShare; !(s >= 0 && s < 1) || s != 0 && !a.EvalOffered() {
+			t.Errorf("the spec spends %v on a private evaluation (offered %v, field %+v)", s, a.EvalOffered(), a.EvalShare)
 		}
 		if a.pendingSchema != nil && a.pendingSchema.Validate() != nil {
 			t.Errorf("an invalid schema taken from %q", query)

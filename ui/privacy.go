@@ -33,6 +33,9 @@ type privacyState struct {
 	// Runs is the number of independent runs; Seed, when not empty, seeds them (not private).
 	Runs Field
 	Seed Field
+	// EvalShare is the percentage of each run's budget spent on a private evaluation of its
+	// model on the held-out rows, as typed (0: none); it applies when EvalOffered.
+	EvalShare Field
 	// Plans are the engine's plans for the current choices; PlanErr says why there are none.
 	Plans   *engine.Plans
 	PlanErr string
@@ -53,6 +56,7 @@ func (a *App) initPrivacy() {
 	a.Delta.set("1e-6", checkBudgetDelta)
 	a.Neighbouring = string(privacy.ReplaceOne)
 	a.Runs.set("1", checkRuns)
+	a.EvalShare.set("0", checkEvalShare)
 }
 
 // relations lists the neighbouring relations with their explanations.
@@ -88,6 +92,13 @@ func checkBudgetDelta(v float64) string {
 func checkRuns(v float64) string {
 	if v != math.Trunc(v) || v < 1 || v > engine.MaxRuns {
 		return fmt.Sprintf("Enter a whole number of runs from 1 to %d.", engine.MaxRuns)
+	}
+	return ""
+}
+
+func checkEvalShare(v float64) string {
+	if !(v >= 0 && v < 100) {
+		return "Enter a percentage of the budget from 0 (no private evaluation) to below 100."
 	}
 	return ""
 }
@@ -233,6 +244,36 @@ func (a *App) seed() *uint64 {
 // Seeded reports whether the runs will be seeded (and so not private).
 func (a *App) Seeded() bool { return a.seed() != nil }
 
+// SetEvalShare sets the percentage of each run's budget spent on a private evaluation of its
+// model on the held-out rows (see SetEps).
+func (a *App) SetEvalShare(text string) { a.EvalShare.set(text, checkEvalShare); a.specChanged() }
+
+// EvalOffered reports whether the page offers a private evaluation: when there are held-out
+// rows to evaluate on, the demo's own or a file's held-out share. It depends on the person's
+// choices only, never on what the data holds.
+func (a *App) EvalOffered() bool { return a.demoData() || a.Holdout.Value > 0 }
+
+// evalShare is the spec's share of the budget spent on a private evaluation: the field's last
+// valid value as a fraction when the evaluation is offered, 0 otherwise.
+func (a *App) evalShare() float64 {
+	if !a.EvalOffered() {
+		return 0
+	}
+	return a.EvalShare.Value / 100
+}
+
+// EvalText explains the private evaluation's share, and says what it leaves the mechanism.
+func (a *App) EvalText() string {
+	text := "The held-out rows are private data too: a private evaluation releases the model's accuracy on them (or, for a " +
+		"regression, its errors) with noise, as part of the release and within the budget above. Without it, the held-out figures " +
+		"in the results are local: shown to you only, never released."
+	if a.evalShare() > 0 {
+		text += " The mechanisms are planned for what the exact composition with the evaluation leaves of (ε, δ): the table " +
+			"shows each mechanism's own guarantee, and the curves those of each run with its evaluation."
+	}
+	return text
+}
+
 // options are the chosen mechanism's settings that are not left at their defaults.
 func (a *App) options() map[string]string {
 	out := map[string]string{}
@@ -248,7 +289,7 @@ func (a *App) options() map[string]string {
 func (a *App) spec() fit.Spec {
 	s := fit.Spec{Mechanism: a.Mechanism, Options: a.options(),
 		Budget:  mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)},
-		PublicN: a.publicN()}
+		PublicN: a.publicN(), EvalShare: a.evalShare()}
 	a.modelSpec(&s)
 	return s
 }
@@ -524,18 +565,23 @@ func (a *App) PlannedParameters() []string {
 	return out
 }
 
-// ComposedText states the guarantee of releasing every run's model together.
+// ComposedText states the guarantee of releasing every run's model (and its private
+// evaluation) together.
 func (a *App) ComposedText() string {
 	if !a.HasCurves() || a.Plans.Curves.Runs < 2 {
 		return ""
 	}
 	c := a.Plans.Curves
-	if a.Delta.Value > 0 {
-		return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private (%s).",
-			c.Runs, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
+	what := fmt.Sprintf("all %d models", c.Runs)
+	if a.evalShare() > 0 {
+		what += " and their private evaluations"
 	}
-	return fmt.Sprintf("Releasing all %d models together is (ε = %s, δ = %s)-differentially private at the target ε (%s).",
-		c.Runs, shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)), c.Composed)
+	if a.Delta.Value > 0 {
+		return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private (%s).",
+			what, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
+	}
+	return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private at the target ε (%s).",
+		what, shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)), c.Composed)
 }
 
 // budgetErrors lists the privacy step's invalid fields.
@@ -546,7 +592,7 @@ func (a *App) budgetErrors() []string {
 		field *Field
 		name  string
 	}{{true, &a.Eps, "ε"}, {true, &a.Delta, "δ"}, {a.AddRemove(), &a.PublicN, "the public number of rows N"},
-		{true, &a.Runs, "the number of runs"}, {true, &a.Seed, "the seed"}} {
+		{true, &a.Runs, "the number of runs"}, {true, &a.Seed, "the seed"}, {a.EvalOffered(), &a.EvalShare, "the private evaluation's share"}} {
 		if f.used && f.field.Err != "" {
 			out = append(out, f.name)
 		}

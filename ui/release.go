@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/vugu/vugu"
@@ -48,8 +49,9 @@ func (a *App) SettingsText() string {
 
 // makeRelease makes the release file of the finished runs (release.New): the schema the data
 // was checked with, the spec and public facts the runs were planned with, and for each
-// finished run its model, privacy report, utility bound and planned parameters, never its
-// diagnostics. The "Use the model" panel then starts afresh with the selected run's model.
+// finished run its model, privacy report, utility bound, planned parameters and private
+// evaluation, never its diagnostics. The "Use the model" panel then starts afresh with the
+// selected run's model.
 func (a *App) makeRelease() {
 	a.rel, a.relErr = nil, ""
 	s, err := data.LoadSchema(bytes.NewReader(a.runData.Schema))
@@ -57,7 +59,8 @@ func (a *App) makeRelease() {
 		var models []release.Model
 		for _, r := range a.DoneRuns() {
 			rel := r.Result.Release
-			models = append(models, release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters})
+			models = append(models, release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters,
+				Evaluation: r.Result.Private, HeldOut: r.Result.HeldOut})
 		}
 		a.rel, err = release.New(s, a.runSpec, a.runFacts, models)
 	}
@@ -65,7 +68,7 @@ func (a *App) makeRelease() {
 		a.relErr = "The release file cannot be made: " + err.Error()
 		return
 	}
-	a.resetUse()
+	a.useRelease(a.rel, a.model(), "")
 }
 
 // ReleasedText states what releasing every finished run's model certifies (the release
@@ -77,13 +80,10 @@ func (a *App) ReleasedText() string {
 	return a.rel.Together
 }
 
-// releaseJSON is the release file in its JSON form (release.File.Write).
-func (a *App) releaseJSON() ([]byte, error) {
-	if a.rel == nil {
-		return nil, fmt.Errorf("ui: there is no release file: %s", a.relErr)
-	}
+// releaseJSON is release file f in its JSON form (release.File.Write).
+func releaseJSON(f *release.File) ([]byte, error) {
 	var b bytes.Buffer
-	if err := a.rel.Write(&b); err != nil {
+	if err := f.Write(&b); err != nil {
 		return nil, err
 	}
 	return b.Bytes(), nil
@@ -109,8 +109,12 @@ func (a *App) RegistryEntry() string {
 
 // Download saves the release file of the finished runs (format release.Format).
 func (a *App) Download() {
-	b, err := a.releaseJSON()
 	a.DownloadErr = ""
+	if a.rel == nil {
+		a.DownloadErr = "There is no release file: " + a.relErr
+		return
+	}
+	b, err := releaseJSON(a.rel)
 	if err != nil {
 		a.DownloadErr = err.Error()
 		return
@@ -146,9 +150,9 @@ func (a *App) model() int {
 }
 
 // LoadSettings reads the release file of a file-input change event, in a worker, for its
-// settings (not while runs are in progress): its schema (see takeSchema) and its spec replace
-// the page's, and the number of runs becomes its number of models. A release file holds no
-// data, and its models are not used.
+// settings and its models (not while runs are in progress): its schema (see takeSchema) and
+// its spec replace the page's, the number of runs becomes its number of models, and the "Use
+// the model" panel uses its models. A release file holds no data.
 func (a *App) LoadSettings(e vugu.DOMEvent) {
 	if a.Running {
 		a.SettingsErr = "Wait for the runs to end, or cancel them, before loading other settings."
@@ -162,9 +166,9 @@ func (a *App) LoadSettings(e vugu.DOMEvent) {
 	a.send(0, engine.Request{Kind: "read-release", Source: settingsSource})
 }
 
-// receiveSettings takes the engine's reading of a release file whose settings the person
-// loaded: the configuration starts from the page's defaults, so that nothing of the previous
-// one remains.
+// receiveSettings takes the engine's reading of a release file the person loaded: the
+// configuration starts from the page's defaults, so that nothing of the previous one remains,
+// and the "Use the model" panel starts afresh with the file's first model.
 func (a *App) receiveSettings(r engine.Response) {
 	if r.Kind != "release-file" {
 		a.SettingsErr = "The settings cannot be read from " + a.settingsName + ": " + r.Error
@@ -178,8 +182,9 @@ func (a *App) receiveSettings(r engine.Response) {
 	q := specQuery(f.Settings)
 	q["runs"] = itoa(len(f.Models))
 	a.ApplyQuery(q)
-	a.SettingsNote = fmt.Sprintf("The settings of %s are set: its schema, model, mechanism and budget, and %d runs (one per model it holds). It holds no data.",
-		a.settingsName, len(f.Models))
+	a.SettingsNote = fmt.Sprintf("The settings of %s are set: its schema, model, mechanism and budget, and %d runs (one per model it holds). It holds no data. Its models predict in “Models of %s” below.",
+		a.settingsName, len(f.Models), a.settingsName)
+	a.useRelease(f, 1, a.settingsName)
 }
 
 // specQuery returns the link parameters that set the page's choices to spec: the inverse of
@@ -197,6 +202,7 @@ func specQuery(s fit.Spec) map[string]string {
 	set(s.Tilt != 0, "mod", Tilted, "tilt", exactText(s.Tilt))
 	set(s.Robust != 0, "mod", Adversarial, "rho", exactText(s.Robust), "rnorm", s.RobustNorm.String())
 	set(s.PublicN != 0, "pn", itoa(s.PublicN))
+	set(s.EvalShare != 0, "eval", strconv.FormatFloat(100*s.EvalShare, 'g', 15, 64)) // 15 digits: 7, not 7.000000000000001
 	for k, v := range s.Options {
 		q[optionPrefix+k] = v
 	}

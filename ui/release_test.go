@@ -393,3 +393,100 @@ func TestScoreFile(t *testing.T) {
 		t.Errorf("a bad row: %q", a.ScoreErr)
 	}
 }
+
+// A loaded release file's models predict in the page without data or a fit: its own section
+// shows the form of its schema's columns, the model chosen by its number predicts the typed
+// row as the page that fitted it did, and a CSV file is scored with it. On a page with
+// results, the loaded file's models take the one panel until the next fit's.
+func TestUseReceivedRelease(t *testing.T) {
+	a, h := demoApp(t, 1)
+	a.SetRuns("2")
+	h.settle(a)
+	f, text := run(t, a, h)
+	header, record := demoRow(t)
+	typeRow := func(x *App) {
+		for i, c := range f.Schema.Columns {
+			if k := slices.Index(header, c.Name); k >= 0 && (c.Kind == data.Numeric || c.Kind == data.Categorical) {
+				x.SetRowValue(i, record[k])
+			}
+		}
+	}
+	typeRow(a)
+	if a.Row == nil {
+		t.Fatalf("the fitting page predicts nothing: %q", a.RowErr)
+	}
+
+	h2 := newTestHost(t, 1)
+	b := NewApp(h2)
+	b.Start()
+	h2.choose(settingsSource, "privopt-release.json", text)
+	b.LoadSettings(nil)
+	h2.settle(b)
+	if !b.UsesReceived() || b.UsesRuns() || b.Loaded != nil || b.HasResults() || b.UseModel != 1 {
+		t.Fatalf("the loaded file's models are not in the panel: %q", b.SettingsErr)
+	}
+	page := render(t, &Root{Widget: NewGDPWidget(), App: b})
+	for _, want := range []string{`id="received"`, "Models of privopt-release.json", "holds 2 models and no data", html.EscapeString(f.Together),
+		`id="use-model-number"`, `<option selected="selected" value="1">model 1</option>`, `id="use-0"`, "age, from 17 to 90",
+		"what model 1 of privopt-release.json predicts", `id="score-file"`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the loaded file's section lacks %s", want)
+		}
+	}
+	typeRow(b)
+	if b.Row == nil || b.RowResult() != a.RowResult() || !slices.Equal(b.Row.Probabilities, a.Row.Probabilities) {
+		t.Errorf("the loaded file predicts %q (%q), the fitting page %q", b.RowResult(), b.RowErr, a.RowResult())
+	}
+	// Model 2, chosen by its number, predicts the row and scores a file.
+	b.ChooseModel(2)
+	test, _, err := data.Encode(demo.Test(), f.Schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := f.Predictor(2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := p.Predict(test.Row(0)); b.UseModel != 2 || b.Row == nil || b.Row.Label != want.Label || !slices.Equal(b.Row.Probabilities, want.Probabilities) {
+		t.Errorf("model 2 predicts %+v, want %+v", b.Row, want)
+	}
+	testCSV, err := io.ReadAll(demo.Test())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h2.choose(scoreSource, "adult-test.csv", string(testCSV))
+	b.ScoreFile(nil)
+	h2.settle(b)
+	var want bytes.Buffer
+	if _, err := f.WriteCSV(2, bytes.NewReader(testCSV), &want); err != nil {
+		t.Fatal(err)
+	}
+	if b.Scores == nil || b.Scores.CSV != want.String() {
+		t.Errorf("scores %+v (%q), want model 2's", b.Scores, b.ScoreErr)
+	}
+	b.ChooseModel(3) // no such model
+	if b.UseModel != 2 || b.Scores == nil {
+		t.Error("a model the file does not hold was chosen")
+	}
+	// The settings are restored as before.
+	got, _ := json.Marshal(b.spec())
+	if wantSpec, _ := json.Marshal(a.runSpec); !bytes.Equal(got, wantSpec) || b.Runs.Text != "2" {
+		t.Errorf("settings %s, want %s", got, wantSpec)
+	}
+
+	// On the page with results, the loaded file's models take the panel, shown once.
+	h.choose(settingsSource, "received.json", text)
+	a.LoadSettings(nil)
+	h.settle(a)
+	page = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	if !a.UsesReceived() || !a.HasResults() || strings.Count(page, `id="use-result"`) != 1 || !strings.Contains(page, "Models of received.json") {
+		t.Errorf("a file loaded over results: received %v, %d panels", a.UsesReceived(), strings.Count(page, `id="use-result"`))
+	}
+	// The next fit's models take it back.
+	a.Run()
+	h.settle(a)
+	page = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	if !a.UsesRuns() || strings.Count(page, `id="use-result"`) != 1 || strings.Contains(page, `id="received"`) {
+		t.Errorf("after a fit: runs %v, %d panels (%q %v)", a.UsesRuns(), strings.Count(page, `id="use-result"`), a.RunErr, a.RunErrors())
+	}
+}

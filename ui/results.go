@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -116,7 +117,7 @@ func (a *App) ReportRows() []ReportRow {
 	if n, ok := a.declaredN(); ok {
 		relation += fmt.Sprintf(" (declared public number of rows N = %d)", n)
 	}
-	return []ReportRow{
+	rows := []ReportRow{
 		{"Mechanism", r.Mechanism},
 		{"Paper", r.Paper},
 		{"Guarantee", r.Guarantee.Description},
@@ -129,6 +130,10 @@ func (a *App) ReportRows() []ReportRow {
 		{"Utility bound (excess training loss)", boundText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
 		{"Report format", r.Version},
 	}
+	if ev := res.Private; ev != nil {
+		rows = append(rows, ReportRow{"Private evaluation (part of the release)", ev.Statement + " " + ev.Report.Statement})
+	}
+	return rows
 }
 
 // Private reports whether the selected release claims privacy.
@@ -175,6 +180,83 @@ func (a *App) Diagnostics() []DiagnosticRow {
 		rows = append(rows, DiagnosticRow{k, shortText(d.Details[k])})
 	}
 	return rows
+}
+
+// HasPrivateEvaluation reports whether the finished runs carry private evaluations of their
+// models on the held-out rows.
+func (a *App) HasPrivateEvaluation() bool {
+	runs := a.DoneRuns()
+	return len(runs) > 0 && runs[0].Result.Private != nil
+}
+
+// EvaluationRow is one finished run's evaluations on the held-out rows.
+type EvaluationRow struct {
+	// Run names the run; Local is its exact figure, computed on this machine and not private;
+	// Private the figure released with noise, with its 95 % interval for the noise.
+	Run, Local, Private string
+}
+
+// EvaluationRows lists each finished run's local and private evaluation on the held-out rows
+// (when HasPrivateEvaluation): the accuracy for a classifier; for a regression the mean loss,
+// locally, and the mean absolute error and R², privately.
+func (a *App) EvaluationRows() []EvaluationRow {
+	var rows []EvaluationRow
+	for _, r := range a.DoneRuns() {
+		row := EvaluationRow{Run: "run " + itoa(r.Index+1), Local: "no held-out rows"}
+		switch t := r.Result.Test; {
+		case t != nil && t.Accuracy != nil:
+			row.Local = percent(*t.Accuracy)
+		case t != nil:
+			row.Local = shortText(t.Loss)
+		}
+		switch ev := r.Result.Private; {
+		case ev.Accuracy != nil:
+			row.Private = estimateText(ev.Accuracy, percent)
+		default:
+			r2 := "R² not stated (the noisy sums leave no spread of the labels)"
+			if ev.R2 != nil {
+				r2 = "R² " + estimateText(ev.R2, shortText)
+			}
+			row.Private = "mean absolute error " + estimateText(ev.MAE, shortText) + "; " + r2
+		}
+		rows = append(rows, row)
+	}
+	return rows
+}
+
+// estimateText writes an estimate with its interval, each number formatted by format.
+func estimateText(e *mech.Estimate, format func(float64) string) string {
+	return format(e.Value) + " (95 % interval for the noise: " + format(e.Low) + " to " + format(e.High) + ")"
+}
+
+// classifierEvaluated reports whether the runs' private evaluations are a classifier's.
+func (a *App) classifierEvaluated() bool { return a.DoneRuns()[0].Result.Private.Accuracy != nil }
+
+// LocalHead and PrivateHead head the columns of the runs' evaluations.
+func (a *App) LocalHead() string {
+	if a.classifierEvaluated() {
+		return "Local held-out accuracy: exact, for you only"
+	}
+	return "Local held-out mean loss: exact, for you only"
+}
+
+// PrivateHead: see LocalHead.
+func (a *App) PrivateHead() string {
+	what := "accuracy"
+	if !a.classifierEvaluated() {
+		what = "error"
+	}
+	return "Private held-out " + what + ": part of the release"
+}
+
+// EvaluationText says which evaluation of the held-out rows is which, and states the guarantee
+// of the release that holds the private ones (release.File.Together).
+func (a *App) EvaluationText() string {
+	share := strconv.FormatFloat(100*a.runSpec.EvalShare, 'g', 4, 64) + " %"
+	return "Each model is evaluated twice on the held-out rows. The local figure is exact: computed on this machine from " +
+		"your held-out rows, it is not private, is shown to you only and is never part of the release. The private figure was " +
+		"released with noise, spending " + share + " of each run's budget: it is part of the release file and covered by its " +
+		"guarantee, and its interval covers the noise only, not the sampling of the held-out rows. " + a.ReleasedText()
 }
 
 // percent formats a fraction as a percentage.

@@ -87,6 +87,9 @@ func (a *App) Run() {
 	n := int(a.Runs.Value)
 	a.RunErr, a.Selected = "", 0
 	a.rel, a.relErr, a.DownloadErr = nil, "", ""
+	if a.UsesRuns() {
+		a.useState = useState{} // the previous runs' models are gone with their results
+	}
 	a.runSpec, a.runData, a.runFacts, a.runCurves = a.spec(), a.datasetRequest(), a.Dataset.Facts, a.Plans.Curves
 	a.runPredicted = 0
 	if s, ok := a.predictedSeconds(*a.ChosenPlan()); ok {

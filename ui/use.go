@@ -12,16 +12,24 @@ import (
 	"github.com/privopt/privopt/wasm/engine"
 )
 
-// useState is the results' "Use the model" panel: a row typed column by column with the
-// selected run's prediction, and a CSV file scored in a worker. Everything is computed on the
-// person's machine with the released model (release.Predictor), from rows encoded by the
-// same code as the training data (data.EncodeForPrediction).
+// useState is the "Use the model" panel: a row typed column by column with a model's
+// prediction, and a CSV file scored in a worker. Everything is computed on the person's
+// machine with a released model (release.Predictor), from rows encoded by the same code as
+// the training data (data.EncodeForPrediction). The panel uses the models of the release file
+// that came last: the finished runs' (shown in the results, with the selected run's model) or
+// one the person loaded (shown in its own section, with the model chosen by its number).
 type useState struct {
+	// useFile is the release file whose models the panel uses (nil for none); ReceivedName is
+	// the name of the file it was loaded from, or "" when it is the finished runs' release.
+	useFile      *release.File
+	ReceivedName string
+	// UseModel is the number, from 1, of the model that predicts.
+	UseModel int
 	// RowText holds the typed row: the value of each feature column of the release's schema,
 	// by the column's index, as typed or chosen ("" is a missing value).
 	RowText []string
-	// Row is the selected model's prediction for the typed row, or RowErr says why there is
-	// none; RowErrColumn names the column at fault, if one is.
+	// Row is the model's prediction for the typed row, or RowErr says why there is none;
+	// RowErrColumn names the column at fault, if one is.
 	Row                  *release.Prediction
 	RowErr, RowErrColumn string
 	// ScoreName names the CSV file scored last; Scoring is true while a worker scores it, and
@@ -36,11 +44,12 @@ type useState struct {
 	scoreID  int
 }
 
-// resetUse starts the panel afresh for the release file: each numeric feature at the middle
-// of its declared range, each categorical one at its first category.
-func (a *App) resetUse() {
-	s := a.rel.Schema
-	a.useState = useState{RowText: make([]string, len(s.Columns))}
+// useRelease starts the panel afresh with model k of release file f, loaded from the file
+// named name ("" for the finished runs' release): each numeric feature at the middle of its
+// declared range, each categorical one at its first category.
+func (a *App) useRelease(f *release.File, k int, name string) {
+	s := f.Schema
+	a.useState = useState{useFile: f, ReceivedName: name, UseModel: k, RowText: make([]string, len(s.Columns))}
 	for i, c := range s.Columns {
 		switch c.Kind {
 		case data.Numeric:
@@ -52,25 +61,73 @@ func (a *App) resetUse() {
 	a.predictRow()
 }
 
-// modelChanged follows the choice of another run: the typed row is predicted with its model,
-// and scores of the previous one are forgotten.
+// modelChanged follows the choice of another run: when the panel uses the finished runs'
+// release, it predicts with that run's model.
 func (a *App) modelChanged() {
-	if a.rel == nil {
-		return
+	if a.UsesRuns() {
+		a.setUseModel(a.model())
 	}
+}
+
+// ChooseModel makes model k (from 1) of a loaded release file the panel's model.
+func (a *App) ChooseModel(k int) {
+	if a.UsesReceived() && k >= 1 && k <= len(a.useFile.Models) {
+		a.setUseModel(k)
+	}
+}
+
+// setUseModel predicts the typed row with model k, and forgets the scores of the previous one.
+func (a *App) setUseModel(k int) {
+	a.UseModel = k
 	a.predictRow()
 	a.Scores, a.ScoreErr, a.Scoring, a.scoreID = nil, "", false, 0
 }
 
-// UseText introduces the panel: which run's model predicts, and what stays on the machine.
+// UsesRuns reports whether the panel uses the finished runs' release (in the results).
+func (a *App) UsesRuns() bool { return a.useFile != nil && a.ReceivedName == "" }
+
+// UsesReceived reports whether the panel uses a release file the person loaded (in its own
+// section).
+func (a *App) UsesReceived() bool { return a.useFile != nil && a.ReceivedName != "" }
+
+// UseModelChoices lists the numbers of a loaded release file's models when it has several, for
+// the panel's choice; the finished runs' models are chosen in the results instead.
+func (a *App) UseModelChoices() []int {
+	if !a.UsesReceived() || len(a.useFile.Models) < 2 {
+		return nil
+	}
+	out := make([]int, len(a.useFile.Models))
+	for i := range out {
+		out[i] = i + 1
+	}
+	return out
+}
+
+// UseText introduces the panel: which model predicts, and what stays on the machine.
 func (a *App) UseText() string {
-	return "Type a row to see what the model of run " + itoa(a.Selected+1) + " predicts. The predictions are computed in this " +
+	which := "the model of run " + itoa(a.Selected+1)
+	if a.UsesReceived() {
+		which = "model " + itoa(a.UseModel) + " of " + a.ReceivedName
+	}
+	return "Type a row to see what " + which + " predicts. The predictions are computed in this " +
 		"page, on your machine: nothing is sent anywhere. The model is the private release, safe to share with its report; " +
 		"the scores of a CSV file you choose below are computed from your own data and are yours: they are not private."
 }
 
-// CanUse reports whether there is a release file whose models the panel can use.
-func (a *App) CanUse() bool { return a.rel != nil }
+// ReceivedText states what a loaded release file certifies: the guarantee of its models
+// together, and the chosen model's private evaluation when it has one.
+func (a *App) ReceivedText() string {
+	f := a.useFile
+	models := itoa(len(f.Models)) + " models"
+	if len(f.Models) == 1 {
+		models = "one model"
+	}
+	text := a.ReceivedName + " holds " + models + " and no data. " + f.Together
+	if ev := f.Models[a.UseModel-1].Evaluation; ev != nil {
+		text += " Private evaluation of model " + itoa(a.UseModel) + ", released with it: " + ev.Statement
+	}
+	return text
+}
 
 // UseField is one input of the panel's form: a feature column of the release's schema.
 type UseField struct {
@@ -93,7 +150,7 @@ type UseOption struct{ Value, Label string }
 // and "missing" when the schema replaces a missing value.
 func (a *App) UseFields() []UseField {
 	var out []UseField
-	for i, c := range a.rel.Schema.Columns {
+	for i, c := range a.useFile.Schema.Columns {
 		f := UseField{Index: i, Text: a.RowText[i], Invalid: boolText(c.Name == a.RowErrColumn)}
 		switch c.Kind {
 		case data.Numeric:
@@ -126,15 +183,15 @@ func (a *App) SetRowValue(i int, text string) {
 	a.predictRow()
 }
 
-// predictRow predicts the typed row with the selected run's model: the row is written as a
-// one-row CSV file, encoded as privopt encodes every row (data.EncodeForPrediction), and
-// predicted by release.Predictor.
+// predictRow predicts the typed row with the panel's model: the row is written as a one-row
+// CSV file, encoded as privopt encodes every row (data.EncodeForPrediction), and predicted by
+// release.Predictor.
 func (a *App) predictRow() {
 	a.Row, a.RowErr, a.RowErrColumn = nil, "", ""
-	p, err := a.rel.Predictor(a.model())
+	p, err := a.useFile.Predictor(a.UseModel)
 	if err == nil {
 		var ds *data.Dataset
-		if ds, _, err = data.EncodeForPrediction(strings.NewReader(a.rowCSV()), a.rel.Schema); err == nil {
+		if ds, _, err = data.EncodeForPrediction(strings.NewReader(a.rowCSV()), a.useFile.Schema); err == nil {
 			pr := p.Predict(ds.Row(0))
 			a.Row = &pr
 			return
@@ -153,11 +210,11 @@ func (a *App) predictRow() {
 // their values with the spaces around them removed, as an unquoted field would be read.
 func (a *App) rowCSV() string {
 	delim := ","
-	if d := a.rel.Schema.Delimiter; d != 0 {
+	if d := a.useFile.Schema.Delimiter; d != 0 {
 		delim = string(rune(d))
 	}
 	var header, record []string
-	for i, c := range a.rel.Schema.Columns {
+	for i, c := range a.useFile.Schema.Columns {
 		if c.Kind == data.Numeric || c.Kind == data.Categorical {
 			header = append(header, csvQuote(c.Name))
 			record = append(record, csvQuote(strings.TrimSpace(a.RowText[i])))
@@ -180,7 +237,7 @@ func (a *App) RowResult() string {
 		return "No prediction: " + a.RowErr
 	}
 	text := "Prediction: " + a.Row.Label
-	if p, err := a.rel.Predictor(a.model()); err == nil && len(a.Row.Probabilities) > 0 {
+	if p, err := a.useFile.Predictor(a.UseModel); err == nil && len(a.Row.Probabilities) > 0 {
 		classes := p.Classes()
 		parts := make([]string, len(classes))
 		for c, q := range a.Row.Probabilities {
@@ -191,22 +248,22 @@ func (a *App) RowResult() string {
 	return text
 }
 
-// ScoreFile scores the CSV file of a file-input change event with the selected run's model,
-// in a worker that reads the file: it is never sent anywhere, and the page receives the
+// ScoreFile scores the CSV file of a file-input change event with the panel's model, in a
+// worker that reads the file: it is never sent anywhere, and the page receives the
 // predictions only.
 func (a *App) ScoreFile(e vugu.DOMEvent) {
 	name, _, ok := a.Host.TakeFile(e, scoreSource)
 	if !ok {
 		return
 	}
-	b, err := a.releaseJSON()
+	b, err := releaseJSON(a.useFile)
 	a.ScoreName, a.Scores, a.ScoreFraction = name, nil, 0
 	if err != nil {
 		a.ScoreErr = err.Error()
 		return
 	}
 	a.Scoring, a.ScoreErr = true, ""
-	a.scoreID = a.send(0, engine.Request{Kind: "score", Source: scoreSource, Release: b, Model: a.model()})
+	a.scoreID = a.send(0, engine.Request{Kind: "score", Source: scoreSource, Release: b, Model: a.UseModel})
 }
 
 // receiveScores takes the predictions of the file scored last (or their progress).

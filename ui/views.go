@@ -25,8 +25,9 @@ type RunStep struct{ App *App }
 // ResultsView renders the results: the report, the diagnostics, the model and the downloads.
 type ResultsView struct{ App *App }
 
-// UseModel renders the results' "Use the model" panel: a row typed with its prediction, and a
-// CSV file to score.
+// UseModel renders the "Use the model" panel: a row typed with its prediction, and a CSV file
+// to score; in the results for the finished runs' models, or in its own section for those of a
+// loaded release file (see useState).
 type UseModel struct{ App *App }
 
 // DragOver accepts a file dragged over the drop zone.

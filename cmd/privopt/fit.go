@@ -275,7 +275,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.test, w)
 		}
 		if opts.spec.EvalShare > 0 {
-			if model.Evaluation, model.HeldOut, err = evaluatePrivately(opts.spec, facts, test, rel.Model.Weights, r); err != nil {
+			if model.Evaluation, model.HeldOut, err = release.Evaluate(opts.spec, facts, test, rel.Model.Weights, r); err != nil {
 				return fmt.Errorf("%s: %w", opts.test, err)
 			}
 			out.Evaluation = model.Evaluation
@@ -398,22 +398,6 @@ func evaluate(ds *data.Dataset, diag *data.Diagnostics, p mech.Problem, w []floa
 		t.Accuracy = &acc
 	}
 	return t, nil
-}
-
-// evaluatePrivately releases the private evaluation of the model's weights w on the held-out
-// rows, with the settings' share of the budget, and the held-out set's public facts.
-func evaluatePrivately(spec fit.Spec, facts fit.Facts, test *data.Dataset, w []float64, r *rng.Rand) (*mech.Evaluation, *mech.HeldOut, error) {
-	h := mech.HeldOut{Rows: test.N}
-	pl, err := fit.Evaluation(spec, facts, h)
-	if err != nil {
-		return nil, nil, err
-	}
-	if spec.Budget.Neighbouring == privacy.AddRemove {
-		h.Rows = 0 // private: the evaluation releases a noisy count
-	}
-	h.Min, h.Max = facts.LabelMin, facts.LabelMax
-	ev, err := pl.Run(test, w, r)
-	return ev, &h, err
 }
 
 func loadSchema(path string) (*data.Schema, error) {

@@ -353,6 +353,21 @@ func PlanWith(name string, options map[string]string, s Spec, f Facts) (mech.Pla
 	return planBesideEvaluation(m, pl, b, s, f, p)
 }
 
+// WithEvaluation returns the guarantee of one model planned as pl with the spec and facts:
+// its own, composed with its private evaluation's when the spec spends a share of the budget
+// on one (whose guarantee does not depend on the number of held-out rows, so it is planned
+// with one).
+func WithEvaluation(pl mech.Plan, s Spec, f Facts) (privacy.Curve, error) {
+	if s.EvalShare == 0 {
+		return pl.Guarantee(), nil
+	}
+	ev, err := Evaluation(s, f, mech.HeldOut{Rows: 1})
+	if err != nil {
+		return nil, err
+	}
+	return privacy.Compose(pl.Guarantee(), ev.Guarantee())
+}
+
 // splitSteps is the number of bisection steps that fix the mechanism's ε beside a private
 // evaluation (a relative precision of 2⁻²⁰ of the evaluation's share).
 const splitSteps = 20

@@ -24,6 +24,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
 )
 
 // Format names the release file's JSON form, the value of its "format" member.
@@ -225,21 +226,39 @@ func (f *File) Guarantee() (privacy.Curve, error) {
 	if err != nil {
 		return nil, err
 	}
-	var parts []privacy.Curve
+	one, err := fit.WithEvaluation(pl, f.Settings, f.Facts)
+	if err != nil {
+		return nil, err
+	}
+	parts := make([]privacy.Curve, len(f.Models))
 	for k, m := range f.Models {
-		parts = append(parts, pl.Guarantee())
 		if (m.Evaluation != nil) != (f.Settings.EvalShare > 0) || (m.Evaluation != nil) != (m.HeldOut != nil) {
 			return nil, fmt.Errorf("release: model %d: the settings spend %g of the budget on a private evaluation, and the model has %s", k+1, f.Settings.EvalShare, map[bool]string{true: "one", false: "none"}[m.Evaluation != nil])
 		}
-		if m.Evaluation != nil {
-			ev, err := fit.Evaluation(f.Settings, f.Facts, *m.HeldOut)
-			if err != nil {
-				return nil, err
-			}
-			parts = append(parts, ev.Guarantee())
-		}
+		parts[k] = one
 	}
 	return privacy.Compose(parts...)
+}
+
+// Evaluate releases the private evaluation of a model's weights w on the held-out rows test,
+// with the share of the budget spec gives it (fit.Evaluation) and the random source r, and
+// returns it with the held-out set's public facts for the model's entry: the label's declared
+// range, and the number of rows under replace-one only (under add/remove that number is
+// private, and the evaluation releases a noisy count instead).
+func Evaluate(spec fit.Spec, facts fit.Facts, test *data.Dataset, w []float64, r *rng.Rand) (*mech.Evaluation, *mech.HeldOut, error) {
+	h := mech.HeldOut{Rows: test.N, Min: facts.LabelMin, Max: facts.LabelMax}
+	pl, err := fit.Evaluation(spec, facts, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if spec.Budget.Neighbouring == privacy.AddRemove {
+		h.Rows = 0
+	}
+	ev, err := pl.Run(test, w, r)
+	if err != nil {
+		return nil, nil, err
+	}
+	return ev, &h, nil
 }
 
 // Write writes the file as indented JSON.

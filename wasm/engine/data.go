@@ -79,7 +79,8 @@ type Dataset struct {
 	RowWidth loss.Width `json:"row_width"`
 }
 
-// dataset is an encoded dataset held by the engine.
+// dataset is an encoded dataset held by the engine: the training rows, and the held-out rows
+// (nil when none are held out; empty when a split by content held out none).
 type dataset struct {
 	key         string
 	train, test *data.Dataset
@@ -261,11 +262,11 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 			sum.Columns[i].Other += tdiag.Columns[i].Other
 		}
 	case req.Holdout > 0 && req.SplitByContent:
+		// When every row hashes to the training side, the held-out set is empty and kept: a
+		// private evaluation then releases its noisy sums of no rows, since whether any row is
+		// held out is private under add/remove.
 		if train, test, err = data.SplitByContent(train, req.Holdout, req.SplitSeed); err != nil {
 			return Response{}, err
-		}
-		if test.N == 0 {
-			test = nil // every row hashed to the training side: nothing is held out
 		}
 	case req.Holdout > 0:
 		if train, test, err = data.Split(train, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {

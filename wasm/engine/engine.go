@@ -21,7 +21,9 @@
 //     ("dataset": the public facts and local diagnostics; "progress" while reading).
 //   - "plan": plan every mechanism for a spec and the public facts of the data, and sample
 //     the chosen mechanism's privacy curves ("plans"). Plans never see data.
-//   - "run": one private fit on the dataset ("started", then "progress", then "release").
+//   - "run": one private fit on the dataset, then the evaluation of its model on the held-out
+//     rows, local and, when the spec spends a share of the budget on it, private ("started",
+//     then "progress", then "release").
 //   - "cancel": stop a run ("cancelling"; the run then ends with "cancelled").
 //   - "read-release": read and check a release file (package internal/release) that the
 //     person chose, for the settings and the schema it holds ("release-file").

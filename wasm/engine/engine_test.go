@@ -239,14 +239,18 @@ func equalFacts(a, b fit.Facts) bool {
 	return a.N == b.N && a.D == b.D && a.P == b.P && a.Radius == b.Radius && a.Label == b.Label
 }
 
-func TestDatasetHoldout(t *testing.T) {
+// fourKinds returns a file of 200 rows of 4 kinds (x from 1 to 4, y alternating) and its schema.
+func fourKinds() (memFile, json.RawMessage) {
 	var csv strings.Builder
 	csv.WriteString("x,y\n")
 	for i := range 200 {
 		csv.WriteString([]string{"1,a\n", "2,b\n", "3,a\n", "4,b\n"}[i%4])
 	}
-	file := memFile{"x.csv", []byte(csv.String())}
-	schema := json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[{"name":"x","kind":"numeric","min":0,"max":4},{"name":"y","kind":"binary-label","positive":["a"],"negative":["b"]}]}`)
+	return memFile{"x.csv", []byte(csv.String())}, json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[{"name":"x","kind":"numeric","min":0,"max":4},{"name":"y","kind":"binary-label","positive":["a"],"negative":["b"]}]}`)
+}
+
+func TestDatasetHoldout(t *testing.T) {
+	file, schema := fourKinds()
 	e, posted := newEngine()
 	r := e.Handle(Request{ID: 5, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9}, file)
 	if r.Kind != "dataset" || r.Dataset.Facts.N != 150 || r.Dataset.Test != 50 || r.Dataset.Rows != 200 {
@@ -271,7 +275,7 @@ func TestDatasetHoldout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	full, _, err := data.Encode(strings.NewReader(csv.String()), parsed)
+	full, _, err := data.Encode(bytes.NewReader(file.data), parsed)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -52,8 +52,10 @@ type Parameter struct {
 	Value Number `json:"value"`
 }
 
-// Curves samples a plan's certified privacy curve δ(ε) at Eps and its tradeoff function
-// T(α) at Alpha, for one run and, with several runs, for their composition.
+// Curves samples the certified privacy curve δ(ε) of one run at Eps and its tradeoff function
+// T(α) at Alpha, and with several runs those of their composition. A run's curve is its
+// plan's, composed with its private evaluation's when the spec spends a share of the budget on
+// one.
 type Curves struct {
 	// Eps and Delta sample δ(ε) of one run; Alpha and Tradeoff its T(α).
 	Eps      []float64 `json:"eps"`
@@ -107,7 +109,11 @@ func plan(req Request) (Response, error) {
 		}
 	}
 	if chosen != nil {
-		c, err := curves(chosen.Guarantee(), runs, spec.Budget, req.EpsMax)
+		g, err := fit.WithEvaluation(chosen, spec, facts)
+		if err != nil {
+			return Response{}, err
+		}
+		c, err := curves(g, runs, spec.Budget, req.EpsMax)
 		if err != nil {
 			return Response{}, err
 		}

@@ -7,13 +7,14 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// Result answers a run ("release"): the mechanism's release and its evaluation on the
-// held-out rows.
+// Result answers a run ("release"): the mechanism's release and its evaluations on the
+// held-out rows, local and private.
 type Result struct {
 	// Run is the run's number among the page's runs.
 	Run int `json:"run"`
@@ -23,6 +24,12 @@ type Result struct {
 	// Test evaluates the model on the held-out rows (local: not private), or is nil when no
 	// rows are held out.
 	Test *Evaluation `json:"test,omitempty"`
+	// Private is the model's private evaluation on the held-out rows when the spec spends a
+	// share of the budget on one (Spec.EvalShare > 0), nil otherwise: noisy sums released with
+	// the model, part of the release file. HeldOut states the public facts it was planned
+	// with, as the release file holds them (release.Model).
+	Private *mech.Evaluation `json:"private,omitempty"`
+	HeldOut *mech.HeldOut    `json:"held_out,omitempty"`
 }
 
 // Evaluation is a model's accuracy and mean loss on held-out rows: computed from the data,
@@ -101,10 +108,7 @@ func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Req
 		resp = errorResponse(err)
 	default:
 		res := &Result{Run: req.Run, Release: rel}
-		if d.test != nil {
-			res.Test, err = evaluate(*req.Spec, d, rel.Model.Weights)
-		}
-		if err != nil {
+		if err = res.evaluate(*req.Spec, d, r); err != nil {
 			resp = errorResponse(err)
 		} else {
 			resp = Response{Kind: "release", Result: res}
@@ -115,6 +119,26 @@ func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Req
 	e.run = nil // before the last message, so that the page may start the next run at once
 	e.mu.Unlock()
 	e.post(resp)
+}
+
+// evaluate evaluates the result's model on the held-out rows: locally (Test) when there are
+// any, and privately (Private and HeldOut) when the spec spends a share of the budget on it,
+// with the run's random source r.
+func (res *Result) evaluate(s fit.Spec, d *dataset, r *rng.Rand) error {
+	w := res.Release.Model.Weights
+	var err error
+	if d.test != nil && d.test.N > 0 {
+		if res.Test, err = evaluate(s, d, w); err != nil {
+			return err
+		}
+	}
+	if s.EvalShare > 0 {
+		if d.test == nil {
+			return errors.New("engine: the settings spend a share of the budget on a private evaluation of the held-out rows, and no rows are held out")
+		}
+		res.Private, res.HeldOut, err = release.Evaluate(s, d.summary.Facts, d.test, w, r)
+	}
+	return err
 }
 
 // evaluate returns the accuracy and mean loss of a model on the held-out rows. They are local
