@@ -81,7 +81,7 @@ func TestAdult(t *testing.T) {
 		cats[c] = append(cats[c], "?")
 	}
 	numeric := map[string][2]float64{"age": {17, 90}, "education-num": {1, 16}, "capital-gain": {0, 99999},
-		"capital-loss": {0, 4356}, "hours-per-week": {1, 99}}
+		"capital-loss": {0, 99999}, "hours-per-week": {1, 99}}
 	order := []string{"age", "workclass", "education-num", "marital-status", "occupation", "relationship",
 		"race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country"}
 	var features []string
