@@ -363,10 +363,12 @@ func (e *EvaluationPlan) derive(ev *Evaluation) {
 		}
 		ev.Statement = fmt.Sprintf("Mean absolute error %.4g (95 %% interval for the noise %.4g to %.4g), RMSE %.4g, %s on the held-out rows, from noisy sums (noise standard deviation %.3g per sum, in units of the label's range).", est[0].Value, est[0].Low, est[0].High, est[1].Value, r2, ev.NoiseSD)
 	}
-	ev.Statement += " " + fmt.Sprintf("The interval covers the noise only, not the sampling error of %s held-out rows.", rowsText(e, rows))
+	ev.Statement += " " + fmt.Sprintf("The interval covers the noise only, not the sampling error of %s held-out rows.", e.rowsText(rows))
 }
 
-func rowsText(e *EvaluationPlan, rows float64) string {
+// rowsText states the number of held-out rows: the public one under replace-one, the noisy
+// count rows under add/remove.
+func (e *EvaluationPlan) rowsText(rows float64) string {
 	if e.budget.relation() == privacy.AddRemove {
 		return fmt.Sprintf("about %.0f (a noisy count)", rows)
 	}
