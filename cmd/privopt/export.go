@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 
@@ -58,12 +57,9 @@ func parseExport(args []string, stdout io.Writer) (*exportOptions, error) {
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"model", "onnx"} {
-		if !set[name] {
-			return nil, usageError{fmt.Sprintf("--%s is required", name)}
-		}
+	set, err := fs.given("model", "onnx")
+	if err != nil {
+		return nil, err
 	}
 	if o.onnx == "" {
 		return nil, usageError{"--onnx needs a file name"}

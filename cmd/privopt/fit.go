@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math"
@@ -328,12 +327,9 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"data", "schema", "mech", "eps"} {
-		if !set[name] {
-			return nil, usageError{fmt.Sprintf("--%s is required", name)}
-		}
+	set, err := fs.given("data", "schema", "mech", "eps")
+	if err != nil {
+		return nil, err
 	}
 	if _, err := fit.Mechanism(sp.Mechanism, sp.Options); err != nil {
 		return nil, usageError{err.Error()}

@@ -101,6 +101,19 @@ func usage(w io.Writer) {
 	fmt.Fprintln(w, "\nRun 'privopt COMMAND --help' for a command's options.")
 }
 
+// given returns the flags set on the command line, after parse, and a usage error naming the
+// first of required that is not among them.
+func (fs *flagSet) given(required ...string) (map[string]bool, error) {
+	set := map[string]bool{}
+	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	for _, name := range required {
+		if !set[name] {
+			return set, usageError{fmt.Sprintf("--%s is required", name)}
+		}
+	}
+	return set, nil
+}
+
 // flagSet is a subcommand's flags with the text --help prints.
 type flagSet struct {
 	*flag.FlagSet

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -69,12 +68,9 @@ func parsePredict(args []string, stdout io.Writer) (*predictOptions, error) {
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	for _, name := range []string{"model", "data"} {
-		if !set[name] {
-			return nil, usageError{fmt.Sprintf("--%s is required", name)}
-		}
+	set, err := fs.given("model", "data")
+	if err != nil {
+		return nil, err
 	}
 	if set["run"] && o.run < 1 {
 		return nil, usageError{fmt.Sprintf("--run counts from 1, got %d", o.run)}

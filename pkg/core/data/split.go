@@ -39,19 +39,7 @@ func Split(ds *Dataset, testFraction float64, src rng.Source) (train, test *Data
 		perm[i], perm[j] = perm[j], perm[i]
 		inTest[perm[i]] = true
 	}
-	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
-	nTrain, nTest := 0, 0
-	for i := range ds.N {
-		if inTest[i] {
-			copy(test.Row(nTest), ds.Row(i))
-			test.Y[nTest] = ds.Y[i]
-			nTest++
-		} else {
-			copy(train.Row(nTrain), ds.Row(i))
-			train.Y[nTrain] = ds.Y[i]
-			nTrain++
-		}
-	}
+	train, test = ds.divide(inTest, nTest)
 	return train, test, nil
 }
 
@@ -87,19 +75,7 @@ func SplitByContent(ds *Dataset, testFraction float64, key uint64) (train, test 
 	if nTest == ds.N {
 		return nil, nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put every row in the test set, none to train on", testFraction, ds.N)
 	}
-	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
-	nTrain, nTest := 0, 0
-	for i := range ds.N {
-		if inTest[i] {
-			copy(test.Row(nTest), ds.Row(i))
-			test.Y[nTest] = ds.Y[i]
-			nTest++
-		} else {
-			copy(train.Row(nTrain), ds.Row(i))
-			train.Y[nTrain] = ds.Y[i]
-			nTrain++
-		}
-	}
+	train, test = ds.divide(inTest, nTest)
 	return train, test, nil
 }
 
@@ -149,6 +125,25 @@ func rowHash(key uint64, x []float64, y float64, copyIndex int) float64 {
 		word(math.Float64bits(v))
 	}
 	return float64(h.Sum64()>>11) * 0x1p-53
+}
+
+// divide copies the rows of ds into a training set (inTest false) and a test set of nTest
+// rows (inTest true), each in the rows' order in ds.
+func (ds *Dataset) divide(inTest []bool, nTest int) (train, test *Dataset) {
+	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
+	nTrain, nTest := 0, 0
+	for i := range ds.N {
+		if inTest[i] {
+			copy(test.Row(nTest), ds.Row(i))
+			test.Y[nTest] = ds.Y[i]
+			nTest++
+		} else {
+			copy(train.Row(nTrain), ds.Row(i))
+			train.Y[nTrain] = ds.Y[i]
+			nTrain++
+		}
+	}
+	return train, test
 }
 
 // subset returns an empty dataset of n rows with the description of ds (copied).
