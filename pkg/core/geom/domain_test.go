@@ -284,3 +284,108 @@ func TestDomainErrors(t *testing.T) {
 		t.Error("Contains accepted a vector of the wrong length")
 	}
 }
+
+// TestScaledProjection checks the projection in the metric diag(s)⁻¹ on random points and
+// scales (sᵢ from 10⁻³ to 10³): it exists for the whole space, boxes and ℓ2 balls (centred or
+// not) and for no other domain; its result lies in the domain, is the same in place, leaves a
+// point of the domain unchanged bit for bit, and satisfies the metric projection's optimality
+// condition ⟨S⁻¹(x − y), z − y⟩ ≤ 0 for every z ∈ C (h_C(g) ≤ ⟨g, y⟩ with g = S⁻¹(x − y)). On
+// the ℓ2 balls, x outside gives the KKT conditions: ‖y − c‖₂ = R and g = λ(y − c) with one
+// λ ≥ 0, to rounding. The whole space and boxes give Project's result bit for bit, and on a
+// ball a constant s gives the Euclidean projection to a few ulps (8 of R).
+func TestScaledProjection(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	for name, dom := range testDomains(t) {
+		t.Run(name, func(t *testing.T) {
+			proj := ScaledProjection(dom)
+			ball, isBall := dom.(*Ball)
+			_, isSchatten := dom.(*SchattenBall)
+			if want := !isSchatten && (!isBall || ball.p == 2); (proj != nil) != want {
+				t.Fatalf("ScaledProjection is nil: %v, want %v", proj == nil, !want)
+			}
+			if proj == nil {
+				return
+			}
+			d := dom.Dim()
+			for k := 0; k < 300; k++ {
+				x := randVec(rng, d, []float64{0.05, 0.5, 2, 30}[k%4])
+				s := make([]float64, d)
+				for i := range s {
+					s[i] = math.Pow(10, 6*rng.Float64()-3)
+				}
+				y := make([]float64, d)
+				proj(y, x, s)
+				if !dom.Contains(y) {
+					t.Fatalf("the projection %v of %v is outside the domain", y, x)
+				}
+				inPlace := append([]float64(nil), x...)
+				proj(inPlace, inPlace, s)
+				y2 := make([]float64, d)
+				proj(y2, y, s)
+				for i := range y {
+					if inPlace[i] != y[i] || y2[i] != y[i] {
+						t.Fatalf("in place %v, projected again %v, want %v", inPlace, y2, y)
+					}
+				}
+				g := make([]float64, d)
+				for i := range g {
+					g[i] = (x[i] - y[i]) / s[i]
+				}
+				if gap := support(t, dom, g) - dot(g, y); gap > 1e-12*Norm(g, 2)*(1+Norm(x, 2)) {
+					t.Fatalf("optimality violated by %v: x = %v, s = %v, y = %v", gap, x, s, y)
+				}
+				if !isBall || dom.Contains(x) {
+					if !isBall {
+						e := make([]float64, d)
+						dom.Project(e, x)
+						for i := range e {
+							if e[i] != y[i] {
+								t.Fatalf("%v, the Euclidean projection %v", y, e)
+							}
+						}
+					}
+					continue
+				}
+				// KKT: uᵢ − rᵢ = λsᵢrᵢ for one λ ≥ 0, with u = x − c and r = y − c, ‖r‖₂ = R. Every
+				// difference carries the rounding of its terms, a few ulps of |xᵢ| + |yᵢ| + |cᵢ|
+				// (eᵢ below); λ is read off the coordinate where its relative error is smallest.
+				u, r, e := make([]float64, d), make([]float64, d), make([]float64, d)
+				lam, rel := 0.0, math.Inf(1)
+				for i := range r {
+					c := 0.0
+					if ball.center != nil {
+						c = ball.center[i]
+					}
+					u[i], r[i] = x[i]-c, y[i]-c
+					e[i] = 16 * 0x1p-53 * (math.Abs(x[i]) + math.Abs(y[i]) + math.Abs(c))
+					if q := e[i]/math.Abs(u[i]-r[i]) + e[i]/math.Abs(r[i]); q < rel {
+						lam, rel = (u[i]-r[i])/(s[i]*r[i]), q
+					}
+				}
+				if n := Norm(r, 2); !closeTo(n, ball.r, 1e-15) {
+					t.Fatalf("‖y − c‖ = %v, want R = %v", n, ball.r)
+				}
+				if ball.r == 0 {
+					continue
+				}
+				for i := range r {
+					res := u[i] - r[i] - lam*s[i]*r[i]
+					if tol := e[i] + lam*s[i]*(math.Abs(r[i])*rel+e[i]); !(lam >= 0) || math.Abs(res) > tol {
+						t.Fatalf("KKT: u − r = %v·s∘r fails at coordinate %d by %v (tolerance %v): x = %v, s = %v, y = %v", lam, i, res, tol, x, s, y)
+					}
+				}
+				for i := range s {
+					s[i] = 3.7
+				}
+				proj(y, x, s)
+				euclid := make([]float64, d)
+				dom.Project(euclid, x)
+				for i := range euclid {
+					if math.Abs(euclid[i]-y[i]) > 2e-15*ball.r {
+						t.Fatalf("constant scales: %v, the Euclidean projection %v", y, euclid)
+					}
+				}
+			}
+		})
+	}
+}

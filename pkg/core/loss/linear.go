@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"errors"
 	"fmt"
 	"math"
 
@@ -201,7 +202,8 @@ func (l *Linear) Slope(dom geom.Domain) float64 {
 //   - StrongConvexity 0.
 //
 // It returns an error when the loss is not Lipschitz on dom (the squared loss on an
-// unbounded domain or with Y = +Inf) or the feature bound is infinite.
+// unbounded domain or with Y = +Inf; the error wraps ErrNotLipschitz) or the feature bound is
+// infinite.
 func (l *Linear) Constants(dom geom.Domain, p float64) (Constants, error) {
 	if err := checkDomain(dom, l.d, p); err != nil {
 		return Constants{}, fmt.Errorf("loss: constants: %w", err)
@@ -210,6 +212,10 @@ func (l *Linear) Constants(dom geom.Domain, p float64) (Constants, error) {
 	return linearConstants(l.Slope(dom), l.s.Curvature(), xd, p, fmt.Sprintf("%T", l.s))
 }
 
+// ErrNotLipschitz is wrapped by the error of Constants when the loss has no Lipschitz constant
+// on the domain (the squared loss on an unbounded domain or with no label bound).
+var ErrNotLipschitz = errors.New("not Lipschitz on this domain")
+
 // linearConstants assembles the constants of a loss whose gradient is (scalar slope)·(vector
 // of dual norm at most xd).
 func linearConstants(slope, curv, xd, p float64, name string) (Constants, error) {
@@ -217,7 +223,7 @@ func linearConstants(slope, curv, xd, p float64, name string) (Constants, error)
 	case math.IsInf(xd, 1):
 		return Constants{}, fmt.Errorf("loss: constants: the feature bound is infinite; declare a finite bound")
 	case !(slope < math.Inf(1)):
-		return Constants{}, fmt.Errorf("loss: constants: %s is not Lipschitz on this domain; declare a bounded domain and label bound", name)
+		return Constants{}, fmt.Errorf("loss: constants: %s is %w (its gradient grows with the prediction and the label): declare a bounded domain and a label bound", name, ErrNotLipschitz)
 	}
 	beta := math.Inf(1)
 	if !math.IsInf(curv, 1) {

@@ -112,7 +112,7 @@ func planGibbs(name, paper string, b Budget, p Problem, psi, share float64) (*gi
 		return nil, err
 	}
 	if math.IsInf(c.Lipschitz, 1) {
-		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain", p.Loss.Name)
+		return nil, notLipschitz(p)
 	}
 	pl := &gibbsPlan{name: name, paper: paper, budget: b, problem: p, dom: dom, dim: p.params(), g: c.Lipschitz, smooth: c.Smoothness, psi: psi}
 	pl.rangeBound = exampleRange(p, pl.g, dom.diam)

@@ -14,6 +14,7 @@ package mech
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"time"
@@ -255,7 +256,8 @@ func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
 // Constants returns the constants of the per-example losses on the domain in the norm of
 // exponent norm, from the declared bounds only: the losses compute them from the bounds and
 // the domain, so they are taken here from a loss over a single placeholder row at the origin
-// (with a valid label), never from the data.
+// (with a valid label), never from the data. A loss with no Lipschitz constant on the domain
+// is refused with notLipschitz's message.
 func (p Problem) Constants(norm float64) (loss.Constants, error) {
 	label := 0.0 // a class index, or a regression target
 	switch p.Loss.Name {
@@ -266,7 +268,18 @@ func (p Problem) Constants(norm float64) (loss.Constants, error) {
 	if err != nil {
 		return loss.Constants{}, err
 	}
-	return l.Constants(p.Domain, norm)
+	c, err := l.Constants(p.Domain, norm)
+	if errors.Is(err, loss.ErrNotLipschitz) {
+		return c, notLipschitz(p)
+	}
+	return c, err
+}
+
+// notLipschitz is the refusal of a loss that has no Lipschitz constant on the problem's domain
+// (the squared loss on the whole space or without a label bound), which every mechanism
+// gives: it says what to declare.
+func notLipschitz(p Problem) error {
+	return fmt.Errorf("mech: the %s loss needs a bounded parameter domain to bound its gradient: use --domain ball (on the page: Domain = ball) with a radius (the default 10 suits labels scaled to [−1, 1]), and a numeric label with a declared range", p.Loss.Name)
 }
 
 // probeData returns a dataset of one row with the given label, which the declared bounds admit
@@ -293,7 +306,7 @@ func lipschitzConstants(b Budget, p Problem) (loss.Constants, error) {
 		return loss.Constants{}, err
 	}
 	if math.IsInf(c.Lipschitz, 1) {
-		return loss.Constants{}, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
+		return loss.Constants{}, notLipschitz(p)
 	}
 	return c, nil
 }

@@ -90,16 +90,19 @@ func (s *noisySteps) shapeToBias(p Problem, t float64) {
 	s.delta = roundUp(s.budget.Sensitivity(s.g, s.n) + meanGradientRounding(s.n, g))
 }
 
-// newNoisySteps checks that the noisy gradient method called name can serve the budget and
-// the problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
+// newNoisySteps checks that the noisy gradient method called name can serve the budget and the
+// problem (δ > 0, a plain mean of a smooth loss), and computes Δ and the ρ target; it also
 // returns the losses' constants. maxSteps bounds the steps the plan can take (a public
 // setting), which decides whether the accounting is the Gaussian one (see noisySteps and
-// gdpFeasible). With clip = q < 1 and a linear model's scalar loss, each
-// example's derivative in the prediction is clipped to [−a, a], a = q·S (S the derivative's
-// bound, loss.Linear.Slope): the steps then descend the surrogate loss whose derivative is
-// clipped (convex and as smooth as the loss, loss.Linear.MeanClippedGrad), whose per-example
-// gradients have norm at most a·‖x‖ ≤ q·G, and Δ is computed from q·G. Other losses are not
-// clipped (q = 1).
+// gdpFeasible). With clip = q < 1 and a linear model's scalar loss, each example's derivative
+// in the prediction is clipped to [−a, a], a = q·S, where S bounds the derivative
+// (loss.Linear.Slope): over the domain for a margin loss, and at the prediction 0 for a
+// regression loss (see regressionScale): S = s.Slope(0, Y), Y for the squared loss, whose bound
+// over a ball of radius R, Y + X·R, grows with R (see NoisyGD's "Regression"). The steps then
+// descend the surrogate loss whose derivative is clipped (convex and as smooth as the loss,
+// loss.Linear.MeanClippedGrad), whose per-example gradients have norm at most a·‖x‖ ≤ q·G_S
+// (G_S = S·X̄ the Lipschitz constant of the loss where its derivative is at most S), and Δ is
+// computed from q·G_S. Other losses are not clipped (q = 1).
 func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int) (noisySteps, loss.Constants, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
@@ -116,15 +119,47 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int)
 	}
 	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1}
 	if clip < 1 {
-		l, err := p.buildLoss(p.probeData(1))
+		label, dom, g := 1.0, p.Domain, c.Lipschitz
+		atZero := regressionScale(p) > 0
+		if atZero {
+			// The loss on the domain {0}, where every prediction is 0: its Slope is
+			// s.Slope(0, Y), and its Lipschitz constant that slope times the rows' bound.
+			if dom, err = geom.NewBall(p.Dim, 2, 0, nil); err != nil {
+				return noisySteps{}, c, err
+			}
+			label = 0
+		}
+		l, err := p.buildLoss(p.probeData(label))
 		if lin, ok := l.(*loss.Linear); ok && err == nil {
-			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ q·S·‖x‖ ≤ q·G; roundUp covers the products' rounding.
-			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(p.Domain), roundUp(clip*c.Lipschitz)
+			if atZero {
+				c0, err := lin.Constants(dom, 2)
+				if err != nil {
+					return noisySteps{}, c, err
+				}
+				g = c0.Lipschitz
+			}
+			// ‖clamp(s′, −a, a)·x‖ ≤ a·‖x‖ ≤ q·S·‖x‖ ≤ q·G_S; roundUp covers the products'
+			// rounding.
+			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(dom), roundUp(clip*g)
 		}
 	}
 	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
 	s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(b, maxSteps*s.dim+4*p.Dim)
 	return s, c, err
+}
+
+// regressionScale returns the bound Y on the labels of a regression loss (a linear model's
+// scalar loss that is not a margin loss: squared, Huber), the scale of the predictions it
+// fits, and 0 for the other losses.
+func regressionScale(p Problem) float64 {
+	if p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 {
+		return 0
+	}
+	s, err := p.Loss.scalar()
+	if _, margin := s.(loss.Margin); err != nil || margin {
+		return 0
+	}
+	return p.Bounds.Y
 }
 
 // discretizationShare is the share of δ set aside for the discrete noise's distance from
@@ -345,6 +380,9 @@ type stepRule struct {
 	// length multiplies the move from θ_k towards the released drift (post-processing): fit
 	// sets scale to length times the preconditioner, or to length alone. 1 moves to the drift.
 	length float64
+	// metric, with scale set, projects in the metric diag(scale)⁻¹ (geom.ScaledProjection)
+	// instead of Euclidean-ly: fit sets it with the preconditioner (see noisySteps.run).
+	metric bool
 	// ridge, when positive, is λ of a ridge (λ/2)·Σ θ_i² over the parameters i in ridgeAt:
 	// the drift is then shrink·θ_k − h·(∇F_D(θ_k) + λ·θ_k on ridgeAt). The added term is a
 	// function of θ_k, computed from earlier releases, so the drift's sensitivity is unchanged.
@@ -372,6 +410,30 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	}
 	if rule.gradient != nil {
 		meanGrad = rule.gradient
+	}
+	project := dom.Project
+	if rule.metric {
+		// With S = diag(scale), a step is θ_{k+1} = Π(θ_k − h·S∇F(θ_k) + S·ξ_k + m·(θ_k − θ_{k−1}))
+		// (ξ_k the released noise). Without noise (the momentum term vanishes at a fixed point), θ
+		// is a fixed point of θ ↦ Π(θ − h·S∇F(θ)) exactly when θ minimises the convex F over C if Π
+		// projects in the metric S⁻¹: the projection's optimality condition ⟨S⁻¹(θ − hS∇F(θ) − θ),
+		// u − θ⟩ ≤ 0 for every u ∈ C is ⟨∇F(θ), u − θ⟩ ≥ 0, the condition of a constrained minimum
+		// (with the Euclidean projection it is ⟨S∇F(θ), u − θ⟩ ≥ 0, another point when S is not a
+		// multiple of the identity). In the variables u = S^(−1/2)θ, ‖θ − v‖²_{S⁻¹} is ‖u −
+		// S^(−1/2)v‖², so Π is the Euclidean projection onto the convex set S^(−1/2)C, and the
+		// recursion, linear but for Π, is projected heavy ball with step h on G(u) = F(S^(1/2)u),
+		// noise S^(1/2)ξ_k and the same momentum: its curvature S^(1/2)∇²F S^(1/2) is the
+		// preconditioned one that secondMoments.scale bounds, so the step length's stability
+		// argument (NoisyGD) holds as it does without a constraint. Privacy: Π's inputs are
+		// released values (θ_k, θ_{k−1}, z_k and the scale from v̂), so it is post-processing, and
+		// it returns a point of C (ScaledProjection's contract), so the next drift is evaluated in
+		// C, where the sensitivity's constants hold. A constant scale (length alone) needs no
+		// metric: the Euclidean projection is the projection in every multiple of the identity.
+		scaled := geom.ScaledProjection(dom)
+		if scaled == nil || len(rule.scale) != s.dim {
+			return nil, 0, fmt.Errorf("mech: internal error: no projection onto the %T in the preconditioner's metric", dom)
+		}
+		project = func(dst, x []float64) { scaled(dst, x, rule.scale) }
 	}
 	theta := make([]float64, s.dim)
 	grad := make([]float64, s.dim)
@@ -417,7 +479,7 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 			copy(prev, theta)
 		}
 		theta, z = z, theta
-		dom.Project(theta, theta)
+		project(theta, theta)
 		if avg != nil && k+1 >= tail {
 			w := 1 / float64(k+2-tail)
 			for i := range avg {
@@ -474,7 +536,7 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 		if err != nil {
 			return nil, err
 		}
-		rule.scale = s.pre.scale(vhat, s.dim, rule.length)
+		rule.scale, rule.metric = s.pre.scale(vhat, s.dim, rule.length), true
 	case rule.length != 1:
 		rule.scale = make([]float64, s.dim)
 		for i := range rule.scale {

@@ -169,7 +169,7 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	if math.IsInf(c.Lipschitz, 1) {
-		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
+		return nil, notLipschitz(p)
 	}
 	pl := &remPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, beta: c.Smoothness, dim: p.params()}
 	pl.delta = b.Sensitivity(pl.g, p.N)

@@ -155,7 +155,7 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	if math.IsInf(cp.Lipschitz, 1) || math.IsInf(c2.Lipschitz, 1) {
-		return nil, fmt.Errorf("mech: the %s loss is not Lipschitz on this domain; declare a bounded domain", p.Loss.Name)
+		return nil, notLipschitz(p)
 	}
 	pl.gp, pl.g2, pl.smooth = cp.Lipschitz, c2.Lipschitz, c2.Smoothness
 	if !pl.gaussian {
