@@ -37,6 +37,12 @@ Commands:
                    internal/bench/results/ (results.md, native.json, wasm.json,
                    chromium.json and accuracy.svg; ARGS go to `privopt bench`, e.g.
                    --mech noisy-gd --eps 1: the cells run replace theirs, the rest stay)
+  bench --suite devsuite [ARGS]
+                   the development suite (../shared/data/devsuite; --devsuite DIR for another
+                   folder), natively only: privopt's default fit on every task at each ε,
+                   measured on validation rows split from the training files (never the test
+                   files), beside the baselines; writes docs/benchmarks/devsuite.md and
+                   devsuite.svg (ARGS go to `privopt bench`, e.g. --runs 3 --eps 1,8)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -118,13 +124,17 @@ build() {
 	mkdir -p "$DIST"
 	# The packages no fit spends its time in (the UI and Vugu's DOM-building code, the engine's
 	# glue, planning, the release file and its exports, fmt, reflect and encoding/json, which
-	# carry the messages) are compiled without inlining: app.wasm is then 1,948,229 bytes (gzip)
-	# against 2,013,060 with only the ui package so compiled (and about 95 kB more without any),
-	# and nothing hot depends on them. The compute packages (pkg/..., gonum, math, the runtime)
-	# keep the compiler's defaults.
+	# carry the messages) are compiled without inlining, and so are the mechanisms, the encoder,
+	# the privacy accounting and the plots, whose time goes to the loss kernels, strconv and the
+	# samplers: app.wasm is then 1,995,860 bytes (gzip) against 2,020,983 with only the first
+	# group so compiled, and a noisy-gd fit of adult-lr in node (parsing included) takes the same
+	# time either way (1.13-1.25 s, 2 runs each). The compute packages (pkg/core/loss, geom,
+	# solve, pkg/sampler, pkg/rng, gonum, math, the runtime) keep the compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
 		github.com/privopt/privopt/wasm/... github.com/vugu/... google.golang.org/protobuf/...
-		fmt reflect encoding/json html log time)
+		fmt reflect encoding/json html log time
+		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
+		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	GOOS=js GOARCH=wasm go build "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
@@ -265,6 +275,45 @@ bench() {
 	cat "$out/results.md"
 }
 
+# devsuite_asked reports whether bench's arguments select the development suite
+# (--suite devsuite or --suite=devsuite).
+devsuite_asked() {
+	local prev="" a
+	for a in "$@"; do
+		case "$prev $a" in
+		"--suite devsuite" | "-suite devsuite" | *" --suite=devsuite" | *" -suite=devsuite") return 0 ;;
+		esac
+		prev=$a
+	done
+	return 1
+}
+
+# bench_devsuite runs the development suite natively (ARGS go to `privopt bench`, which holds
+# --suite devsuite) and writes docs/benchmarks/devsuite.md, the table under a header saying
+# what was run, and devsuite.svg. Both are written to a scratch directory first and copied at
+# the end, so an interrupted run leaves the committed files as they were.
+bench_devsuite() {
+	need_go
+	local out=docs/benchmarks tmp commit
+	tmp=$(mktemp -d)
+	go build -o "$tmp/privopt" ./cmd/privopt
+	commit=$(git rev-parse --short HEAD)
+	git diff --quiet HEAD -- || commit="$commit with uncommitted changes"
+	say "build.sh: the development suite, natively"
+	"$tmp/privopt" bench "$@" --svg "$tmp/devsuite.svg" >"$tmp/table.md"
+	{
+		printf '# privopt on the development suite\n\n'
+		printf 'Written by `./build.sh bench %s` at commit %s, %s.\n\n' "$*" "$commit" "$(date -u '+%Y-%m-%d %H:%M UTC')"
+		cat "$tmp/table.md"
+		printf '\n![privopt against the baselines, one panel per task](devsuite.svg)\n'
+	} >"$tmp/devsuite.md"
+	mkdir -p "$out"
+	cp "$tmp/devsuite.md" "$tmp/devsuite.svg" "$out/"
+	rm -rf "$tmp"
+	say "build.sh: wrote $out/devsuite.md and $out/devsuite.svg"
+	cat "$out/devsuite.md"
+}
+
 # --- test ---------------------------------------------------------------------------------
 
 STEP=""
@@ -376,7 +425,13 @@ cmd=${1:-help}
 case "$cmd" in
 build) build ;;
 serve) serve "$@" ;;
-bench) bench "$@" ;;
+bench)
+	if devsuite_asked "$@"; then
+		bench_devsuite "$@"
+	else
+		bench "$@"
+	fi
+	;;
 site) site ;;
 worker) worker "$@" ;;
 worker-size) worker_size ;;

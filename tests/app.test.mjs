@@ -61,7 +61,7 @@ async function done({ context, page, requests, errors, loaded }) {
   }));
   assert.deepEqual({ ...stored, search: undefined }, { local: 0, session: 0, idb: 0, caches: 0, search: undefined }, 'browser storage is empty');
   const keys = [...new URLSearchParams(stored.search).keys()];
-  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout', 'eval', 'schema']);
+  const config = new Set(['data', 'loss', 'lossp', 'mod', 'tilt', 'rho', 'rnorm', 'domain', 'radius', 'mech', 'eps', 'delta', 'nb', 'pn', 'runs', 'seed', 'holdout', 'eval', 'scale', 'schema']);
   for (const k of keys) assert.ok(config.has(k) || k.startsWith('opt.'), `the address holds ${k}`);
   assert.deepEqual(errors, []);
   await context.close();
@@ -253,7 +253,7 @@ test('several seeded runs spread over workers, compose, download, and the link r
   await page.fill('#seed', '7');
   await page.waitForSelector('#seed-warning');
   await page.waitForSelector('#composed');
-  assert.match(await page.textContent('#composed'), /Releasing all 3 models together is \(ε = [\d.]+, δ = 1 × 10⁻⁶\)-differentially private/);
+  assert.match(await page.textContent('#composed'), /Releasing all 3 models, with the private ranges they share, together is \(ε = [\d.]+, δ = 1 × 10⁻⁶\)-differentially private/);
   await page.waitForFunction(() => document.querySelectorAll('#privacy-curve path.series-2').length === 1);
   await page.click('#run-button');
   await page.waitForSelector('#results', { timeout: 60000 });
@@ -380,6 +380,7 @@ test('a private evaluation, files scored in the page and in onnxruntime with the
   assert.equal(await again.page.inputValue('#budget-eps'), '0.5');
   assert.equal(await again.page.inputValue('#runs'), '2');
   assert.equal(await again.page.inputValue('#eval-share'), '10');
+  assert.equal(await again.page.inputValue('#scale-share'), '20');
   assert.equal(await again.page.isChecked('#choose-noisy-gd'), true);
   assert.equal(await again.page.inputValue('#option-MaxSteps'), '50');
   assert.match(await again.page.textContent('#settings-status'), /applies to the next file whose columns are exactly: age, workclass/);
@@ -425,7 +426,7 @@ test('add/remove needs a public number of rows N: refused without one or below t
   await page.click('#run-button');
   await page.waitForSelector('#results', { timeout: 60000 });
   const released = await page.textContent('#released');
-  assert.match(released, /differentially private under the add-remove relation with the declared public number of rows N = 5000\./);
+  assert.match(released, /differentially private under the add-remove relation with the declared public number of rows N = 5000 \(/);
   assert.doesNotMatch(released, /4000/, 'the observed number of rows is not stated');
   assert.match(await page.textContent('#report'), /Neighbouring relation\s*add-remove \(declared public number of rows N = 5000\)/);
   assert.equal(new URL(await page.inputValue('#share-link')).searchParams.get('pn'), '5000');

@@ -2,7 +2,9 @@
 // of a CSV file, predicts what privopt predict does (the same labels, probabilities and values
 // within 1e-9) for a logistic model of adult and, on generated data with missing values, an
 // other bucket, numbers outside their range and rows shrunk by "clip" (p = 1, 2, 3, ∞), for a
-// multinomial, a regression, a hinge and a logistic model. build.sh test sets PRIVOPT_BIN.
+// multinomial, a regression, a hinge and a logistic model, and a regression whose schema has a
+// log1p transform and private ranges on a feature and on the label. build.sh test sets
+// PRIVOPT_BIN.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -93,16 +95,17 @@ function random(seed) {
 // made by labelOf from the row: a numeric column with missing values ("" and "?") and values
 // outside its range, a categorical column with an other bucket (and values outside its
 // list, missing ones replaced), an ignored column and a categorical column without other.
+// height and weight hold the numeric columns' extra members (a transform, a private range).
 // It returns the files' paths and the warnings privopt predict must give on the test file.
-function synthetic(name, { norm, label, labelOf, n = 600, m = 300 }) {
+function synthetic(name, { norm, label, labelOf, height = {}, weight = {}, n = 600, m = 300 }) {
   const schema = {
     privopt_schema: 1,
     norm,
     columns: [
-      { name: 'height', kind: 'numeric', min: 0, max: 10, missing: { replace: 5 } },
+      { name: 'height', kind: 'numeric', min: 0, max: 10, missing: { replace: 5 }, ...height },
       { name: 'color', kind: 'categorical', categories: ['red', 'green', 'blue'], other: true, missing: { replace: 'red' } },
       { name: 'note', kind: 'ignore' },
-      { name: 'weight', kind: 'numeric', min: -5, max: 5 },
+      { name: 'weight', kind: 'numeric', min: -5, max: 5, ...weight },
       { name: 'shape', kind: 'categorical', categories: ['circle', 'square', 'star'] },
       label,
     ],
@@ -177,6 +180,23 @@ test('regression (squared, clip, p = inf): ONNX values are privopt predict\'s', 
     labelOf: ({ h, w, color, rnd }) => (5 * h + 2 * w + (color === 'blue' ? 20 : 0) + 10 * rnd()).toFixed(2),
   });
   await check(t, 'regression', { ...files, args: ['--mech', 'noisy-gd', '--eps', '2', '--delta', '1e-6', '--loss', 'squared', '--domain', 'ball', '--radius', '20'] });
+});
+
+test('regression with log1p and private ranges (squared, scale): ONNX values are privopt predict\'s, in the label\'s units', async (t) => {
+  const files = synthetic('ranged', {
+    norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
+    height: { transform: 'log1p', private_range: { lo: 0.25, hi: 0.875 } },
+    weight: { private_range: { lo: 0.25, hi: 0.75 } },
+    label: { name: 'price', kind: 'numeric-label', min: 0, max: 100, private_range: { lo: 0.05, hi: 0.6 } },
+    labelOf: ({ h, w, color, rnd }) => (5 * h + 2 * w + (color === 'blue' ? 20 : 0) + 10 * rnd()).toFixed(2),
+  });
+  const { file } = await check(t, 'ranged', { ...files, args: ['--mech', 'noisy-gd', '--eps', '2', '--delta', '1e-6', '--loss', 'squared', '--domain', 'ball', '--radius', '20'] });
+  // The label's private range [5, 60] maps back from [−1, 1]: offset 32.5, unit 27.5.
+  assert.equal(file.label.offset, 32.5);
+  assert.equal(file.label.unit, 27.5);
+  const values = readCSV(path.join(dir, 'ranged.pred.csv')).rows.map((r) => Number(r[0]));
+  assert.ok(values.every((v) => v >= 5 && v <= 60), 'the predictions lie in the private range, in the label\'s units');
+  assert.ok(new Set(values).size > 10, 'the model predicts more than a constant');
 });
 
 test('hinge (expmech, clip, p = 1, no bias): ONNX labels are privopt predict\'s', async (t) => {

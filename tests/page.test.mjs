@@ -96,8 +96,17 @@ test('the demo fitted with noisy-gd: the model predicts a typed row, and downloa
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   const loadedCount = requests.length;
   await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
+  // The default settings spend a fifth of the budget on private ranges of the numeric columns.
+  assert.equal(await page.inputValue('#scale-share'), '20');
+  assert.match(await page.textContent('#scale-share-help'), /privopt estimates\s+where each column's values lie, privately/);
   await page.click('#run-button');
   await page.waitForSelector('#use-model', { timeout: 60000 });
+
+  // The results state each scaled column's ranges in its units, and what they cost.
+  const ranges = await page.textContent('#ranges-text');
+  assert.match(ranges, /clipped and rescaled the column to that range: age from \[17, 90\] to \[[^\]]+\]; education-num from \[1, 16\] to \[[^\]]+\]; capital-gain from \[0, 99999\] to \[[^\]]+\]; capital-loss from \[0, 99999\] to \[[^\]]+\]; hours-per-week from \[1, 99\] to \[[^\]]+\]\./);
+  assert.match(ranges, /Every run's model uses the same ranges\. They cost 20 % of the budget: on their own they are \(ε = 0\.2, δ = 2 × 10⁻⁷\)-differentially private, and the release's guarantee counts them once\./);
+  assert.match(await page.textContent('#released'), /with the private ranges of the 5 scaled columns/);
 
   // The panel predicts as the person types: a refused value names its column, a valid one
   // gives the label and the probability of each class.
@@ -122,6 +131,13 @@ test('the demo fitted with noisy-gd: the model predicts a typed row, and downloa
   assert.equal(saved.settings.mechanism, 'noisy-gd');
   assert.equal(saved.models.length, 1);
   assert.equal(saved.models[0].model.weights.length, saved.encoding.features.length);
+  // The private ranges, once, with the schema as used and the settings' share.
+  assert.equal(saved.settings.scale_share, 0.2);
+  assert.equal(saved.private_ranges.intervals.length, 5);
+  assert.equal(saved.private_ranges.report.target.epsilon, 0.2);
+  const age = saved.schema.columns[0].private_range;
+  assert.ok(age && age.lo >= 0 && age.lo < age.hi && age.hi <= 1, 'age has its private range: ' + JSON.stringify(age));
+  assert.match(saved.encoding.description, /private range/);
   assert.doesNotMatch(JSON.stringify(saved), /"diagnostics"|"train_accuracy"/);
   await page.locator('#use-model').screenshot({ path: path.join(artifacts(), 'page-use-model.png') });
 

@@ -123,6 +123,8 @@ func (a *App) Receive(w int, r engine.Response) {
 		}
 	case "plan":
 		a.receivePlan(r)
+	case "scale":
+		a.receiveScaled(r)
 	case "run":
 		a.receiveRun(r)
 	case "read-release":

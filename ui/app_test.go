@@ -474,9 +474,13 @@ func TestLinkRoundTrip(t *testing.T) {
 	a.SetDomain(fit.Ball)
 	a.SetRadius("3")
 	a.SetEvalShare("12.5")
+	if strings.Contains(a.Query(), "scale=") {
+		t.Errorf("the link holds the default share of the private ranges: %s", a.Query())
+	}
+	a.SetScaleShare("5")
 	q := a.Query()
 	for _, want := range []string{"data=demo", "eps=0.5", "delta=1e-7", "nb=add-remove", "pn=5000", "runs=4", "seed=42", "mod=adversarial", "rho=0.1", "rnorm=2",
-		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40", "eval=12.5"} {
+		"domain=ball", "radius=3", "mech=rem", "opt.Sampler=mala", "opt.FastSteps=40", "eval=12.5", "scale=5"} {
 		if !strings.Contains(q, want) {
 			t.Errorf("the link %s lacks %s", q, want)
 		}
@@ -491,7 +495,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	}
 	b := NewApp(newTestHost(t, 1))
 	b.ApplyQuery(m)
-	if b.Query() != q || !b.wantDemo || b.spec().PublicN != 5000 || b.spec().EvalShare != 0.125 {
+	if b.Query() != q || !b.wantDemo || b.spec().PublicN != 5000 || b.spec().EvalShare != 0.125 || b.spec().ScaleShare != 0.05 {
 		t.Errorf("round trip:\n%s\n%s", q, b.Query())
 	}
 	// Invalid values show their fields' errors and keep the defaults.

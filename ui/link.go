@@ -53,7 +53,7 @@ var linkParams = []linkParam{
 	}},
 	{"domain", func(a *App) (string, bool) { return a.Domain, true }, func(a *App, v string) {
 		if v == fit.Whole || v == fit.Ball || v == fit.Box {
-			a.Domain = v
+			a.Domain, a.domainChosen = v, true
 		}
 	}},
 	{"radius", func(a *App) (string, bool) { return a.Radius.Text, true }, (*App).SetRadius},
@@ -79,6 +79,9 @@ var linkParams = []linkParam{
 	{"eval", func(a *App) (string, bool) {
 		return a.EvalShare.Text, a.EvalOffered() && strings.TrimSpace(a.EvalShare.Text) != "0"
 	}, (*App).SetEvalShare},
+	{"scale", func(a *App) (string, bool) {
+		return a.ScaleShare.Text, a.ScaleOffered() && strings.TrimSpace(a.ScaleShare.Text) != exactText(100*fit.DefaultScaleShare)
+	}, (*App).SetScaleShare},
 	{"schema", (*App).linkSchema, (*App).setLinkSchema},
 }
 

@@ -57,6 +57,10 @@ func FuzzLinkQuery(f *testing.F) {
 		"holdout=0&eval=5",
 		"eval=100&holdout=abc",
 		"eval=%20&data=demo",
+		"data=demo&scale=0",
+		"scale=99.5&eval=10",
+		"scale=-1&data=demo",
+		"scale=20",
 	} {
 		f.Add(q)
 	}
@@ -64,7 +68,7 @@ func FuzzLinkQuery(f *testing.F) {
 		a := NewApp(newTestHost(t, 1))
 		a.ApplyQuery(parseLink(query))
 		for name, fd := range map[string]*Field{"eps": &a.Eps, "delta": &a.Delta, "runs": &a.Runs, "holdout": &a.Holdout,
-			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust, "pn": &a.PublicN, "eval": &a.EvalShare} {
+			"radius": &a.Radius, "lossp": &a.LossParam, "tilt": &a.Tilt, "rho": &a.Robust, "pn": &a.PublicN, "eval": &a.EvalShare, "scale": &a.ScaleShare} {
 			if fd.Err == "" && (math.IsNaN(fd.Value) || math.IsInf(fd.Value, 0)) {
 				t.Errorf("%s: %q accepted as %v", name, fd.Text, fd.Value)
 			}
@@ -77,6 +81,9 @@ func FuzzLinkQuery(f *testing.F) {
 		}
 		if s := a.spec().EvalShare; !(s >= 0 && s < 1) || s != 0 && !a.EvalOffered() {
 			t.Errorf("the spec spends %v on a private evaluation (offered %v, field %+v)", s, a.EvalOffered(), a.EvalShare)
+		}
+		if s := a.spec().ScaleShare; !(s >= 0 && s < 1) || s != 0 && !a.ScaleOffered() {
+			t.Errorf("the spec spends %v on private ranges (offered %v, field %+v)", s, a.ScaleOffered(), a.ScaleShare)
 		}
 		if a.pendingSchema != nil && a.pendingSchema.Validate() != nil {
 			t.Errorf("an invalid schema taken from %q", query)

@@ -19,9 +19,12 @@ type modelState struct {
 	Tilt       Field
 	Robust     Field
 	RobustNorm string
-	// Domain is fit.Whole, fit.Ball or fit.Box, and Radius its radius.
-	Domain string
-	Radius Field
+	// Domain is fit.Whole, fit.Ball or fit.Box, and Radius its radius. The domain follows the
+	// loss's default (fit.DefaultDomain) until the person, or a link, chooses one
+	// (domainChosen).
+	Domain       string
+	Radius       Field
+	domainChosen bool
 }
 
 // Modifiers of a loss.
@@ -32,7 +35,8 @@ const (
 )
 
 func (a *App) initModel() {
-	a.Loss, a.Modifier, a.Domain, a.RobustNorm = "logistic", NoModifier, fit.Whole, "inf"
+	a.Loss, a.Modifier, a.RobustNorm = "logistic", NoModifier, "inf"
+	a.Domain = fit.DefaultDomain(a.Loss)
 	a.LossParam.set("1", positive)
 	a.Tilt.set("1", positive)
 	a.Robust.set("0.05", positive)
@@ -61,10 +65,18 @@ func (a *App) LabelKind() string {
 // LossChoices lists the losses that fit the data's label.
 func (a *App) LossChoices() []string { return fit.Losses[a.LabelKind()] }
 
-// SetLoss chooses the loss.
+// SetLoss chooses the loss, and its default domain unless a domain was chosen.
 func (a *App) SetLoss(name string) {
 	a.Loss = name
+	a.defaultDomain()
 	a.specChanged()
+}
+
+// defaultDomain sets the loss's default domain (fit.DefaultDomain) unless a domain was chosen.
+func (a *App) defaultDomain() {
+	if !a.domainChosen {
+		a.Domain = fit.DefaultDomain(a.Loss)
+	}
 }
 
 // HasLossParam reports whether the loss takes a parameter.
@@ -93,8 +105,8 @@ func (a *App) SetRobust(text string) { a.Robust.set(text, positive); a.specChang
 // SetRobustNorm sets the norm of adversarial perturbations: "1", "2" or "inf".
 func (a *App) SetRobustNorm(q string) { a.RobustNorm = q; a.specChanged() }
 
-// SetDomain sets the parameter domain: whole, ball or box.
-func (a *App) SetDomain(d string) { a.Domain = d; a.specChanged() }
+// SetDomain chooses the parameter domain: whole, ball or box.
+func (a *App) SetDomain(d string) { a.Domain, a.domainChosen = d, true; a.specChanged() }
 
 // SetRadius sets the domain's radius.
 func (a *App) SetRadius(text string) { a.Radius.set(text, positive); a.specChanged() }
@@ -111,7 +123,8 @@ func (a *App) RadiusLabel() string {
 }
 
 // dataReady follows a successful check of the data: a loss that does not fit the label is
-// replaced by the label's first loss, and the mechanisms are planned. The first time, the
+// replaced by the label's first loss (with its default domain, unless a domain was chosen),
+// and the mechanisms are planned. The first time, the
 // engine also measures this machine's query rate for the predicted times (after the page
 // has loaded and the data is read, so that nothing else slows the measurement).
 func (a *App) dataReady() {
@@ -121,6 +134,7 @@ func (a *App) dataReady() {
 	}
 	if choices := a.LossChoices(); !slices.Contains(choices, a.Loss) {
 		a.Loss = choices[0]
+		a.defaultDomain()
 	}
 	if a.Loss == "multinomial" && a.Modifier == Adversarial {
 		a.Modifier = NoModifier

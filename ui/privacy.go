@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -36,6 +37,10 @@ type privacyState struct {
 	// EvalShare is the percentage of each run's budget spent on a private evaluation of its
 	// model on the held-out rows, as typed (0: none); it applies when EvalOffered.
 	EvalShare Field
+	// ScaleShare is the percentage of the budget spent on private ranges of the numeric
+	// columns, estimated once and shared by every run, as typed (0: none); it applies when
+	// ScaleOffered.
+	ScaleShare Field
 	// Plans are the engine's plans for the current choices; PlanErr says why there are none.
 	Plans   *engine.Plans
 	PlanErr string
@@ -57,6 +62,7 @@ func (a *App) initPrivacy() {
 	a.Neighbouring = string(privacy.ReplaceOne)
 	a.Runs.set("1", checkRuns)
 	a.EvalShare.set("0", checkEvalShare)
+	a.ScaleShare.set(exactText(100*fit.DefaultScaleShare), checkScaleShare)
 }
 
 // relations lists the neighbouring relations with their explanations.
@@ -96,11 +102,19 @@ func checkRuns(v float64) string {
 	return ""
 }
 
-func checkEvalShare(v float64) string {
-	if !(v >= 0 && v < 100) {
-		return "Enter a percentage of the budget from 0 (no private evaluation) to below 100."
+var (
+	checkEvalShare  = checkShare("no private evaluation")
+	checkScaleShare = checkShare("no private ranges")
+)
+
+// checkShare returns the check of a percentage of the budget, 0 meaning none.
+func checkShare(none string) func(float64) string {
+	return func(v float64) string {
+		if !(v >= 0 && v < 100) {
+			return "Enter a percentage of the budget from 0 (" + none + ") to below 100."
+		}
+		return ""
 	}
-	return ""
 }
 
 // SetMechanism chooses the mechanism; its settings start at their defaults.
@@ -274,6 +288,36 @@ func (a *App) EvalText() string {
 	return text
 }
 
+// SetScaleShare sets the percentage of the budget spent on private ranges (see SetEps).
+func (a *App) SetScaleShare(text string) { a.ScaleShare.set(text, checkScaleShare); a.specChanged() }
+
+// ScaleOffered reports whether the page offers private ranges: before a schema is loaded, and
+// when the schema leaves a numeric column to scale privately under the norm's fit "scale" (a
+// column's values are read back from rows scaled by one common factor). It depends on the
+// schema, which is public, never on what the data holds.
+func (a *App) ScaleOffered() bool {
+	return a.Schema == nil || a.Schema.Norm.Fit == data.FitScale && len(a.Schema.PrivatelyScaled()) > 0
+}
+
+// scaleShare is the spec's share of the budget spent on private ranges: the field's last valid
+// value as a fraction when private ranges are offered, 0 otherwise.
+func (a *App) scaleShare() float64 {
+	if !a.ScaleOffered() {
+		return 0
+	}
+	return a.ScaleShare.Value / 100
+}
+
+// ScaleNote says when the checked data has too few rows for the private ranges' noise at this
+// budget (fit.ScalesPrivately): then none are estimated, and their share stays with the
+// mechanism. It is "" otherwise.
+func (a *App) ScaleNote() string {
+	if a.Dataset == nil || a.scaleShare() == 0 || fit.ScalesPrivately(a.spec(), a.Dataset.Facts) {
+		return ""
+	}
+	return "At this budget the data has too few rows for the noise of private ranges: the columns keep their declared bounds, and the share stays with the mechanism."
+}
+
 // options are the chosen mechanism's settings that are not left at their defaults.
 func (a *App) options() map[string]string {
 	out := map[string]string{}
@@ -289,7 +333,7 @@ func (a *App) options() map[string]string {
 func (a *App) spec() fit.Spec {
 	s := fit.Spec{Mechanism: a.Mechanism, Options: a.options(),
 		Budget:  mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)},
-		PublicN: a.publicN(), EvalShare: a.evalShare()}
+		PublicN: a.publicN(), EvalShare: a.evalShare(), ScaleShare: a.scaleShare()}
 	a.modelSpec(&s)
 	return s
 }
@@ -576,6 +620,9 @@ func (a *App) ComposedText() string {
 	if a.evalShare() > 0 {
 		what += " and their private evaluations"
 	}
+	if a.Dataset != nil && fit.ScalesPrivately(a.spec(), a.Dataset.Facts) {
+		what += ", with the private ranges they share,"
+	}
 	if a.Delta.Value > 0 {
 		return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private (%s).",
 			what, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
@@ -592,7 +639,8 @@ func (a *App) budgetErrors() []string {
 		field *Field
 		name  string
 	}{{true, &a.Eps, "ε"}, {true, &a.Delta, "δ"}, {a.AddRemove(), &a.PublicN, "the public number of rows N"},
-		{true, &a.Runs, "the number of runs"}, {true, &a.Seed, "the seed"}, {a.EvalOffered(), &a.EvalShare, "the private evaluation's share"}} {
+		{true, &a.Runs, "the number of runs"}, {true, &a.Seed, "the seed"}, {a.EvalOffered(), &a.EvalShare, "the private evaluation's share"},
+		{a.ScaleOffered(), &a.ScaleShare, "the private ranges' share"}} {
 		if f.used && f.field.Err != "" {
 			out = append(out, f.name)
 		}

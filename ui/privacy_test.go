@@ -140,7 +140,7 @@ func TestAddRemoveNeedsPublicN(t *testing.T) {
 		t.Fatalf("N = 5000: no result: %q %v", a.RunErr, a.RunErrors())
 	}
 	statement := a.ReleasedText()
-	if want := "differentially private under the add-remove relation with the declared public number of rows N = 5000."; !strings.Contains(statement, want) ||
+	if want := "differentially private under the add-remove relation with the declared public number of rows N = 5000"; !strings.Contains(statement, want) ||
 		strings.Contains(statement, "4000") {
 		t.Errorf("statement %q, want %q and no observed number of rows", statement, want)
 	}
@@ -157,7 +157,7 @@ func TestAddRemoveNeedsPublicN(t *testing.T) {
 	h.settle(a)
 	a.Run()
 	h.settle(a)
-	if got := a.ReleasedText(); !strings.HasSuffix(got, "-differentially private under the replace-one relation.") {
+	if got := a.ReleasedText(); !strings.Contains(got, "-differentially private under the replace-one relation (") {
 		t.Errorf("replace-one statement %q", got)
 	}
 }

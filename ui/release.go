@@ -47,14 +47,15 @@ func (a *App) SettingsText() string {
 	return strings.TrimSpace(text)
 }
 
-// makeRelease makes the release file of the finished runs (release.New): the schema the data
-// was checked with, the spec and public facts the runs were planned with, and for each
-// finished run its model, privacy report, utility bound, planned parameters and private
-// evaluation, never its diagnostics. The "Use the model" panel then starts afresh with the
-// selected run's model.
+// makeRelease makes the release file of the finished runs (release.New): the schema as the
+// runs used it (the one the data was checked with, and the private ranges they shared, if
+// any), the spec and public facts the runs were planned with, the ranges, and for each finished
+// run its model, privacy report, utility bound, planned parameters and private evaluation,
+// never its diagnostics. The "Use the model" panel then starts afresh with the selected run's
+// model.
 func (a *App) makeRelease() {
 	a.rel, a.relErr = nil, ""
-	s, err := data.LoadSchema(bytes.NewReader(a.runData.Schema))
+	s, err := data.LoadSchema(bytes.NewReader(a.runUsed))
 	if err == nil {
 		var models []release.Model
 		for _, r := range a.DoneRuns() {
@@ -62,7 +63,7 @@ func (a *App) makeRelease() {
 			models = append(models, release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters,
 				Evaluation: r.Result.Private, HeldOut: r.Result.HeldOut})
 		}
-		a.rel, err = release.New(s, a.runSpec, a.runFacts, models)
+		a.rel, err = release.New(s, a.runSpec, a.runFacts, a.runRanges, models)
 	}
 	if err != nil {
 		a.relErr = "The release file cannot be made: " + err.Error()
@@ -150,9 +151,10 @@ func (a *App) model() int {
 }
 
 // LoadSettings reads the release file of a file-input change event, in a worker, for its
-// settings and its models (not while runs are in progress): its schema (see takeSchema) and
-// its spec replace the page's, the number of runs becomes its number of models, and the "Use
-// the model" panel uses its models. A release file holds no data.
+// settings and its models (not while runs are in progress): its schema as declared (see
+// takeSchema and declaredSchema) and its spec replace the page's, the number of runs becomes
+// its number of models, and the "Use the model" panel uses its models. A release file holds no
+// data.
 func (a *App) LoadSettings(e vugu.DOMEvent) {
 	if a.Running {
 		a.SettingsErr = "Wait for the runs to end, or cancel them, before loading other settings."
@@ -178,7 +180,7 @@ func (a *App) receiveSettings(r engine.Response) {
 	a.modelState, a.privacyState = modelState{}, privacyState{}
 	a.initModel()
 	a.initPrivacy()
-	a.takeSchema(f.Schema)
+	a.takeSchema(declaredSchema(f))
 	q := specQuery(f.Settings)
 	q["runs"] = itoa(len(f.Models))
 	a.ApplyQuery(q)
@@ -203,6 +205,7 @@ func specQuery(s fit.Spec) map[string]string {
 	set(s.Robust != 0, "mod", Adversarial, "rho", exactText(s.Robust), "rnorm", s.RobustNorm.String())
 	set(s.PublicN != 0, "pn", itoa(s.PublicN))
 	set(s.EvalShare != 0, "eval", strconv.FormatFloat(100*s.EvalShare, 'g', 15, 64)) // 15 digits: 7, not 7.000000000000001
+	set(true, "scale", strconv.FormatFloat(100*s.ScaleShare, 'g', 15, 64))           // 0 too, which is not the page's default
 	for k, v := range s.Options {
 		q[optionPrefix+k] = v
 	}

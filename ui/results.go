@@ -252,7 +252,7 @@ func (a *App) PrivateHead() string {
 // EvaluationText says which evaluation of the held-out rows is which, and states the guarantee
 // of the release that holds the private ones (release.File.Together).
 func (a *App) EvaluationText() string {
-	share := strconv.FormatFloat(100*a.runSpec.EvalShare, 'g', 4, 64) + " %"
+	share := shareText(a.runSpec.EvalShare)
 	return "Each model is evaluated twice on the held-out rows. The local figure is exact: computed on this machine from " +
 		"your held-out rows, it is not private, is shown to you only and is never part of the release. The private figure was " +
 		"released with noise, spending " + share + " of each run's budget: it is part of the release file and covered by its " +

@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/wasm/engine"
 )
 
@@ -30,6 +32,12 @@ type runState struct {
 	runCurves      *engine.Curves
 	runPredicted   float64 // predicted seconds of one run, 0 when unknown
 	runWorkers     int
+	// runUsed is the runs' schema as used and runRanges the private ranges they share (nil
+	// when the spec estimates none); scaleID is the ID of the awaited "scale" request, 0 when
+	// none is awaited.
+	runUsed   json.RawMessage
+	runRanges *mech.Ranges
+	scaleID   int
 }
 
 // RunStatus is one run.
@@ -75,7 +83,8 @@ func (a *App) RunBlockers() []string {
 
 // Run starts the runs: each is planned by the engine from the same spec and the data's public
 // facts, with its own randomness (the browser's CSPRNG, or seed + its index when seeded), on
-// up to Host.Workers() workers at once.
+// up to Host.Workers() workers at once. First worker 1 answers the schema as used, with the
+// private ranges when the spec estimates them, once (receiveScaled); every run then uses them.
 func (a *App) Run() {
 	if a.Running {
 		return
@@ -102,6 +111,27 @@ func (a *App) Run() {
 	a.Running, a.Cancelling = true, false
 	a.started = a.Host.Now()
 	a.runWorkers = max(1, min(a.Host.Workers(), n))
+	a.runUsed, a.runRanges = nil, nil
+	a.send(1, a.runData)
+	spec := a.runSpec
+	a.scaleID = a.send(1, engine.Request{Kind: "scale", Spec: &spec, Seed: a.seed()})
+}
+
+// receiveScaled takes the runs' schema as used and the private ranges they share, and starts
+// the runs; when they could not be made, nothing runs and RunErr says why.
+func (a *App) receiveScaled(r engine.Response) {
+	if r.ID != a.scaleID {
+		return // the runs were cancelled
+	}
+	a.scaleID = 0
+	if r.Kind != "scaled" {
+		if a.RunErr == "" { // a failed "dataset" request has said why already
+			a.RunErr = "The runs could not start: " + r.Error
+		}
+		a.RunList, a.Running = nil, false
+		return
+	}
+	a.runUsed, a.runRanges = r.Scaling.Schema, r.Scaling.Ranges
 	for w := 1; w <= a.runWorkers; w++ {
 		a.dispatch(w)
 	}
@@ -116,7 +146,11 @@ func (a *App) dispatch(w int) {
 		a.send(w, a.runData) // answered at once when the worker holds this data
 		spec := a.runSpec
 		r.State, r.Worker = "running", w
-		r.ID = a.send(w, engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()})
+		req := engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()}
+		if a.runRanges != nil {
+			req.Scaled = a.runUsed
+		}
+		r.ID = a.send(w, req)
 		return
 	}
 }
@@ -153,6 +187,11 @@ func (a *App) receiveRun(resp engine.Response) {
 			return
 		}
 	}
+	a.endRuns()
+}
+
+// endRuns follows the end of the last run: the release file of the finished runs is made.
+func (a *App) endRuns() {
 	a.Running, a.Cancelling = false, false
 	a.ended = a.Host.Now()
 	a.Selected = max(0, a.firstDone())
@@ -171,8 +210,9 @@ func (a *App) firstDone() int {
 	return -1
 }
 
-// Cancel stops the runs: those waiting never start, and each running one is asked to stop
-// (the host restarts a worker that does not stop within a few seconds).
+// Cancel stops the runs: those waiting never start (the private ranges they wait for, if any,
+// are ignored), and each running one is asked to stop (the host restarts a worker that does
+// not stop within a few seconds).
 func (a *App) Cancel() {
 	if !a.Running || a.Cancelling {
 		return
@@ -185,6 +225,10 @@ func (a *App) Cancel() {
 		case "running":
 			a.send(r.Worker, engine.Request{Kind: "cancel", Target: r.ID})
 		}
+	}
+	if a.scaleID != 0 {
+		a.scaleID = 0
+		a.endRuns()
 	}
 }
 
@@ -234,7 +278,8 @@ func (a *App) Remaining() string {
 	return "estimating…"
 }
 
-// RunSummary says how many runs are done, running, failed or cancelled.
+// RunSummary says how many runs are done, running, failed or cancelled, after the stage of
+// the private ranges while the runs wait for them.
 func (a *App) RunSummary() string {
 	counts := map[string]int{}
 	for _, r := range a.RunList {
@@ -246,7 +291,11 @@ func (a *App) RunSummary() string {
 			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
 		}
 	}
-	return fmt.Sprintf("%d of %d runs: ", counts["done"], len(a.RunList)) + strings.Join(parts, ", ")
+	summary := fmt.Sprintf("%d of %d runs: ", counts["done"], len(a.RunList)) + strings.Join(parts, ", ")
+	if a.scaleID != 0 && fit.ScalesPrivately(a.runSpec, a.runFacts) {
+		summary = "Private ranges, estimated once for every run; then " + summary
+	}
+	return summary
 }
 
 // RunErrors lists the failed runs' errors, each once.

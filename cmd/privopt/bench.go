@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/privopt/privopt/internal/bench"
+	"github.com/privopt/privopt/internal/devsuite"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
@@ -25,7 +26,14 @@ from tests/bench-chromium.mjs) into one table with the time ratios (./build.sh b
 it). --replace BASE.json NEW.json writes BASE's results with NEW's cells (mechanism and ε) in
 place of its own to the --json file, so that a run of some cells refreshes a whole table.
 --cell-seconds bounds the time spent per mechanism and ε.
-Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.`
+Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.
+
+--suite devsuite runs the development suite instead (the --devsuite folder's README.md): for
+each of its eight tasks, privopt's default fit (noisy-gd) at each ε with δ = --delta, --runs
+runs each (default 10) with fresh randomness, measured on validation rows split once from the
+task's training file (the test files are never read), beside the majority class or the mean
+label and a non-private fit on standardised features. It prints the table (markdown); --json
+and --svg write the results and the plot (one panel per task). --eps defaults to 0.5,1,2,8.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench [options]", benchSynopsis, stdout)
@@ -33,17 +41,31 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	test := fs.String("test", "testdata/adult/adult.test", "test CSV")
 	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
 	mechs := fs.String("mech", strings.Join(benchMechanisms, ","), "comma-separated mechanisms, each NAME or NAME:SETTING=VALUE[:SETTING=VALUE…] (settings as in fit's --opt)")
-	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values")
+	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values (with --suite devsuite, default 0.5,1,2,8)")
 	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
-	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most)")
+	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most); with --suite devsuite, runs per task and ε, default 10")
 	cellSeconds := fs.Float64("cell-seconds", 60, "time limit per mechanism and ε: fewer runs, or none when one run is predicted to exceed it (0: no limit)")
 	radius := fs.Float64("radius", 10, "declared radius D of the comparison class (fixed a priori)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
 	svgOut := fs.String("svg", "", "write the accuracy plot (SVG) to this file")
 	merge := fs.Bool("merge", false, "combine NATIVE.json and WASM.json [CHROMIUM.json] (arguments) into one table")
 	replace := fs.Bool("replace", false, "write BASE.json (first argument) with the cells of NEW.json (second) to the --json file")
+	suite := fs.String("suite", "adult-lr", "the benchmark: adult-lr or devsuite")
+	devsuiteDir := fs.String("devsuite", defaultDevsuiteDir, "with --suite devsuite: the development suite's folder")
 	if err := fs.parseArgs(args, 3); err != nil {
 		return err
+	}
+	set, _ := fs.given()
+	switch *suite {
+	case "devsuite":
+		o := devsuiteOptions{dir: *devsuiteDir, eps: *epsList, delta: *delta, runs: *runs, jsonOut: *jsonOut, svgOut: *svgOut}
+		return runDevsuite(set, o, fs.Args(), stdout, stderr)
+	case "adult-lr":
+		if set["devsuite"] {
+			return usageError{"--devsuite goes with --suite devsuite"}
+		}
+	default:
+		return usageError{fmt.Sprintf("--suite: unknown benchmark %q (adult-lr or devsuite)", *suite)}
 	}
 	if *replace {
 		if fs.NArg() != 2 || *jsonOut == "" || *merge {
@@ -66,13 +88,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if !(*cellSeconds >= 0) || math.IsInf(*cellSeconds, 1) {
 		return usageError{fmt.Sprintf("--cell-seconds must be a finite number ≥ 0, got %g", *cellSeconds)}
 	}
-	var epss []float64
-	for _, s := range strings.Split(*epsList, ",") {
-		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-		if err != nil || !(v > 0) {
-			return usageError{fmt.Sprintf("--eps: %q is not a positive number", s)}
-		}
-		epss = append(epss, v)
+	epss, err := parseEpsilons(*epsList)
+	if err != nil {
+		return err
 	}
 	var entries []bench.Entry
 	for _, item := range strings.Split(*mechs, ",") {
@@ -112,6 +130,87 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 		}
 	}
 	fmt.Fprint(stdout, bench.Markdown(res))
+	return nil
+}
+
+// parseEpsilons parses --eps, a comma-separated list of positive numbers.
+func parseEpsilons(list string) ([]float64, error) {
+	var epss []float64
+	for _, s := range strings.Split(list, ",") {
+		v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+		if err != nil || !(v > 0) {
+			return nil, usageError{fmt.Sprintf("--eps: %q is not a positive number", s)}
+		}
+		epss = append(epss, v)
+	}
+	return epss, nil
+}
+
+// defaultDevsuiteDir is where the development suite lies, relative to the repository's root
+// (where ./build.sh runs).
+const defaultDevsuiteDir = "../shared/data/devsuite"
+
+// devsuiteFlags are the bench flags of the adult-lr benchmark alone, refused with --suite
+// devsuite.
+var devsuiteFlags = []string{"data", "test", "schema", "mech", "cell-seconds", "radius", "merge", "replace"}
+
+// devsuiteOptions are the bench flags that --suite devsuite reads.
+type devsuiteOptions struct {
+	dir, eps        string
+	delta           float64
+	runs            int
+	jsonOut, svgOut string
+}
+
+// runDevsuite runs the development suite with the bench flags o (set: the flags given on the
+// command line; --runs and --eps default to 10 and 0.5,1,2,8 unless given) and prints its
+// table.
+func runDevsuite(set map[string]bool, o devsuiteOptions, args []string, stdout, stderr io.Writer) error {
+	for _, name := range devsuiteFlags {
+		if set[name] {
+			return usageError{fmt.Sprintf("--%s applies to the adult-lr benchmark, not to --suite devsuite (which fits privopt's default)", name)}
+		}
+	}
+	if len(args) > 0 {
+		return usageError{fmt.Sprintf("unexpected argument %q", args[0])}
+	}
+	if !set["runs"] {
+		o.runs = 10
+	}
+	if o.runs < 1 {
+		return usageError{fmt.Sprintf("--runs must be at least 1, got %d", o.runs)}
+	}
+	if !set["eps"] {
+		o.eps = "0.5,1,2,8"
+	}
+	epss, err := parseEpsilons(o.eps)
+	if err != nil {
+		return err
+	}
+	if !(o.delta >= 0 && o.delta < 1) {
+		return usageError{fmt.Sprintf("--delta must be in [0, 1), got %g", o.delta)}
+	}
+	if st, err := os.Stat(o.dir); err != nil || !st.IsDir() {
+		return usageError{fmt.Sprintf("--devsuite %s: not a folder; the development suite's data (train.csv and schemas per task) is expected there: pass its folder with --devsuite DIR", o.dir)}
+	}
+	ctx, stop := interruptible()
+	defer stop()
+	res, err := devsuite.Run(ctx, devsuite.Config{Dir: o.dir, Tasks: devsuite.Tasks, Epsilons: epss, Delta: o.delta, Runs: o.runs,
+		Progress: func(line string) { fmt.Fprintln(stderr, line) }})
+	if err != nil {
+		return err
+	}
+	if o.jsonOut != "" {
+		if err := writeFileWith(o.jsonOut, func(w io.Writer) error { return bench.WriteJSON(w, res) }); err != nil {
+			return err
+		}
+	}
+	if o.svgOut != "" {
+		if err := writeFileWith(o.svgOut, func(w io.Writer) error { return devsuite.WriteSVG(w, res) }); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(stdout, devsuite.Markdown(res))
 	return nil
 }
 

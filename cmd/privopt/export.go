@@ -12,11 +12,12 @@ const exportSynopsis = `Writes a model of a release file (privopt fit --out, or 
 to run with any ONNX runtime (onnxruntime in Python, C#, Java, the browser). Its graph takes the
 raw feature columns, one input per column named as the column ([N, 1]: double for a numeric
 column, NaN when missing; string for a categorical one, "" or "?" when missing), applies
-privopt's encoding, the linear model and its link, and outputs "label" (classifiers),
-"probabilities" (logistic and multinomial) or "value" (regression): the predictions of
-privopt predict, except that a row privopt refuses (a missing value whose policy is "error",
-an undeclared category without an other bucket) gets all-zero features for that column.
-The privacy statements of the release are in the model's metadata. See docs/onnx.md.`
+privopt's encoding (with the schema's transforms and private ranges), the linear model and its
+link, and outputs "label" (classifiers), "probabilities" (logistic and multinomial) or "value"
+(regression, in the label's units): the predictions of privopt predict, except that a row
+privopt refuses (a missing value whose policy is "error", an undeclared category without an
+other bucket) gets all-zero features for that column. The privacy statements of the release
+are in the model's metadata. See docs/onnx.md.`
 
 // exportOptions are the parsed options of privopt export.
 type exportOptions struct {

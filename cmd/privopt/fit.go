@@ -21,6 +21,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
+	"gonum.org/v1/gonum/floats"
 )
 
 const fitSynopsis = `Fits a differentially private linear model to a CSV file on this machine and prints JSON:
@@ -38,10 +39,14 @@ stops langevin early and releases the steps taken, with their (smaller) privacy 
 // guarantee of both, what reading the training file changed, and the held-out diagnostics.
 type fitOutput struct {
 	*mech.Release
+	// Ranges are the private ranges of the scaled columns, when the fit estimated them.
+	Ranges     *mech.Ranges     `json:"private_ranges,omitempty"`
 	Evaluation *mech.Evaluation `json:"evaluation,omitempty"`
-	Together   string           `json:"together"`
-	Data       *dataDiagnostics `json:"data"`
-	Test       *testDiagnostics `json:"test,omitempty"`
+	// Suggestions are transforms the private ranges suggest declaring (data.TransformSuggestion).
+	Suggestions []string         `json:"suggestions,omitempty"`
+	Together    string           `json:"together"`
+	Data        *dataDiagnostics `json:"data"`
+	Test        *testDiagnostics `json:"test,omitempty"`
 }
 
 // dataDiagnostics say what encoding the training file changed: the rows shrunk onto the
@@ -102,6 +107,9 @@ type testDiagnostics struct {
 	Rows       int      `json:"rows"`
 	Accuracy   *float64 `json:"accuracy,omitempty"`
 	Loss       float64  `json:"loss"`
+	// RMSE is a regression model's root mean squared error in the label's units, against the
+	// labels as declared (not clipped to a private range).
+	RMSE *float64 `json:"rmse,omitempty"`
 	// Data says what encoding the held-out file changed, as the output's data section does
 	// for the training file.
 	Data *dataDiagnostics `json:"data"`
@@ -234,7 +242,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	for _, w := range dataDiag.warnings() {
 		fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.data, w)
 	}
-	facts, err := fit.FactsOf(train)
+	facts, err := fit.FactsOf(train, schema)
 	if err != nil {
 		return err
 	}
@@ -254,20 +262,31 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if opts.progress {
 		progress = func(p mech.Progress) { fmt.Fprintf(stderr, "privopt fit: %s %.0f%%\n", p.Stage, 100*p.Fraction) }
 	}
-	ctx, stop := interruptible()
-	defer stop()
-	rel, err := plan.Run(ctx, train, r, progress)
+	scaled, err := fit.Scale(opts.spec, facts, schema, train, nil, r)
 	if err != nil {
 		return err
 	}
-	out := fitOutput{Release: rel, Data: dataDiag}
+	ctx, stop := interruptible()
+	defer stop()
+	rel, err := plan.Run(ctx, scaled.Train, r, progress)
+	if err != nil {
+		return err
+	}
+	out := fitOutput{Release: rel, Ranges: scaled.Ranges, Data: dataDiag, Suggestions: suggestions(scaled.Schema)}
+	for _, line := range out.Suggestions {
+		fmt.Fprintf(stderr, "privopt fit: %s\n", line)
+	}
 	model := release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}
 	if opts.test != "" {
-		test, diag, err := encodeFile(opts.test, schema, nil)
+		declared, diag, err := encodeFile(opts.test, schema, nil)
 		if err != nil {
 			return err
 		}
-		if out.Test, err = evaluate(test, diag, problem, rel.Model.Weights); err != nil {
+		test, err := data.Rescale(declared, schema, scaled.Schema)
+		if err != nil {
+			return fmt.Errorf("%s: %w", opts.test, err)
+		}
+		if out.Test, err = evaluate(test, declared.Y, diag, problem, rel.Model.Weights); err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
 		}
 		for _, w := range out.Test.Data.warnings() {
@@ -280,7 +299,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			out.Evaluation = model.Evaluation
 		}
 	}
-	file, err := release.New(schema, opts.spec, facts, []release.Model{model})
+	file, err := release.New(scaled.Schema, opts.spec, facts, scaled.Ranges, []release.Model{model})
 	if err != nil {
 		return err
 	}
@@ -315,11 +334,12 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.Float64Var(&sp.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
 	fs.Float64Var(&sp.Robust, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
 	robustNorm := fs.Float64("robust-norm", 2, "the exponent q of the perturbations' norm")
-	fs.StringVar(&sp.Domain, "domain", fit.Whole, "the parameter domain: whole, ball (‖w‖₂ ≤ radius) or box (|wᵢ| ≤ radius)")
+	fs.StringVar(&sp.Domain, "domain", "", "the parameter domain: whole, ball (‖w‖₂ ≤ radius) or box (|wᵢ| ≤ radius) (default: ball for the squared loss, whole otherwise)")
 	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
 	fs.Float64Var(&sp.Budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
 	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
 	fs.Float64Var(&sp.EvalShare, "eval-share", 0, "with --test: spend this share of the budget (in (0, 1)) on a private evaluation of the model on the --test rows (noisy accuracy and confusion matrix, or error sums), composed into the release's guarantee")
+	fs.Float64Var(&sp.ScaleShare, "scale-share", fit.DefaultScaleShare, "spend this share of the budget (in [0, 1)) on private ranges of the numeric columns (and a numeric label) not declared \"scale\": \"declared\": each is clipped to its estimated range and rescaled, composed into the release's guarantee; 0 scales by the declared bounds")
 	fs.IntVar(&sp.PublicN, "public-n", 0, "with add-remove: the declared public number of rows N that every mean divides by (default: the schema's \"public_rows\"); the data may not have more")
 	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
@@ -351,6 +371,9 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	case set["public-n"] && sp.PublicN < 1:
 		return nil, usageError{fmt.Sprintf("--public-n must be at least 1, got %d", sp.PublicN)}
 	}
+	if sp.Domain == "" {
+		sp.Domain = fit.DefaultDomain(sp.Loss)
+	}
 	if !slices.Contains(allLosses(), sp.Loss) {
 		return nil, usageError{fmt.Sprintf("unknown loss %q (%s)", sp.Loss, strings.Join(allLosses(), ", "))}
 	}
@@ -380,9 +403,10 @@ func allLosses() []string {
 	return out
 }
 
-// evaluate computes the held-out accuracy and loss of the model on an encoded file: local
+// evaluate computes the held-out accuracy and loss of the model on an encoded file (labels as
+// the model sees them) and a regression's RMSE against the labels as declared, raw: local
 // diagnostics, not private.
-func evaluate(ds *data.Dataset, diag *data.Diagnostics, p mech.Problem, w []float64) (*testDiagnostics, error) {
+func evaluate(ds *data.Dataset, raw []float64, diag *data.Diagnostics, p mech.Problem, w []float64) (*testDiagnostics, error) {
 	p.N = ds.N
 	l, err := p.NewLoss(ds)
 	if err != nil {
@@ -393,7 +417,30 @@ func evaluate(ds *data.Dataset, diag *data.Diagnostics, p mech.Problem, w []floa
 	if acc, ok := mech.Accuracy(p, ds, w); ok {
 		t.Accuracy = &acc
 	}
+	if ds.Label.Kind == data.LabelNumeric {
+		sum := 0.0
+		for i := range ds.N {
+			e := ds.Label.Raw(floats.Dot(w, ds.Row(i))) - raw[i]
+			sum += e * e
+		}
+		rmse := math.Sqrt(sum / float64(ds.N))
+		t.RMSE = &rmse
+	}
 	return t, nil
+}
+
+// suggestions returns a line for each privately scaled column of the schema as used whose
+// range suggests a transform (data.TransformSuggestion).
+func suggestions(s *data.Schema) []string {
+	var out []string
+	for _, c := range s.Columns {
+		if c.Range != nil && c.Kind == data.Numeric {
+			if line := data.TransformSuggestion(c, *c.Range); line != "" {
+				out = append(out, line)
+			}
+		}
+	}
+	return out
 }
 
 func loadSchema(path string) (*data.Schema, error) {

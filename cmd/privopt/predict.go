@@ -11,10 +11,12 @@ import (
 
 const predictSynopsis = `Scores the rows of a CSV file with a released model, on this machine, and writes one CSV line
 per row: the predicted label ("prediction"; for regression the value in the label's units,
-clipped to its declared range) and, for logistic and multinomial models, one column "p(class)"
-per class. The release file (privopt fit --out, or the page's Download) holds the schema and
-the encoding, so the file needs only the feature columns; the label and ignored columns may be
-present. A bad row stops the run with its line and column, and nothing is written.`
+clipped to its declared range, or to its private range when the model was fitted with one)
+and, for logistic and multinomial models, one column "p(class)" per class. The release file
+(privopt fit --out, or the page's Download) holds the schema and the encoding (with any
+transforms and private ranges), so the file needs only the feature columns; the label and
+ignored columns may be present. A bad row stops the run with its line and column, and nothing
+is written.`
 
 // predictOptions are the parsed options of privopt predict.
 type predictOptions struct {

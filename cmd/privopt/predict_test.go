@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -46,20 +48,7 @@ func TestPredictAdult(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := os.Open(test)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	ds, _, err := data.Encode(f, file.Schema)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := os.ReadFile(preds)
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := strings.Split(strings.TrimSpace(string(out)), "\n")
+	ds, rows := encodedAndPredicted(t, file.Schema, test, preds, data.Encode)
 	if rows[0] != "prediction,p(<=50K),p(>50K)" || len(rows) != ds.N+1 {
 		t.Fatalf("predictions: header %q and %d lines for %d rows", rows[0], len(rows)-1, ds.N)
 	}
@@ -81,6 +70,66 @@ func TestPredictAdult(t *testing.T) {
 	}
 	if acc := float64(right) / float64(ds.N); acc < 0.78 {
 		t.Errorf("accuracy of the predictions %.4f, want above the majority class", acc)
+	}
+}
+
+// TestPredictLabelRange fits a regression on a schema with a log1p column and private ranges on
+// a feature and on the label (a schema as used), predicts with the release and exports it: each
+// prediction is in the label's units, offset + unit·clip(w·x, −1, 1) for the label's range
+// [5, 60] (offset 32.5, unit 27.5), for the row as the release's schema encodes it.
+func TestPredictLabelRange(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("gain,x,price\n")
+	for i := range 400 {
+		gain, x := math.Pow(10, float64(i%50)/10)-1, float64((i*7)%11)
+		fmt.Fprintf(&b, "%.2f,%g,%.2f\n", gain, x, 5+3*math.Log1p(gain)+2*x+float64(i%5))
+	}
+	csv, schema, model, preds := filepath.Join(dir, "data.csv"), filepath.Join(dir, "schema.json"), filepath.Join(dir, "release.json"), filepath.Join(dir, "predictions.csv")
+	for path, text := range map[string]string{csv: b.String(), schema: `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"}, "columns": [
+	  {"name": "gain", "kind": "numeric", "min": 0, "max": 99999, "transform": "log1p"},
+	  {"name": "x", "kind": "numeric", "min": 0, "max": 20, "private_range": {"lo": 0, "hi": 0.5}},
+	  {"name": "price", "kind": "numeric-label", "min": 0, "max": 100, "private_range": {"lo": 0.05, "hi": 0.6}}]}`} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if code, _, errOut := runCLI("fit", "--data", csv, "--schema", schema, "--mech", "noisy-gd", "--loss", "squared", "--domain", "ball", "--radius", "20",
+		"--eps", "4", "--delta", "1e-6", "--seed", "3", "--out", model); code != 0 {
+		t.Fatalf("fit: %s", errOut)
+	}
+	if code, _, errOut := runCLI("predict", "--model", model, "--data", csv, "--out", preds); code != 0 {
+		t.Fatalf("predict: %s", errOut)
+	}
+	file, err := readRelease(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if file.Label.Offset != 32.5 || file.Label.Unit != 27.5 || file.Schema.Columns[0].Transform != data.Log1p || file.Schema.Columns[1].Range == nil {
+		t.Fatalf("the release's label %+v and schema %+v", file.Label, file.Schema.Columns)
+	}
+	ds, rows := encodedAndPredicted(t, file.Schema, csv, preds, data.EncodeForPrediction)
+	if rows[0] != "prediction" || len(rows) != ds.N+1 {
+		t.Fatalf("predictions: header %q and %d lines for %d rows", rows[0], len(rows)-1, ds.N)
+	}
+	w := file.Models[0].Model.Weights
+	distinct := map[string]bool{}
+	for i, row := range rows[1:] {
+		var s float64
+		for j, v := range ds.Row(i) {
+			s += w[j] * v
+		}
+		want := 32.5 + float64(27.5*min(max(s, -1), 1))
+		if got, err := strconv.ParseFloat(row, 64); err != nil || got != want || got < 5 || got > 60 {
+			t.Fatalf("row %d: %q, want %v (score %v)", i+1, row, want, s)
+		}
+		distinct[row] = true
+	}
+	if len(distinct) < 10 {
+		t.Errorf("%d distinct predictions: the model predicts nearly a constant", len(distinct))
+	}
+	if code, msg := exportCLI("--model", model, "--onnx", filepath.Join(dir, "model.onnx")); code != 0 {
+		t.Errorf("export: %s", msg)
 	}
 }
 
@@ -175,4 +224,24 @@ func TestFitPrivateEvaluation(t *testing.T) {
 			t.Errorf("%q: code %d, %q", args, code, errOut)
 		}
 	}
+}
+
+// encodedAndPredicted returns the rows of the CSV file csv encoded by encode with the schema,
+// and the lines of the predictions file preds.
+func encodedAndPredicted(t *testing.T, s *data.Schema, csv, preds string, encode func(io.Reader, *data.Schema) (*data.Dataset, *data.Diagnostics, error)) (*data.Dataset, []string) {
+	t.Helper()
+	f, err := os.Open(csv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ds, _, err := encode(f, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(preds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ds, strings.Split(strings.TrimSpace(string(out)), "\n")
 }

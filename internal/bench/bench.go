@@ -169,9 +169,9 @@ func cell(ctx context.Context, cfg Config, p mech.Problem, rates sampler.Rates, 
 		}
 	}
 	row.Runs = len(accs)
-	row.AccuracyMean, row.AccuracySD = meanSD(accs)
-	row.LogLossMean, _ = meanSD(losses)
-	row.Seconds, _ = meanSD(secs)
+	row.AccuracyMean, row.AccuracySD = MeanSD(accs)
+	row.LogLossMean, _ = MeanSD(losses)
+	row.Seconds, _ = MeanSD(secs)
 	return row, nil
 }
 
@@ -213,7 +213,9 @@ func baselines(cfg Config, res *Result) error {
 	return nil
 }
 
-func meanSD(xs []float64) (mean, sd float64) {
+// MeanSD returns the mean of xs and their sample standard deviation (0 for one value; both NaN
+// for none).
+func MeanSD(xs []float64) (mean, sd float64) {
 	if len(xs) == 0 {
 		return math.NaN(), math.NaN()
 	}

@@ -52,17 +52,17 @@ func TestExponentJSON(t *testing.T) {
 func TestFactsOf(t *testing.T) {
 	ds := &data.Dataset{N: 3, D: 2, P: math.Inf(1), Radius: 2,
 		Label: data.Label{Kind: data.LabelNumeric, Min: -4, Max: 3}, Categorical: []int{1}}
-	f, err := FactsOf(ds)
+	f, err := FactsOf(ds, nil)
 	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: Numeric, LabelMin: -4, LabelMax: 3, Categorical: []int{1}}
 	if err != nil || !reflect.DeepEqual(f, want) {
 		t.Errorf("FactsOf = %+v, %v; want %+v", f, err, want)
 	}
 	ds.Label = data.Label{Kind: data.LabelClass, Classes: []string{"a", "b", "c"}}
-	if f, err := FactsOf(ds); err != nil || f.Label != Class || len(f.Classes) != 3 {
+	if f, err := FactsOf(ds, nil); err != nil || f.Label != Class || len(f.Classes) != 3 {
 		t.Errorf("classes: %+v, %v", f, err)
 	}
 	for _, bad := range []*data.Dataset{{N: 1, D: 1, Radius: 1}, {N: 1, D: 1, Label: data.Label{Kind: data.LabelBinary}}} {
-		if _, err := FactsOf(bad); err == nil {
+		if _, err := FactsOf(bad, nil); err == nil {
 			t.Errorf("FactsOf(%+v) accepted", bad)
 		}
 	}

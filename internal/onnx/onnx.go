@@ -5,19 +5,23 @@
 // exactly as the column, of shape [N, 1]: tensor(double) for a numeric column (NaN for a
 // missing value), tensor(string) for a categorical one (the field as privopt reads it, without
 // the spaces around it; "" or "?" for a missing value). It encodes them as privopt does
-// (data.Schema: missing values replaced, numbers clipped to their range and mapped to [0, 1],
-// categories one-hot, then the norm fit "scale" or "clip" and the bias coordinate), applies
-// the linear model and its link, and outputs, in double precision:
+// (data.Schema: missing values replaced, numbers clipped to their range, transformed (log1p as
+// Log(1 + v)) and mapped to [0, 1], then rescaled to their private range, categories one-hot,
+// then the norm fit "scale" or "clip" and the bias coordinate), applies the linear model and
+// its link, and outputs, in double precision:
 //
 //	label          tensor(string) [N]     the predicted label, as privopt predict writes it (classifiers)
 //	probabilities  tensor(double) [N, K]  the probability of each class (logistic and multinomial models)
-//	value          tensor(double) [N]     the prediction, clipped to the label's range (regression)
+//	value          tensor(double) [N]     the prediction in the label's units (regression): the score
+//	                                      clipped to the training labels' range, then mapped by a
+//	                                      private range's offset + unit·s
 //
-// Its predictions are privopt predict's (probabilities equal up to rounding), except on the
-// rows privopt refuses: a graph cannot fail on a row, so a missing value in a column whose
-// missing policy is "error", and a category outside the declared list of a column without an
-// other bucket, give that column all-zero features (a numeric column then reads as its
-// minimum), and an infinite number is clipped to the range.
+// Its predictions are privopt predict's (probabilities and values equal up to rounding:
+// Log(1 + v) rounds differently from privopt's log1p), except on the rows privopt refuses: a
+// graph cannot fail on a row, so a missing value in a column whose missing policy is "error",
+// and a category outside the declared list of a column without an other bucket, give that
+// column all-zero features (a numeric column then reads as its minimum), and an infinite
+// number is clipped to the range.
 //
 // The model's metadata_props hold the release's privacy statements ("privacy": the guarantee
 // of releasing all the file's models together, "privacy_statement": the same in words for
@@ -122,7 +126,7 @@ func build(f *release.File, k int) (message, error) {
 	g := newGraph(append(inputs, outputs...))
 	x := encode(g, s)
 	scores := linear(g, x, m.Model.Weights, rows, len(features), s.Norm.Bias)
-	link(g, f.Label, p, scores)
+	link(g, f.Label, s.Label(), p, scores)
 	declareOutputs(g, f, p, outputs)
 
 	var model message
@@ -154,8 +158,8 @@ func build(f *release.File, k int) (message, error) {
 
 // link adds the nodes that turn the [N, rows] scores into the model's outputs, as
 // release.Predictor does: the label (with the probabilities when the model has them), or the
-// value clipped to the label's range.
-func link(g *graph, label release.Label, p *release.Predictor, scores string) {
+// value clipped to the range of the training labels target and mapped to the label's units.
+func link(g *graph, label release.Label, target data.Label, p *release.Predictor, scores string) {
 	switch label.Kind {
 	case fit.Binary:
 		positive := g.op("GreaterOrEqual", "positive", []string{scores, g.scalar("zero", 0)})
@@ -175,8 +179,13 @@ func link(g *graph, label release.Label, p *release.Predictor, scores string) {
 			g.node("", "Softmax", []string{scores}, []string{outProbabilities}, intAttribute("axis", 1))
 		}
 	case fit.Numeric:
-		lo := g.op("Max", "value/above-min", []string{scores, g.scalar("label/min", label.Min)})
-		v := g.op("Min", "value/clipped", []string{lo, g.scalar("label/max", label.Max)})
+		lo := g.op("Max", "value/above-min", []string{scores, g.scalar("label/min", target.Min)})
+		v := g.op("Min", "value/clipped", []string{lo, g.scalar("label/max", target.Max)})
+		if !target.Identity() {
+			// Offset + Unit·v, as data.Label.Raw computes it: the product rounded, then the sum.
+			v = g.op("Mul", "value/scaled", []string{v, g.scalar("label/unit", target.Unit)})
+			v = g.op("Add", "value/raw", []string{v, g.scalar("label/offset", target.Offset)})
+		}
 		g.node("", "Reshape", []string{v, g.int64s("flat", []int64{1}, []int64{-1})}, []string{outValue})
 	}
 }
@@ -237,9 +246,12 @@ func encode(g *graph, s *data.Schema) string {
 	return g.op("Mul", "features/scaled", []string{z, g.doubles("scale", []int64{int64(d)}, scale)})
 }
 
-// numeric adds the encoding of a numeric column: a missing value (NaN) replaced as declared
-// (by the minimum when missing is an error, which encodes to 0), then clipped to
-// [Min, Max] and mapped to (v − Min)/(Max − Min). It returns the [N, 1] feature.
+// numeric adds the encoding of a numeric column, as data.Column declares it: a missing value
+// (NaN) replaced as declared (by the minimum when missing is an error, which encodes to 0),
+// clipped to [Min, Max], transformed (log1p as Log(1 + v)), mapped to z = (v − lo)/(hi − lo)
+// for the ends lo, hi of the declared scale (data.Column.ScaleEnds; z clipped to [0, 1] after a
+// transform, as privopt does), and with a private range [Lo, Hi] mapped to
+// (clip(z, Lo, Hi) − Lo)/(Hi − Lo). It returns the [N, 1] feature.
 func numeric(g *graph, c *data.Column) string {
 	replacement := c.Min
 	if c.Missing.Replace {
@@ -251,8 +263,33 @@ func numeric(g *graph, c *data.Column) string {
 	v := g.op("Where", c.Name+"/replaced", []string{missing, g.scalar(c.Name+"/replacement", replacement), c.Name})
 	v = g.op("Max", c.Name+"/above-min", []string{v, lo})
 	v = g.op("Min", c.Name+"/clipped", []string{v, g.scalar(c.Name+"/max", c.Max)})
+	start, end := c.ScaleEnds()
+	if c.Transform == data.Log1p {
+		v = g.op("Log", c.Name+"/log1p", []string{g.op("Add", c.Name+"/1+v", []string{v, g.scalar("one", 1)})})
+		lo = g.scalar(c.Name+"/log1p(min)", start)
+	}
+	z := c.Name + "/encoded" // the output's name, when nothing follows the declared scale
+	if c.Transform != data.NoTransform || c.Range != nil {
+		z = c.Name + "/declared"
+	}
 	v = g.op("Sub", c.Name+"/shifted", []string{v, lo})
-	return g.op("Div", c.Name+"/encoded", []string{v, g.scalar(c.Name+"/width", c.Max-c.Min)})
+	v = g.op("Div", z, []string{v, g.scalar(c.Name+"/width", end-start)})
+	if c.Transform == data.Log1p {
+		v = clip(g, c.Name+"/declared", v, g.scalar("zero", 0), g.scalar("one", 1))
+	}
+	if c.Range == nil {
+		return v
+	}
+	rlo := g.scalar(c.Name+"/range/lo", c.Range.Lo)
+	v = clip(g, c.Name+"/range", v, rlo, g.scalar(c.Name+"/range/hi", c.Range.Hi))
+	v = g.op("Sub", c.Name+"/range/shifted", []string{v, rlo})
+	return g.op("Div", c.Name+"/encoded", []string{v, g.scalar(c.Name+"/range/width", c.Range.Hi-c.Range.Lo)})
+}
+
+// clip adds the clipping of v to [lo, hi] (names of constants) and returns its output.
+func clip(g *graph, hint, v, lo, hi string) string {
+	v = g.op("Max", hint+"/above-lo", []string{v, lo})
+	return g.op("Min", hint+"/clipped", []string{v, hi})
 }
 
 // categorical adds the one-hot encoding of a categorical column: LabelEncoder maps each text

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -80,7 +81,7 @@ func testFile(t *testing.T, s *data.Schema, loss string) *release.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts, err := fit.FactsOf(ds)
+	facts, err := fit.FactsOf(ds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,7 +101,7 @@ func testFile(t *testing.T, s *data.Schema, loss string) *release.File {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := release.New(s, spec, facts, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
+	f, err := release.New(s, spec, facts, nil, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,7 +123,7 @@ func export(t *testing.T, f *release.File, k int) *decoded {
 // opsetOps lists the operators Export may use, by domain: those of ai.onnx opset 17 and
 // ai.onnx.ml opset 3 whose forms (inputs, attributes) graph.go writes.
 var opsetOps = map[string][]string{
-	"": {"Add", "ArgMax", "Cast", "Concat", "Div", "Equal", "Exp", "Gather", "GreaterOrEqual", "IsNaN", "MatMul",
+	"": {"Add", "ArgMax", "Cast", "Concat", "Div", "Equal", "Exp", "Gather", "GreaterOrEqual", "IsNaN", "Log", "MatMul",
 		"Max", "Min", "Mul", "Neg", "Pow", "Reciprocal", "ReduceMax", "ReduceSum", "Reshape", "Softmax", "Sqrt", "Sub", "Where"},
 	mlDomain: {"LabelEncoder"},
 }
@@ -498,5 +499,149 @@ func TestSecondModel(t *testing.T) {
 	weights := d.initializers[d.node(t, "privopt/scores").inputs[1]].doubles
 	if !slices.Equal(weights, second.Model.Weights[:len(weights)]) {
 		t.Errorf("weights %v, want the second model's", weights)
+	}
+}
+
+// scaledSchema declares a log1p column, a column with a private range, a log1p column with one,
+// a categorical column and a numeric label with a private range, under p = ∞ and radius 1
+// (c = 1: the features are the columns' encoded values).
+func scaledSchema(t *testing.T) *data.Schema {
+	t.Helper()
+	s, err := data.LoadSchema(strings.NewReader(`{"privopt_schema": 1, "norm": {"p": "inf", "radius": 1, "fit": "scale"},
+	  "columns": [
+	    {"name": "gain", "kind": "numeric", "min": 0, "max": 99999, "transform": "log1p", "missing": {"replace": 7}},
+	    {"name": "age", "kind": "numeric", "min": 20, "max": 80, "private_range": {"lo": 0.25, "hi": 0.75}},
+	    {"name": "loss", "kind": "numeric", "min": 0, "max": 4000, "transform": "log1p", "private_range": {"lo": 0.125, "hi": 0.5}},
+	    {"name": "city", "kind": "categorical", "categories": ["a", "b"]},
+	    {"name": "outcome", "kind": "numeric-label", "min": 0, "max": 200, "private_range": {"lo": 0, "hi": 0.0625}}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// eval computes the value name of the graph d for one row, given the values of some of its
+// names (graph inputs, or intermediate values), through the elementwise operators of the
+// numeric encoding and the regression's link; constants are scalar initializers.
+func eval(t *testing.T, d *decoded, name string, given map[string]float64) float64 {
+	t.Helper()
+	if v, ok := given[name]; ok {
+		return v
+	}
+	if c, ok := d.initializers[name]; ok {
+		if len(c.doubles) != 1 {
+			t.Fatalf("%s is not a scalar: %+v", name, c)
+		}
+		return c.doubles[0]
+	}
+	n := d.node(t, name)
+	in := make([]float64, len(n.inputs))
+	for k, x := range n.inputs {
+		if n.op == "Reshape" && k == 1 {
+			break // the shape
+		}
+		in[k] = eval(t, d, x, given)
+	}
+	switch n.op {
+	case "IsNaN":
+		return map[bool]float64{true: 1, false: 0}[math.IsNaN(in[0])]
+	case "Where":
+		if in[0] != 0 {
+			return in[1]
+		}
+		return in[2]
+	case "Max":
+		return max(in[0], in[1])
+	case "Min":
+		return min(in[0], in[1])
+	case "Add":
+		return in[0] + in[1]
+	case "Sub":
+		return in[0] - in[1]
+	case "Mul":
+		return in[0] * in[1]
+	case "Div":
+		return in[0] / in[1]
+	case "Log":
+		return math.Log(in[0])
+	case "Reshape":
+		return in[0]
+	}
+	t.Fatalf("eval: operator %s of %q", n.op, name)
+	return 0
+}
+
+// TestScaledEncoding checks the graph of columns with a transform and a private range, and of
+// a label with a private range, against privopt's encoding and data.Label.Raw: the numeric
+// features are computed as privopt computes them (exactly, but for log1p, which the graph
+// computes as Log(1 + v)), and the value is offset + unit·clip(s, −1, 1) bit for bit.
+func TestScaledEncoding(t *testing.T) {
+	s := scaledSchema(t)
+	d := export(t, testFile(t, s, "squared"), 1)
+	if op := d.node(t, "privopt/gain/log1p").op; op != "Log" {
+		t.Errorf("gain: log1p computed by %s", op)
+	}
+	for name, want := range map[string]float64{"privopt/gain/log1p(min)": 0, "privopt/gain/width": math.Log1p(99999),
+		"privopt/age/range/lo": 0.25, "privopt/age/range/hi": 0.75, "privopt/age/range/width": 0.5,
+		"privopt/loss/log1p(min)": 0, "privopt/loss/width": math.Log1p(4000), "privopt/loss/range/width": 0.375,
+		"privopt/label/min": -1, "privopt/label/max": 1, "privopt/label/unit": 6.25, "privopt/label/offset": 6.25} {
+		if got := d.initializers[name]; !slices.Equal(got.doubles, []float64{want}) {
+			t.Errorf("%s: %v, want %v", name, got.doubles, want)
+		}
+	}
+
+	// The features of some rows, as privopt encodes them, and as the graph does.
+	values := map[string][]float64{
+		"gain": {0, 1, 7, 150.5, 99999, 1e6, -3, math.NaN()},
+		"age":  {20, 30, 35, 50, 64.5, 65, 80, 95},
+		"loss": {0, 0.5, 3, 30, 300, 1999, 4000, 5000},
+	}
+	var csv strings.Builder
+	csv.WriteString("gain,age,loss,city\n")
+	for i := range values["gain"] {
+		g := strconv.FormatFloat(values["gain"][i], 'g', -1, 64)
+		if math.IsNaN(values["gain"][i]) {
+			g = ""
+		}
+		fmt.Fprintf(&csv, "%s,%v,%v,a\n", g, values["age"][i], values["loss"][i])
+	}
+	ds, _, err := data.EncodeForPrediction(strings.NewReader(csv.String()), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parts := d.node(t, "privopt/features").inputs
+	for j, column := range []string{"gain", "age", "loss"} {
+		for i, v := range values[column] {
+			got, want := eval(t, d, parts[j], map[string]float64{column: v}), ds.Row(i)[j]
+			if tol := map[bool]float64{true: 1e-15, false: 0}[column != "age"]; math.Abs(got-want) > tol || got < 0 || got > 1 {
+				t.Errorf("%s = %v: the graph encodes %v, privopt %v", column, v, got, want)
+			}
+		}
+	}
+	label := s.Label()
+	if label.Offset != 6.25 || label.Unit != 6.25 {
+		t.Fatalf("label map %+v", label)
+	}
+	scores := d.node(t, "privopt/value/above-min").inputs[0]
+	for _, sc := range []float64{-3, -1, -0.3, 0, 0.123456789, 1, 7} {
+		got, want := eval(t, d, "value", map[string]float64{scores: sc}), label.Raw(min(max(sc, -1), 1))
+		if got != want {
+			t.Errorf("score %v: value %v, want %v", sc, got, want)
+		}
+	}
+}
+
+// TestDeclaredGraphUnchanged checks that a schema without transforms or ranges gives the graph
+// it gave before they existed: a numeric column's last node is its Div, and a regression's
+// value has no map.
+func TestDeclaredGraphUnchanged(t *testing.T) {
+	d := export(t, testFile(t, testSchema(t, scaleNorm, regressionLabel), "squared"), 1)
+	if n := d.node(t, "privopt/age/encoded"); n.op != "Div" || d.node(t, n.inputs[0]).op != "Sub" {
+		t.Errorf("age: encoded by %+v", n)
+	}
+	for _, n := range d.nodes {
+		if n.op == "Log" || strings.Contains(n.name, "range") || strings.HasPrefix(n.name, "privopt/value/scaled") || strings.HasPrefix(n.name, "privopt/value/raw") {
+			t.Errorf("node %q (%s) in a graph without transforms or ranges", n.name, n.op)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package release
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -14,9 +15,10 @@ import (
 
 // Predictor turns encoded rows into predictions with one model of a release file.
 type Predictor struct {
-	model mech.Model
-	label Label
-	d     int
+	model  mech.Model
+	label  Label
+	target data.Label // the labels as the schema encodes them: a numeric label's range and map
+	d      int
 }
 
 // Predictor returns the predictor of the file's k-th model (k from 1).
@@ -24,12 +26,16 @@ func (f *File) Predictor(k int) (*Predictor, error) {
 	if k < 1 || k > len(f.Models) {
 		return nil, fmt.Errorf("release: there is no model %d (the file has %d)", k, len(f.Models))
 	}
-	return &Predictor{model: f.Models[k-1].Model, label: f.Label, d: len(f.Encoding.Features)}, nil
+	if f.Schema == nil {
+		return nil, errors.New("release: the file has no schema")
+	}
+	return &Predictor{model: f.Models[k-1].Model, label: f.Label, target: f.Schema.Label(), d: len(f.Encoding.Features)}, nil
 }
 
 // Prediction is a model's prediction for one row: the predicted label (a label value, a class,
-// or for regression the number as text), the value for regression, and for classifiers
-// with a likelihood (logistic, multinomial) the probability of each of Classes().
+// or for regression the number as text), the value for regression (in the label's units), and
+// for classifiers with a likelihood (logistic, multinomial) the probability of each of
+// Classes().
 type Prediction struct {
 	Label         string
 	Value         float64
@@ -59,7 +65,10 @@ func (p *Predictor) HasProbabilities() bool {
 	return p.model.Loss == "logistic" || p.model.Loss == "multinomial"
 }
 
-// Predict returns the prediction for one encoded row x (the model's features).
+// Predict returns the prediction for one encoded row x (the model's features). A regression's
+// value is the score w·x clipped to the range of the labels the model was fitted on, then
+// mapped to the label's units (data.Label.Raw): the declared range, or with a private range
+// Offset + Unit·clip(w·x, −1, 1).
 func (p *Predictor) Predict(x []float64) Prediction {
 	w := p.model.Weights
 	switch p.label.Kind {
@@ -79,7 +88,7 @@ func (p *Predictor) Predict(x []float64) Prediction {
 		}
 		return pr
 	case fit.Numeric:
-		v := min(max(dot(w, x), p.label.Min), p.label.Max)
+		v := p.target.Raw(min(max(dot(w, x), p.target.Min), p.target.Max))
 		return Prediction{Label: strconv.FormatFloat(v, 'g', -1, 64), Value: v}
 	}
 	s := dot(w, x)

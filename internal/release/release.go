@@ -49,6 +49,10 @@ type File struct {
 	// Settings are the fit's settings and Facts the public facts its plan used.
 	Settings fit.Spec  `json:"settings"`
 	Facts    fit.Facts `json:"facts"`
+	// Ranges, when the settings spend a share of the budget on them, are the private ranges
+	// of the scaled columns, released once and shared by every model (the Schema holds them
+	// as used).
+	Ranges *mech.Ranges `json:"private_ranges,omitempty"`
 	// Models are the released models, in the order they were run.
 	Models []Model `json:"models"`
 	// Together states the guarantee of releasing every model of the file together.
@@ -70,11 +74,14 @@ type Model struct {
 }
 
 // Encoding states how a raw row becomes the model's features x (see data.Norm): each numeric
-// column is clipped to its declared [min, max] and mapped to (v − min)/(max − min), each
-// categorical column becomes one 0/1 feature per category (and one for its other bucket), a
-// missing value is replaced as the schema declares; then under "scale" every feature is
-// multiplied by Scale, under "clip" a row whose features have ‖z‖_P above FeatureRadius is
-// shrunk onto that sphere; finally the bias coordinate Bias is appended when it is positive.
+// column is clipped to its declared [min, max] and mapped to z = (v − min)/(max − min) (with
+// the transform log1p, z = (log1p(v) − log1p(min))/(log1p(max) − log1p(min))), and a column
+// with a private range [lo, hi] then to (clip(z, lo, hi) − lo)/(hi − lo); each categorical
+// column becomes one 0/1 feature per category (and one for its other bucket), a missing value
+// is replaced as the schema declares; then under "scale" every feature is multiplied by Scale,
+// under "clip" a row whose features have ‖z‖_P above FeatureRadius is shrunk onto that sphere;
+// finally the bias coordinate Bias is appended when it is positive. Description says it in
+// words, with a sentence for each column that has a transform or a private range.
 type Encoding struct {
 	Features      []string     `json:"features"`
 	P             fit.Exponent `json:"p"`
@@ -89,7 +96,9 @@ type Encoding struct {
 // Label says what a model predicts: for a binary label, the sign of w·x (positive means one
 // of Positive; a logistic model's probability of it is 1/(1 + e^{−w·x})); for classes, the
 // class of the largest score (a multinomial model's probabilities are the softmax of the
-// scores); for a numeric label, w·x in the label's own units, clipped to [Min, Max].
+// scores); for a numeric label, w·x in the label's own units, clipped to the declared
+// [Min, Max], or when the label has a private range (Unit > 0), Offset + Unit·clip(w·x, −1, 1),
+// which lies within that range (see data.Label).
 type Label struct {
 	Name     string   `json:"name"`
 	Kind     string   `json:"kind"`
@@ -100,13 +109,18 @@ type Label struct {
 	Classes      []string `json:"classes,omitempty"`
 	Min          float64  `json:"min,omitempty"`
 	Max          float64  `json:"max,omitempty"`
-	Meaning      string   `json:"meaning"`
+	// Offset and Unit are the map of a numeric label with a private range from the models'
+	// scale [−1, 1] to the label's units (both absent without a range).
+	Offset  float64 `json:"offset,omitempty"`
+	Unit    float64 `json:"unit,omitempty"`
+	Meaning string  `json:"meaning"`
 }
 
-// New returns the release file of models fitted with spec on data of schema s with public
-// facts f. Under add/remove the facts' number of rows is replaced by the declared public N, so
-// that the observed number never reaches the file.
-func New(s *data.Schema, spec fit.Spec, f fit.Facts, models []Model) (*File, error) {
+// New returns the release file of models fitted with spec on data of schema s (as used: with
+// the private ranges when the spec estimated them, released as ranges) with public facts f.
+// Under add/remove the facts' number of rows is replaced by the declared public N, so that the
+// observed number never reaches the file.
+func New(s *data.Schema, spec fit.Spec, f fit.Facts, ranges *mech.Ranges, models []Model) (*File, error) {
 	if err := s.Validate(); err != nil {
 		return nil, err
 	}
@@ -115,7 +129,10 @@ func New(s *data.Schema, spec fit.Spec, f fit.Facts, models []Model) (*File, err
 		return nil, err
 	}
 	f.N = n
-	file := &File{Format: Format, Schema: s, Encoding: encodingOf(s), Label: labelOf(s), Settings: spec, Facts: f, Models: models}
+	if (ranges != nil) != fit.ScalesPrivately(spec, f) {
+		return nil, fmt.Errorf("release: the settings and facts ask for private ranges: %v, and the release has them: %v", fit.ScalesPrivately(spec, f), ranges != nil)
+	}
+	file := &File{Format: Format, Schema: s, Encoding: encodingOf(s), Label: labelOf(s), Settings: spec, Facts: f, Ranges: ranges, Models: models}
 	if file.Together, err = file.together(); err != nil {
 		return nil, err
 	}
@@ -140,6 +157,15 @@ func encodingOf(s *data.Schema) Encoding {
 		Scale: sc.Scale, FeatureRadius: sc.FeatureRadius, Bias: s.Norm.Bias}
 	var b strings.Builder
 	b.WriteString("Numeric columns are clipped to their declared range and mapped to [0, 1]; each category of a categorical column is a 0/1 feature; missing values are replaced as the schema declares. ")
+	var scaled []string
+	for _, c := range s.Columns {
+		if c.Kind == data.Numeric && (c.Transform != data.NoTransform || c.Range != nil) {
+			scaled = append(scaled, c.Name+" is "+c.DescribeScale())
+		}
+	}
+	if len(scaled) > 0 {
+		fmt.Fprintf(&b, "Columns with a transform or a private range differ: %s. ", strings.Join(scaled, "; "))
+	}
 	if s.Norm.Fit == data.FitScale {
 		fmt.Fprintf(&b, "Every feature is then multiplied by %.17g, so that ‖x‖_%v ≤ %v for every row.", sc.Scale, e.P, s.Norm.Radius)
 	} else {
@@ -172,7 +198,13 @@ func labelOf(s *data.Schema) Label {
 			l.Meaning = fmt.Sprintf("one of %d classes: the class with the largest score", len(c.Classes))
 		case data.NumericLabel:
 			l.Kind, l.Min, l.Max = fit.Numeric, c.Min, c.Max
-			l.Meaning = fmt.Sprintf("a number in the label's own units, clipped to the declared range [%v, %v]", c.Min, c.Max)
+			if c.Range == nil {
+				l.Meaning = fmt.Sprintf("a number in the label's own units, clipped to the declared range [%v, %v]", c.Min, c.Max)
+				break
+			}
+			m := s.Label()
+			l.Offset, l.Unit = m.Offset, m.Unit
+			l.Meaning = fmt.Sprintf("a number in the label's own units: offset + unit·s for the score s = w·x clipped to [−1, 1], with offset %.17g and unit %.17g; the training labels were %s", m.Offset, m.Unit, c.DescribeScale())
 		default:
 			continue
 		}
@@ -184,6 +216,9 @@ func labelOf(s *data.Schema) Label {
 // together states the guarantee of releasing every model together, from the plan of the
 // settings and public facts (never from the data).
 func (f *File) together() (string, error) {
+	if f.Ranges != nil && !f.Ranges.Report.Private {
+		return "No privacy is claimed for these releases: the private ranges were not released privately (a seeded run).", nil
+	}
 	for _, m := range f.Models {
 		if !m.Report.Private || (m.Evaluation != nil && !m.Evaluation.Report.Private) {
 			return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified).", nil
@@ -200,12 +235,17 @@ func (f *File) together() (string, error) {
 	}
 	what := fmt.Sprintf("all %d models", len(f.Models))
 	switch {
-	case len(f.Models) == 1 && f.Settings.EvalShare == 0:
+	case len(f.Models) == 1 && f.Settings.EvalShare == 0 && f.Ranges == nil:
 		return fmt.Sprintf("The released model is (ε = %g, δ = %g)-differentially private under %s.", b.Epsilon, b.Delta, rel), nil
-	case len(f.Models) == 1:
+	case len(f.Models) == 1 && f.Settings.EvalShare > 0:
 		what = "the model and its private evaluation"
+	case len(f.Models) == 1:
+		what = "the model"
 	case f.Settings.EvalShare > 0:
 		what += " and their private evaluations"
+	}
+	if f.Ranges != nil {
+		what += fmt.Sprintf(" with the private ranges of the %d scaled columns", len(f.Ranges.Intervals))
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
@@ -216,8 +256,9 @@ func (f *File) together() (string, error) {
 }
 
 // Guarantee returns the privacy curve of releasing every model of the file together: the
-// plan's guarantee for the settings and public facts, composed once per model, and once per
-// private evaluation with the evaluation plan's guarantee.
+// private ranges' guarantee once (when the settings estimate them), and the plan's guarantee
+// for the settings and public facts once per model, with the evaluation plan's once per
+// private evaluation.
 func (f *File) Guarantee() (privacy.Curve, error) {
 	if len(f.Models) == 0 {
 		return nil, errors.New("release: the file has no model")
@@ -226,16 +267,28 @@ func (f *File) Guarantee() (privacy.Curve, error) {
 	if err != nil {
 		return nil, err
 	}
-	one, err := fit.WithEvaluation(pl, f.Settings, f.Facts)
+	ranges, evaluation, err := fit.Beside(f.Settings, f.Facts)
 	if err != nil {
 		return nil, err
 	}
-	parts := make([]privacy.Curve, len(f.Models))
+	if (ranges != nil) != (f.Ranges != nil) {
+		return nil, fmt.Errorf("release: the settings spend %g of the budget on private ranges, and the file has %s", f.Settings.ScaleShare, map[bool]string{true: "them", false: "none"}[f.Ranges != nil])
+	}
+	one := pl.Guarantee()
+	if evaluation != nil {
+		if one, err = privacy.Compose(one, evaluation); err != nil {
+			return nil, err
+		}
+	}
+	var parts []privacy.Curve
+	if ranges != nil {
+		parts = append(parts, ranges)
+	}
 	for k, m := range f.Models {
 		if (m.Evaluation != nil) != (f.Settings.EvalShare > 0) || (m.Evaluation != nil) != (m.HeldOut != nil) {
 			return nil, fmt.Errorf("release: model %d: the settings spend %g of the budget on a private evaluation, and the model has %s", k+1, f.Settings.EvalShare, map[bool]string{true: "one", false: "none"}[m.Evaluation != nil])
 		}
-		parts[k] = one
+		parts = append(parts, one)
 	}
 	return privacy.Compose(parts...)
 }
@@ -246,7 +299,11 @@ func (f *File) Guarantee() (privacy.Curve, error) {
 // range, and the number of rows under replace-one only (under add/remove that number is
 // private, and the evaluation releases a noisy count instead).
 func Evaluate(spec fit.Spec, facts fit.Facts, test *data.Dataset, w []float64, r *rng.Rand) (*mech.Evaluation, *mech.HeldOut, error) {
-	h := mech.HeldOut{Rows: test.N, Min: facts.LabelMin, Max: facts.LabelMax}
+	h := mech.HeldOut{Rows: test.N}
+	h.Min, h.Max = fit.LabelRange(spec, facts)
+	if !test.Label.Identity() {
+		h.Unit = test.Label.Unit // the label's map from [−1, 1] to its units, public with the schema as used
+	}
 	pl, err := fit.Evaluation(spec, facts, h)
 	if err != nil {
 		return nil, nil, err

@@ -48,7 +48,7 @@ func fitted(t *testing.T, s *data.Schema, loss string, labels [3]string, nb priv
 	if err != nil {
 		t.Fatal(err)
 	}
-	facts, err := fit.FactsOf(ds)
+	facts, err := fit.FactsOf(ds, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +64,7 @@ func fitted(t *testing.T, s *data.Schema, loss string, labels [3]string, nb priv
 	if err != nil {
 		t.Fatal(err)
 	}
-	f, err := New(s, spec, facts, []Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
+	f, err := New(s, spec, facts, nil, []Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,7 @@ func fitted(spec fit.Spec, seed uint64) statement.Statements {
 	if err != nil {
 		panic(err)
 	}
-	facts, err := fit.FactsOf(ds)
+	facts, err := fit.FactsOf(ds, nil)
 	if err != nil {
 		panic(err)
 	}

@@ -156,9 +156,9 @@ func whyNotPrivate(k, models int, rep privacy.Report) string {
 
 // claim fixes the claimed (ε, δ) of everything released together and the curve's points at
 // the target. A pure ε-DP curve claims its ε (k·ε for k models). Otherwise a single model
-// without a private evaluation claims the budget its report certifies (a report is only made
-// for a curve that meets it), and k models, or models with their evaluations, the curve's ε
-// at the target δ, rounded up.
+// without a private evaluation or private ranges claims the budget its report certifies (a
+// report is only made for a curve that meets it), and k models, or models with their
+// evaluations or ranges, the curve's ε at the target δ, rounded up.
 func (r *release) claim() error {
 	c, t := r.in.Curve, r.budget
 	r.deltaAtEps = c.Delta(t.Epsilon)
@@ -175,13 +175,23 @@ func (r *release) claim() error {
 		pureEps = p.Eps
 	case privacy.PureComposition:
 		pureEps = p.Eps * float64(p.K)
+	case privacy.Mixed:
+		if len(p.Mus)+len(p.RDPs)+len(p.Points) == 0 { // pure parts only: pure (Σεᵢ)-DP
+			var epss []float64
+			for _, q := range p.Pures {
+				epss = append(epss, q.Eps*float64(q.K))
+			}
+			if sum, err := privacy.ComposePure(epss...); err == nil {
+				pureEps = sum.Eps
+			}
+		}
 	}
 	switch {
 	case pureEps > 0 && c.Delta(pureEps) == 0:
 		r.pure, r.eps, r.delta = true, roundUp(pureEps, 6), 0
 	case t.Delta == 0:
 		return fmt.Errorf("statement: the budget asks for pure ε-DP, but the curve is %v", c)
-	case r.count == 1 && r.in.Settings.EvalShare == 0:
+	case r.count == 1 && r.in.Settings.EvalShare == 0 && !fit.ScalesPrivately(r.in.Settings, r.in.Facts):
 		// The composed curve of one model may exceed the report's by a few ulps of its
 		// parameter (composition rounds up); more than that is a curve of another release.
 		rep := r.in.Reports[0]

@@ -80,11 +80,14 @@ type Dataset struct {
 }
 
 // dataset is an encoded dataset held by the engine: the training rows, and the held-out rows
-// (nil when none are held out; empty when a split by content held out none).
+// (nil when none are held out; empty when a split by content held out none), encoded with
+// schema; and the rows last prepared for a run (see scaledFor), or nil.
 type dataset struct {
 	key         string
+	schema      *data.Schema
 	train, test *data.Dataset
 	summary     *Dataset
+	rescaled    *dataset
 }
 
 // source is the data a request names.
@@ -273,7 +276,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 			return Response{}, err
 		}
 	}
-	if sum.Facts, err = fit.FactsOf(train); err != nil {
+	if sum.Facts, err = fit.FactsOf(train, schema); err != nil {
 		return Response{}, err
 	}
 	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train)
@@ -282,7 +285,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	}
 	if !req.Check {
 		e.mu.Lock()
-		e.data = &dataset{key: key, train: train, test: test, summary: sum}
+		e.data = &dataset{key: key, schema: schema, train: train, test: test, summary: sum}
 		e.mu.Unlock()
 	}
 	return Response{Kind: "dataset", Dataset: sum}, nil

@@ -21,9 +21,14 @@
 //     ("dataset": the public facts and local diagnostics; "progress" while reading).
 //   - "plan": plan every mechanism for a spec and the public facts of the data, and sample
 //     the chosen mechanism's privacy curves ("plans"). Plans never see data.
-//   - "run": one private fit on the dataset, then the evaluation of its model on the held-out
-//     rows, local and, when the spec spends a share of the budget on it, private ("started",
-//     then "progress", then "release").
+//   - "scale": the schema as used by a fit of the spec on the data held, with the private
+//     ranges of its numeric columns when the spec spends a share of the budget on them,
+//     estimated once ("scaled": the schema and the ranges, which every run of the page then
+//     carries, so that all its models share one set of ranges).
+//   - "run": one private fit on the dataset as the spec's schema as used encodes it (with the
+//     private ranges the run carries, when the spec estimates them), then the evaluation of
+//     its model on the held-out rows, local and, when the spec spends a share of the budget on
+//     it, private ("started", then "progress", then "release").
 //   - "cancel": stop a run ("cancelling"; the run then ends with "cancelled").
 //   - "read-release": read and check a release file (package internal/release) that the
 //     person chose, for the settings and the schema it holds ("release-file").
@@ -70,8 +75,11 @@ type Request struct {
 	// Check asks "dataset" to encode and report without keeping the encoded rows (the page's
 	// planning worker needs only the facts).
 	Check bool `json:"check,omitempty"`
-	// Spec is the fit of "plan" and "run".
+	// Spec is the fit of "plan", "scale" and "run".
 	Spec *fit.Spec `json:"spec,omitempty"`
+	// Scaled is the schema as used that "scale" answered with private ranges (its JSON form),
+	// which a "run" whose spec estimates private ranges must carry and any other run must not.
+	Scaled json.RawMessage `json:"scaled,omitempty"`
 	// Facts are the public facts of the data that "plan" plans for.
 	Facts *fit.Facts `json:"facts,omitempty"`
 	// Runs is the number of independent runs whose composed guarantee "plan" reports.
@@ -80,8 +88,8 @@ type Request struct {
 	EpsMax float64 `json:"eps_max,omitempty"`
 	// Run numbers a run among the page's independent runs, from 0.
 	Run int `json:"run,omitempty"`
-	// Seed, when set, seeds run number Run with Seed + Run: the release is then reproducible
-	// and its report says "seeded: not private".
+	// Seed, when set, seeds run number Run with Seed + Run, and "scale" with a stream split
+	// from Seed: the release is then reproducible and its report says "seeded: not private".
 	Seed *uint64 `json:"seed,omitempty"`
 	// Target is the ID of the run that "cancel" stops.
 	Target int `json:"target,omitempty"`
@@ -95,8 +103,9 @@ type Request struct {
 type Response struct {
 	// ID is the ID of the request answered.
 	ID int `json:"id"`
-	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "started",
-	// "progress", "release", "cancelling", "cancelled", "release-file", "scores" or "error".
+	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "scaled",
+	// "started", "progress", "release", "cancelling", "cancelled", "release-file", "scores" or
+	// "error".
 	Kind string `json:"kind"`
 	// Error explains why a request failed (kind "error"); Line and Column locate an error
 	// in the data file when it has a place.
@@ -114,6 +123,8 @@ type Response struct {
 	Dataset *Dataset `json:"dataset,omitempty"`
 	// Plans answers "plan" ("plans").
 	Plans *Plans `json:"plans,omitempty"`
+	// Scaling answers "scale" ("scaled").
+	Scaling *Scaling `json:"scaling,omitempty"`
 	// Progress reports a run or a file being read ("progress").
 	Progress *Progress `json:"progress,omitempty"`
 	// Result is a run's release ("release").
@@ -125,7 +136,7 @@ type Response struct {
 }
 
 // Capabilities are the request kinds Handle understands.
-var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "run", "cancel", "read-release", "score"}
+var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "scale", "run", "cancel", "read-release", "score"}
 
 // Number is a float64 whose JSON form is a number, or "inf", "-inf" or "nan" for the values
 // JSON cannot hold (a mechanism's parameter or bound may be infinite).
@@ -198,6 +209,8 @@ func (e *Engine) Handle(req Request, f File) Response {
 		resp, err = e.dataset(req, f)
 	case "plan":
 		resp, err = plan(req)
+	case "scale":
+		resp, err = e.scale(req)
 	case "run":
 		resp, err = e.start(req)
 	case "cancel":

@@ -36,7 +36,7 @@ func releaseOf(t *testing.T, spec fit.Spec, facts fit.Facts, res *Result) *relea
 		t.Fatal(err)
 	}
 	rel := res.Release
-	f, err := release.New(s, spec, facts, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility,
+	f, err := release.New(s, spec, facts, nil, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility,
 		Parameters: rel.Parameters, Evaluation: res.Private, HeldOut: res.HeldOut}})
 	if err != nil {
 		t.Fatal(err)
@@ -121,7 +121,7 @@ func TestRunPrivateEvaluationAddRemove(t *testing.T) {
 		t.Fatalf("run: %+v", r)
 	}
 	ev := r.Result.Private
-	if ev == nil || r.Result.HeldOut == nil || r.Result.HeldOut.Rows != 0 || math.Abs(ev.Rows-1000) > 100 || ev.Report.Neighbouring != privacy.AddRemove {
+	if ev == nil || r.Result.HeldOut == nil || r.Result.HeldOut.Rows != 0 || math.Abs(ev.Rows-1000) > 10*ev.NoiseSD || ev.Report.Neighbouring != privacy.AddRemove {
 		t.Fatalf("private evaluation %+v, held out %+v", ev, r.Result.HeldOut)
 	}
 	if _, err := releaseOf(t, *spec, d.Facts, r.Result).Guarantee(); err != nil {

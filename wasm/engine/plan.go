@@ -54,8 +54,9 @@ type Parameter struct {
 
 // Curves samples the certified privacy curve δ(ε) of one run at Eps and its tradeoff function
 // T(α) at Alpha, and with several runs those of their composition. A run's curve is its
-// plan's, composed with its private evaluation's when the spec spends a share of the budget on
-// one.
+// plan's, composed with its private evaluation's and its private ranges' when the spec spends
+// a share of the budget on them (fit.Guarantee); the runs share one set of ranges, so their
+// composition counts the ranges once.
 type Curves struct {
 	// Eps and Delta sample δ(ε) of one run; Alpha and Tradeoff its T(α).
 	Eps      []float64 `json:"eps"`
@@ -109,11 +110,21 @@ func plan(req Request) (Response, error) {
 		}
 	}
 	if chosen != nil {
-		g, err := fit.WithEvaluation(chosen, spec, facts)
+		g, err := fit.Guarantee(chosen, spec, facts)
 		if err != nil {
 			return Response{}, err
 		}
-		c, err := curves(g, runs, spec.Budget, req.EpsMax)
+		ranges, evaluation, err := fit.Beside(spec, facts)
+		if err != nil {
+			return Response{}, err
+		}
+		model := chosen.Guarantee()
+		if evaluation != nil {
+			if model, err = privacy.Compose(model, evaluation); err != nil {
+				return Response{}, err
+			}
+		}
+		c, err := curves(g, model, ranges, runs, spec.Budget, req.EpsMax)
 		if err != nil {
 			return Response{}, err
 		}
@@ -144,16 +155,21 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 	return s
 }
 
-// curves samples a guarantee, and the composition of runs copies of it, on
-// ε ∈ [0, epsMax] and α ∈ [0, 1].
-func curves(g privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
+// curves samples the guarantee g of one run on ε ∈ [0, epsMax] and α ∈ [0, 1], and with
+// several runs that of releasing them together: runs copies of each model's own guarantee
+// model (with its private evaluation), composed once with shared, the private ranges that
+// every run uses, when not nil (g is model composed with shared).
+func curves(g, model, shared privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
 	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
 	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
 	if runs > 1 {
 		parts := make([]privacy.Curve, runs)
 		for i := range parts {
-			parts[i] = g
+			parts[i] = model
+		}
+		if shared != nil {
+			parts = append(parts, shared)
 		}
 		composed, err := privacy.Compose(parts...)
 		if err != nil {

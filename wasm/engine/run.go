@@ -56,6 +56,8 @@ const progressInterval = 250 * time.Millisecond
 
 // start plans the request's spec on the data held and starts the run in a goroutine. The
 // plan is fixed here, from the spec and the data's public facts, before the data is touched.
+// The run uses the rows as its spec's schema as used encodes them (scaledFor): rescaled to
+// the request's schema as used when the spec estimates private ranges.
 func (e *Engine) start(req Request) (Response, error) {
 	if req.Spec == nil {
 		return Response{}, errors.New("engine: run needs a spec")
@@ -67,10 +69,13 @@ func (e *Engine) start(req Request) (Response, error) {
 	}
 	d := e.data
 	if d == nil {
-		return Response{}, errors.New("engine: no data: send a \"dataset\" request first")
+		return Response{}, errNoData
 	}
 	pl, err := fit.Plan(*req.Spec, d.summary.Facts)
 	if err != nil {
+		return Response{}, err
+	}
+	if d, err = d.scaledFor(*req.Spec, req.Scaled); err != nil {
 		return Response{}, err
 	}
 	var r *rng.Rand

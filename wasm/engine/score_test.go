@@ -31,7 +31,7 @@ func demoRelease(t *testing.T) []byte {
 		t.Fatal(err)
 	}
 	rel := r.Result.Release
-	f, err := release.New(s, *demoSpec(), d.Facts, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
+	f, err := release.New(s, *demoSpec(), d.Facts, nil, []release.Model{{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,8 @@ type Dataset struct {
 	// X holds the features, row-major: row i is X[i*D : (i+1)*D].
 	X []float64
 	// Y holds one label per row: ±1 for a binary label, the class index 0..K−1 for a
-	// categorical label with K classes, or the target value for regression.
+	// categorical label with K classes, or for regression the target value (in [−1, 1] when
+	// the label has a private range: Label.Raw maps it back to the label's units).
 	Y []float64
 	// Features names the D columns of X.
 	Features []string
@@ -50,7 +51,8 @@ const (
 	LabelUnspecified LabelKind = iota
 	// LabelBinary: Y ∈ {−1, +1}.
 	LabelBinary
-	// LabelNumeric: Y ∈ [Label.Min, Label.Max], a regression target in its own units.
+	// LabelNumeric: Y ∈ [Label.Min, Label.Max], a regression target, in its own units
+	// (Label.Raw(Y) = Y) or mapped from a private range to [−1, 1].
 	LabelNumeric
 	// LabelClass: Y ∈ {0, 1, …, len(Label.Classes)−1}, the index of the class.
 	LabelClass
@@ -62,9 +64,30 @@ type Label struct {
 	Name string
 	// Kind says how Y is encoded.
 	Kind LabelKind
-	// Min and Max are the declared range of a numeric label (LabelNumeric only).
+	// Min and Max are the range of a numeric label's Y (LabelNumeric only): its declared range,
+	// or −1 and 1 when the label has a private range.
 	Min, Max float64
+	// Offset and Unit map a numeric label's Y back to its units, raw = Offset + Unit·Y
+	// (LabelNumeric only): 0 and 1 without a private range; with one, the midpoint and the
+	// half-width of the range in units, [Min + Lo·(Max − Min), Min + Hi·(Max − Min)] for the
+	// declared Min and Max. See Raw.
+	Offset, Unit float64
 	// Classes are the declared class names of a categorical label, in the order of their
 	// indices (LabelClass only).
 	Classes []string
+}
+
+// Identity reports whether Raw is the identity: Unit is 0, or Offset is 0 and Unit 1.
+func (l Label) Identity() bool {
+	return l.Unit == 0 || (l.Unit == 1 && l.Offset == 0)
+}
+
+// Raw returns a numeric label's value y (a label or a prediction on the scale of Y) in the
+// label's units: Offset + Unit·y, and exactly y when the map is the identity (no private
+// range) or Unit is 0 (the zero Label, a dataset built by hand).
+func (l Label) Raw(y float64) float64 {
+	if l.Identity() {
+		return y
+	}
+	return l.Offset + float64(l.Unit*y) // float64(): never fused into an FMA, the same bits everywhere
 }

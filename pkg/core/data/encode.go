@@ -35,6 +35,11 @@ type ColumnDiagnostics struct {
 	Missing int
 	// Clipped counts the numeric values outside the declared range, clipped to it.
 	Clipped int
+	// ClippedToRange counts the numeric values within the declared range but outside the
+	// column's private range (Column.Range), clipped to it: a private range is meant to leave
+	// out a small share of the values at each end (mech.RangeLevel), so these are expected,
+	// and counted apart from Clipped. Like every count here it is local, never released.
+	ClippedToRange int
 	// Other counts the values outside the declared lists: categorical values put in the
 	// other bucket, and binary-label values read as −1 by RestNegative.
 	Other int
@@ -45,12 +50,24 @@ type ColumnDiagnostics struct {
 // or a class index).
 type colPlan struct {
 	col         *Column
+	num         numericScale       // the scale of a numeric column
 	lookup      map[string]float64 // categorical codes, binary ±1, class indices
 	fallback    float64            // the value of a text outside lookup, when hasFallback
 	hasFallback bool
 }
 
-// newColumnPlan prepares the encoding of a valid column that is not ignored.
+// note is what encoding a field did besides reading it.
+type note int
+
+const (
+	asIs           note = iota
+	clipped             // a number outside the declared range, clipped to it
+	clippedToRange      // a number within the declared range, clipped to the private range
+	other               // a text outside the declared lists, taken by the other bucket or RestNegative
+)
+
+// newColumnPlan prepares the encoding of a valid column that is not ignored (for a numeric
+// column, one whose range and transform are valid).
 func newColumnPlan(c *Column) *colPlan {
 	p := &colPlan{col: c}
 	index := func(values []string) map[string]float64 {
@@ -61,6 +78,8 @@ func newColumnPlan(c *Column) *colPlan {
 		return m
 	}
 	switch c.Kind {
+	case Numeric, NumericLabel:
+		p.num = c.numericScale()
 	case Categorical:
 		p.lookup = index(c.Categories)
 		p.fallback, p.hasFallback = float64(len(c.Categories)), c.Other
@@ -79,38 +98,31 @@ func newColumnPlan(c *Column) *colPlan {
 	return p
 }
 
-// encode turns the text of a field that is not missing into its value. flagged reports a
-// numeric value clipped to the declared range, or a text outside the declared lists that was
-// taken by the other bucket or by RestNegative.
-func (p *colPlan) encode(text []byte) (v float64, flagged bool, err error) {
+// encode turns the text of a field that is not missing into its value (a number as its
+// numericScale encodes it), and notes what it did besides reading it.
+func (p *colPlan) encode(text []byte) (float64, note, error) {
 	switch p.col.Kind {
 	case Numeric, NumericLabel:
 		x, err := parseNumber(text)
 		if err != nil {
-			return 0, false, err
+			return 0, asIs, err
 		}
-		lo, hi := p.col.Min, p.col.Max
-		x, flagged = min(max(x, lo), hi), x < lo || x > hi
-		if p.col.Kind == Numeric {
-			// lo ≤ x ≤ hi, so 0 ≤ x − lo ≤ hi − lo in floating point too (rounding is
-			// monotonic), and the quotient is in [0, 1].
-			x = (x - lo) / (hi - lo)
-		}
-		return x, flagged, nil
+		v, n := p.num.encode(x)
+		return v, n, nil
 	}
 	if v, ok := p.lookup[string(text)]; ok {
-		return v, false, nil
+		return v, asIs, nil
 	}
 	if p.hasFallback {
-		return p.fallback, true, nil
+		return p.fallback, other, nil
 	}
 	switch p.col.Kind {
 	case Categorical:
-		return 0, false, fmt.Errorf("%s is not a declared category (the column has no \"other\" bucket)", quote(text))
+		return 0, asIs, fmt.Errorf("%s is not a declared category (the column has no \"other\" bucket)", quote(text))
 	case BinaryLabel:
-		return 0, false, fmt.Errorf("%s is neither a positive nor a negative label value", quote(text))
+		return 0, asIs, fmt.Errorf("%s is neither a positive nor a negative label value", quote(text))
 	default:
-		return 0, false, fmt.Errorf("%s is not a declared class", quote(text))
+		return 0, asIs, fmt.Errorf("%s is not a declared class", quote(text))
 	}
 }
 
@@ -141,11 +153,12 @@ func parseNumber(text []byte) (float64, error) {
 //
 // It checks the schema (Validate) and refuses one with unconfirmed data-derived fields
 // (Unconfirmed), reads the header, requires its column names to be exactly the schema's
-// (in any order), then encodes every row: numeric values clipped to [Min, Max] and scaled to
-// [0, 1], categorical values one-hot, missing values (an empty field or "?") replaced as
-// declared, the label as its kind says, the features then multiplied by the FitScale constant
-// or shrunk by FitClip so that ‖x‖_P ≤ Radius for every row, and the bias appended (see Norm
-// for the exact formulas). NaN and infinities never reach the result.
+// (in any order), then encodes every row: numeric values clipped to [Min, Max], transformed
+// and scaled to [0, 1] (then rescaled to a private Range), categorical values one-hot, missing
+// values (an empty field or "?") replaced as declared, the label as its kind (and Range) says
+// (see Column), the features then multiplied by the FitScale constant or shrunk by FitClip so
+// that ‖x‖_P ≤ Radius for every row, and the bias appended (see Norm for the exact formulas).
+// NaN and infinities never reach the result.
 //
 // The returned Diagnostics are local: not private, never part of a release.
 //
@@ -320,16 +333,17 @@ func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
 				c.diag.Missing++
 				continue
 			}
-			v, flagged, err := c.encode(text)
+			v, n, err := c.encode(text)
 			if err != nil {
 				return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1, Err: err}
 			}
-			if flagged {
-				if c.col.Kind == Numeric || c.col.Kind == NumericLabel {
-					c.diag.Clipped++
-				} else {
-					c.diag.Other++
-				}
+			switch n {
+			case clipped:
+				c.diag.Clipped++
+			case clippedToRange:
+				c.diag.ClippedToRange++
+			case other:
+				c.diag.Other++
 			}
 			row[j] = v
 		}
@@ -347,7 +361,7 @@ func (p *plan) assemble(store *rowStore) *Dataset {
 	s, n, d := p.schema, store.n, len(p.features)
 	ds := &Dataset{
 		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
-		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, PublicRows: s.PublicRows, Label: datasetLabel(p.cols[len(p.cols)-1].col),
+		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, PublicRows: s.PublicRows, Label: p.cols[len(p.cols)-1].col.datasetLabel(),
 	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
@@ -380,14 +394,29 @@ func (p *plan) assemble(store *rowStore) *Dataset {
 	return ds
 }
 
+// Label returns the description of the label that Encode gives a dataset of the valid
+// schema s.
+func (s *Schema) Label() Label {
+	for i := range s.Columns {
+		if c := &s.Columns[i]; c.Kind.isLabel() {
+			return c.datasetLabel()
+		}
+	}
+	return Label{} // unreachable for a valid schema
+}
+
 // datasetLabel describes the label column c.
-func datasetLabel(c *Column) Label {
+func (c *Column) datasetLabel() Label {
 	l := Label{Name: c.Name}
 	switch c.Kind {
 	case BinaryLabel:
 		l.Kind = LabelBinary
 	case NumericLabel:
-		l.Kind, l.Min, l.Max = LabelNumeric, c.Min, c.Max
+		l.Kind, l.Min, l.Max, l.Unit = LabelNumeric, c.Min, c.Max, 1
+		if c.Range != nil {
+			l.Min, l.Max = -1, 1
+			l.Offset, l.Unit = c.labelMap()
+		}
 	case ClassLabel:
 		l.Kind, l.Classes = LabelClass, append([]string(nil), c.Classes...)
 	}

@@ -132,7 +132,7 @@ func TestEncodeLabels(t *testing.T) {
 		{"class indices", classSchema, "a,y\n1,dog\n2,cat\n3,dog\n", []float64{1, 0, 1},
 			Label{Name: "y", Kind: LabelClass, Classes: []string{"cat", "dog"}}, ColumnDiagnostics{Name: "y"}},
 		{"numeric target, clipped to [-5, 5]", targetSchema, "a,y\n1,-7.5\n2,2.25\n3,1e3\n", []float64{-5, 2.25, 5},
-			Label{Name: "y", Kind: LabelNumeric, Min: -5, Max: 5}, ColumnDiagnostics{Name: "y", Clipped: 2}},
+			Label{Name: "y", Kind: LabelNumeric, Min: -5, Max: 5, Unit: 1}, ColumnDiagnostics{Name: "y", Clipped: 2}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -42,6 +42,9 @@ type jsonColumn struct {
 	Kind         *string         `json:"kind"`
 	Min          *float64        `json:"min,omitempty"`
 	Max          *float64        `json:"max,omitempty"`
+	Transform    *string         `json:"transform,omitempty"`
+	Scale        *string         `json:"scale,omitempty"`
+	PrivateRange *jsonRange      `json:"private_range,omitempty"`
 	Categories   []string        `json:"categories,omitempty"`
 	Other        *bool           `json:"other,omitempty"`
 	Positive     []string        `json:"positive,omitempty"`
@@ -50,6 +53,12 @@ type jsonColumn struct {
 	Classes      []string        `json:"classes,omitempty"`
 	Missing      json.RawMessage `json:"missing,omitempty"`
 	Derived      []string        `json:"derived,omitempty"`
+}
+
+// jsonRange is the JSON form of a Range; both ends are required.
+type jsonRange struct {
+	Lo *float64 `json:"lo"`
+	Hi *float64 `json:"hi"`
 }
 
 // LoadSchema reads a schema in its JSON form (at most 16 MiB) and checks it (see
@@ -167,7 +176,8 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 	}
 	c.Kind = Kind(*jc.Kind)
 	set := map[string]bool{
-		"min": jc.Min != nil, "max": jc.Max != nil, "categories": jc.Categories != nil, "other": jc.Other != nil,
+		"min": jc.Min != nil, "max": jc.Max != nil, "transform": jc.Transform != nil, "scale": jc.Scale != nil,
+		"private_range": jc.PrivateRange != nil, "categories": jc.Categories != nil, "other": jc.Other != nil,
 		"positive": jc.Positive != nil, "negative": jc.Negative != nil, "rest_negative": jc.RestNegative != nil,
 		"classes": jc.Classes != nil, "missing": jc.Missing != nil, "derived": jc.Derived != nil,
 	}
@@ -193,6 +203,18 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 	}
 	if jc.Max != nil {
 		c.Max = *jc.Max
+	}
+	if jc.Transform != nil {
+		c.Transform = Transform(*jc.Transform)
+	}
+	if jc.Scale != nil {
+		c.Scale = ColumnScale(*jc.Scale)
+	}
+	if r := jc.PrivateRange; r != nil {
+		if r.Lo == nil || r.Hi == nil {
+			return schemaError(c.Name, `private_range: "lo" and "hi" are both required`)
+		}
+		c.Range = &Range{Lo: *r.Lo, Hi: *r.Hi}
 	}
 	c.Categories, c.Positive, c.Negative, c.Classes, c.Derived = jc.Categories, jc.Positive, jc.Negative, jc.Classes, jc.Derived
 	c.Other = jc.Other != nil && *jc.Other
@@ -275,6 +297,17 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 		switch c.Kind {
 		case Numeric, NumericLabel:
 			jc.Min, jc.Max = &c.Min, &c.Max
+			if c.Transform != NoTransform {
+				t := string(c.Transform)
+				jc.Transform = &t
+			}
+			if c.Scale != ScalePrivate {
+				sc := string(c.Scale)
+				jc.Scale = &sc
+			}
+			if c.Range != nil {
+				jc.PrivateRange = &jsonRange{Lo: &c.Range.Lo, Hi: &c.Range.Hi}
+			}
 		case Categorical:
 			if c.Other {
 				jc.Other = &c.Other

@@ -6,27 +6,43 @@ import (
 	"testing"
 )
 
-// TestReadmeSchemaExample loads the complete schema example of the README's "Data and
-// schemas" section, so the documentation cannot drift from the format.
-func TestReadmeSchemaExample(t *testing.T) {
+// readmeExample returns the first JSON example of the README's section with the heading.
+func readmeExample(t *testing.T, heading string) string {
+	t.Helper()
 	readme, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, section, ok := strings.Cut(string(readme), "### The schema format")
+	_, section, ok := strings.Cut(string(readme), heading+"\n")
 	if !ok {
-		t.Fatal(`the README has no "### The schema format" section`)
+		t.Fatalf("the README has no %q section", heading)
 	}
 	_, block, ok := strings.Cut(section, "```json\n")
 	if !ok {
-		t.Fatal("the schema format section has no JSON example")
+		t.Fatalf("the section %q has no JSON example", heading)
 	}
 	example, _, _ := strings.Cut(block, "```")
-	s := mustSchema(t, example)
+	return example
+}
+
+// TestReadmeSchemaExample loads the complete schema example of the README's "Data and
+// schemas" section, so the documentation cannot drift from the format.
+func TestReadmeSchemaExample(t *testing.T) {
+	s := mustSchema(t, readmeExample(t, "### The schema format"))
 	want := []string{"age", "workclass=Private", "workclass=Self-emp-not-inc", "workclass=Self-emp-inc",
 		"workclass=Federal-gov", "workclass=Local-gov", "workclass=State-gov", "workclass=Without-pay",
 		"workclass=Never-worked", "workclass=?", "sex=Female", "sex=Male", "sex=(other)", "hours-per-week", "(bias)"}
 	if got := s.Features(); strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("the README example has features %q, want %q", got, want)
+	}
+}
+
+// TestReadmeScaledExample loads the README's example of a schema as used, with a transform,
+// private ranges and a column kept on its declared scale.
+func TestReadmeScaledExample(t *testing.T) {
+	s := mustSchema(t, readmeExample(t, "### Transforms and private ranges"))
+	c := s.Columns
+	if c[0].Transform != Log1p || c[0].Range == nil || c[1].Range == nil || c[2].Scale != ScaleDeclared || len(s.PrivatelyScaled()) != 0 {
+		t.Fatalf("the README's scaled example decodes to %+v", c)
 	}
 }

@@ -69,11 +69,41 @@ const (
 	FitClip Fit = "clip"
 )
 
+// Transform is a public transform of a numeric feature's values, part of the schema: the
+// value clipped to the declared [Min, Max] is transformed, and the declared scale runs from
+// the transformed Min to the transformed Max (see Column.ScaleEnds).
+type Transform string
+
+const (
+	// NoTransform keeps the values as they are.
+	NoTransform Transform = ""
+	// Log1p takes log(1 + v), for a column declared with Min > −1: it spreads values that span
+	// orders of magnitude (amounts, counts) over the declared scale.
+	Log1p Transform = "log1p"
+)
+
+// ColumnScale says whether a numeric column may be scaled by a private estimate of its range.
+type ColumnScale string
+
+const (
+	// ScalePrivate (the default) lets a fit that asks for private scaling clip the column to
+	// a private estimate of its range (Column.Range).
+	ScalePrivate ColumnScale = ""
+	// ScaleDeclared keeps the column on its declared scale in every fit.
+	ScaleDeclared ColumnScale = "declared"
+)
+
+// Range is a private range of a numeric column: the fractions [Lo, Hi] of the column's
+// declared (transformed) scale z ∈ [0, 1], 0 ≤ Lo < Hi ≤ 1, that its values are clipped to
+// before they are rescaled to fill the encoding (see Column.Range).
+type Range struct{ Lo, Hi float64 }
+
 // Kind is what a column holds and how it is encoded.
 type Kind string
 
 const (
-	// Numeric: a number, clipped to the declared [Min, Max], then scaled to [0, 1]; one feature.
+	// Numeric: a number, clipped to the declared [Min, Max], transformed (Transform), then
+	// scaled to [0, 1] (and rescaled to its private Range, if any); one feature.
 	Numeric Kind = "numeric"
 	// Categorical: one of the declared Categories, one-hot encoded (one feature per category,
 	// plus one for the Other bucket when declared). A value outside the list is an error
@@ -84,7 +114,8 @@ const (
 	// BinaryLabel: the label, +1 for a value in Positive, −1 for a value in Negative (or for
 	// any other value when RestNegative is set); any other value is an error.
 	BinaryLabel Kind = "binary-label"
-	// NumericLabel: the label, a number clipped to [Min, Max] and kept in its own units.
+	// NumericLabel: the label, a number clipped to [Min, Max] and kept in its own units; or,
+	// with a private Range, mapped from that range to [−1, 1] (see Label).
 	NumericLabel Kind = "numeric-label"
 	// ClassLabel: the label, the index of the value in Classes; any other value is an error.
 	ClassLabel Kind = "class-label"
@@ -99,6 +130,17 @@ type Column struct {
 	Kind Kind
 	// Min < Max is the declared range (Numeric, NumericLabel).
 	Min, Max float64
+	// Transform is applied to the clipped values before they are scaled (Numeric only; Log1p
+	// needs Min > −1).
+	Transform Transform
+	// Scale is ScaleDeclared to keep the column on its declared scale when a fit scales the
+	// others privately (Numeric, NumericLabel).
+	Scale ColumnScale
+	// Range, when not nil, is the column's private range, which privopt writes into the schema
+	// as used when a fit scales the column privately (Numeric, NumericLabel; not with
+	// ScaleDeclared). A feature's value z on the declared scale becomes
+	// (clip(z, Lo, Hi) − Lo)/(Hi − Lo) ∈ [0, 1]; a label's becomes 2·that − 1 ∈ [−1, 1].
+	Range *Range
 	// Categories are the declared values, each a one-hot feature "Name=value" (Categorical).
 	Categories []string
 	// Other adds the feature "Name=(other)" that takes every value not in Categories
@@ -146,8 +188,8 @@ var derivable = map[Kind][]string{
 // memberOf lists, for each kind, the members a column of that kind may have besides name
 // and kind.
 var memberOf = map[Kind][]string{
-	Numeric:      {"min", "max", "missing", "derived"},
-	NumericLabel: {"min", "max", "missing", "derived"},
+	Numeric:      {"min", "max", "transform", "scale", "private_range", "missing", "derived"},
+	NumericLabel: {"min", "max", "scale", "private_range", "missing", "derived"},
 	Categorical:  {"categories", "other", "missing", "derived"},
 	BinaryLabel:  {"positive", "negative", "rest_negative", "missing", "derived"},
 	ClassLabel:   {"classes", "missing", "derived"},
@@ -155,7 +197,7 @@ var memberOf = map[Kind][]string{
 }
 
 // memberNames lists the optional members of a column, in the order errors check them.
-var memberNames = []string{"min", "max", "categories", "other", "positive", "negative", "rest_negative", "classes", "missing", "derived"}
+var memberNames = []string{"min", "max", "transform", "scale", "private_range", "categories", "other", "positive", "negative", "rest_negative", "classes", "missing", "derived"}
 
 // checkMembers returns an error naming the first member in set that does not apply to a
 // column of the known kind.
@@ -189,7 +231,9 @@ func schemaError(name, format string, args ...any) error {
 // Validate checks that the schema is complete and consistent: the norm (P ≥ 1 or ∞, Radius
 // in [1e-100, 1e100], 0 ≤ Bias < Radius, a known Fit), unique non-empty column names,
 // exactly one label column and at least one numeric or categorical column, for each column
-// the fields of its kind and no field of another kind, finite ranges with Min < Max, value
+// the fields of its kind and no field of another kind, finite ranges with Min < Max, a known
+// transform (Log1p with Min > −1), a known scale, a private range with 0 ≤ Lo < Hi ≤ 1 (not on
+// a ScaleDeclared column; on a label, one whose ends differ in the label's units), value
 // lists that are non-empty, unique, non-empty strings without surrounding spaces, a
 // missing-value replacement that the column accepts, Derived entries that name fields of
 // the kind, and unique feature names. It does not check that Derived lists are empty
@@ -273,7 +317,8 @@ func (c *Column) validate() error {
 		return schemaError(c.Name, "unknown kind %q (numeric, categorical, ignore, binary-label, numeric-label or class-label)", c.Kind)
 	}
 	set := map[string]bool{
-		"min": c.Min != 0, "max": c.Max != 0, "categories": c.Categories != nil, "other": c.Other,
+		"min": c.Min != 0, "max": c.Max != 0, "transform": c.Transform != NoTransform, "scale": c.Scale != ScalePrivate,
+		"private_range": c.Range != nil, "categories": c.Categories != nil, "other": c.Other,
 		"positive": c.Positive != nil, "negative": c.Negative != nil, "rest_negative": c.RestNegative,
 		"classes": c.Classes != nil, "missing": c.Missing != (Missing{}), "derived": c.Derived != nil,
 	}
@@ -287,6 +332,9 @@ func (c *Column) validate() error {
 		}
 		if math.IsInf(c.Max-c.Min, 0) {
 			return schemaError(c.Name, "the range [%v, %v] is wider than float64 can hold", c.Min, c.Max)
+		}
+		if err := c.validateScale(); err != nil {
+			return err
 		}
 	case Categorical:
 		if err := checkValues(c.Name, "categories", c.Categories, false); err != nil {
@@ -318,13 +366,13 @@ func (c *Column) validate() error {
 		}
 	}
 	if c.Missing.Replace {
-		_, flagged, err := newColumnPlan(c).encode([]byte(c.Missing.Value))
+		_, n, err := newColumnPlan(c).encode([]byte(c.Missing.Value))
 		switch {
 		case err != nil:
 			return schemaError(c.Name, "missing: the replacement is not a value of the column: %v", err)
-		case flagged && (c.Kind == Numeric || c.Kind == NumericLabel):
+		case n == clipped:
 			return schemaError(c.Name, "missing: the replacement %s is outside [%v, %v]", c.Missing.Value, c.Min, c.Max)
-		case flagged:
+		case n == other:
 			return schemaError(c.Name, "missing: the replacement %q is not one of the declared values", c.Missing.Value)
 		}
 	} else if c.Missing.Value != "" {

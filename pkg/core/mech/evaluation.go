@@ -38,6 +38,10 @@ type HeldOut struct {
 	// Min and Max are the declared range of a numeric label (regression).
 	Min float64 `json:"label_min,omitempty"`
 	Max float64 `json:"label_max,omitempty"`
+	// Unit, when positive, is the label's units per unit of [Min, Max] (data.Label.Unit: a
+	// label mapped from a private range to [−1, 1]); the mean absolute error and the RMSE are
+	// stated in the label's units, multiplied by it (post-processing). 0 means 1.
+	Unit float64 `json:"unit,omitempty"`
 }
 
 // evaluationQuantum is the spacing 2⁻²⁰ to which a regression row's terms are rounded.
@@ -75,8 +79,8 @@ func PlanEvaluation(p Problem, b Budget, h HeldOut) (*EvaluationPlan, error) {
 	coords := 0
 	switch {
 	case regression(p.Loss.Name):
-		if !(h.Min < h.Max) || math.IsInf(h.Max-h.Min, 0) {
-			return nil, fmt.Errorf("mech: a regression model's evaluation needs the label's declared range, got [%g, %g]", h.Min, h.Max)
+		if !(h.Min < h.Max) || math.IsInf(h.Max-h.Min, 0) || !(h.Unit >= 0) || math.IsInf(h.Unit, 1) {
+			return nil, fmt.Errorf("mech: a regression model's evaluation needs the label's declared range and a finite unit ≥ 0, got [%g, %g] and %g", h.Min, h.Max, h.Unit)
 		}
 		coords, e.l2, e.l1 = 4, 2, 4
 		if addRemove {
@@ -173,7 +177,7 @@ func (e *EvaluationPlan) Run(ds *data.Dataset, w []float64, r *rng.Rand) (*Evalu
 	}
 	released("private evaluation", in, out, e.l2, grid)
 	rep, err := privacy.NewReport(e.base, privacy.ReportSpec{
-		Mechanism:    "private evaluation" + e.noiseName(),
+		Mechanism:    "private evaluation (" + e.noiseName() + ")",
 		Paper:        "the Gaussian and Laplace mechanisms on sums of bounded terms; Canonne, Kamath and Steinke 2020 for the discrete noise",
 		Target:       privacy.Budget{Epsilon: e.budget.Epsilon, Delta: e.budget.Delta},
 		Neighbouring: e.budget.relation(),
@@ -257,25 +261,13 @@ func argmaxScore(w, x []float64, classes int) int {
 	return best
 }
 
-// noiseName names the noise in the report's mechanism field.
-func (e *EvaluationPlan) noiseName() string {
-	if e.noise == noiseDiscreteGaussian {
-		return " (discrete Gaussian on a grid)"
-	}
-	return " (discrete Laplace on a grid)"
-}
-
 // sensitivityOf says what the report's sensitivity bounds.
 func (e *EvaluationPlan) sensitivityOf() string {
-	norm := "ℓ2"
-	if e.noise == noiseDiscreteLaplace {
-		norm = "ℓ1"
-	}
 	what := "the confusion matrix"
 	if e.classes == 0 {
 		what = "the regression error sums"
 	}
-	return fmt.Sprintf("the %s distance between %s of neighbouring held-out sets", norm, what)
+	return fmt.Sprintf("the %s distance between %s of neighbouring held-out sets", e.sensitivityNorm(), what)
 }
 
 // sensitivityDerivation says how the sensitivity follows from the per-row terms.
@@ -285,15 +277,6 @@ func (e *EvaluationPlan) sensitivityDerivation() string {
 		s = "a row adds four terms in [0, 1] (its absolute and squared errors and its label's offset and square, scaled by the label's declared range and rounded to 2⁻²⁰), so replacing one moves each sum by at most 1 (ℓ2 2, ℓ1 4); under add/remove a fifth sum counts the rows (ℓ2 √5, ℓ1 5)"
 	}
 	return s + fmt.Sprintf("; plus the grid's rounding with g = 2^%d", int(math.Round(math.Log2(e.grid.Spacing()))))
-}
-
-// noiseSD bounds the noise's standard deviation per sum.
-func (e *EvaluationPlan) noiseSD() float64 {
-	g := e.grid.Spacing()
-	if e.noise == noiseDiscreteGaussian {
-		return math.Sqrt(e.sigma2) * g // Var N_Z(0, σ_g²) ≤ σ_g²
-	}
-	return math.Sqrt2 * e.scale // Var of the discrete Laplace of scale b ≤ 2b²
 }
 
 // noiseDraw draws the noise's continuous counterpart (Gaussian of standard deviation σ, or
@@ -397,6 +380,9 @@ func (e *EvaluationPlan) statistics(sums []float64) []float64 {
 	}
 	n = max(n, 1)
 	span := e.heldOut.Max - e.heldOut.Min
+	if e.heldOut.Unit > 0 {
+		span *= e.heldOut.Unit
+	}
 	a, b, c, q := max(sums[0], 0), max(sums[1], 0), sums[2], sums[3]
 	sst := q - c*c/n
 	r2 := math.NaN()

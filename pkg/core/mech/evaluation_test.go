@@ -2,6 +2,7 @@ package mech
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -210,5 +211,46 @@ func TestEvaluationRefuses(t *testing.T) {
 	ds := rowsData(2, [][]float64{{0, 0}}, []float64{1})
 	if _, err := e.Run(ds, cs[0].w, rng.Seeded(1)); err == nil || !strings.Contains(err.Error(), "planned for 5") {
 		t.Errorf("a held-out set of another size: error %v", err)
+	}
+}
+
+// TestEvaluationUnit checks that a label's unit (a label mapped from a private range to
+// [−1, 1]) multiplies the mean absolute error and the RMSE, and nothing else: the same seed
+// releases the same sums.
+func TestEvaluationUnit(t *testing.T) {
+	c := evaluationCases()[2]
+	r := rng.Seeded(3)
+	rows, labels := make([][]float64, 200), make([]float64, 200)
+	for i := range rows {
+		rows[i], labels[i] = c.row(r)
+	}
+	ds := rowsData(2, rows, labels)
+	run := func(unit float64) *Evaluation {
+		h := c.heldOut
+		h.Rows, h.Unit = ds.N, unit
+		e, err := PlanEvaluation(c.problem, Budget{Epsilon: 1, Delta: 1e-6}, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ev, err := e.Run(ds, c.w, rng.Seeded(1))
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ev
+	}
+	one, three := run(0), run(3)
+	if !slices.Equal(one.Sums, three.Sums) || one.R2.Value != three.R2.Value {
+		t.Errorf("the unit changed the sums or R²: %v / %v, %v / %v", one.Sums, three.Sums, one.R2, three.R2)
+	}
+	for _, pair := range [][2]*Estimate{{one.MAE, three.MAE}, {one.RMSE, three.RMSE}} {
+		a, b := pair[0], pair[1]
+		if math.Abs(b.Value-3*a.Value) > 1e-12*b.Value || math.Abs(b.Low-3*a.Low) > 1e-12*b.Value || math.Abs(b.High-3*a.High) > 1e-12*b.Value {
+			t.Errorf("unit 3: %+v, want 3 × %+v", *b, *a)
+		}
+	}
+	h := c.heldOut
+	h.Rows, h.Unit = ds.N, math.Inf(1)
+	if _, err := PlanEvaluation(c.problem, Budget{Epsilon: 1, Delta: 1e-6}, h); err == nil {
+		t.Error("an infinite unit was accepted")
 	}
 }

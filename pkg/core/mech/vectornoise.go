@@ -192,3 +192,28 @@ func (v *vectorNoise) addParameters(ps map[string]float64) {
 		ps["laplace_scale"], ps["epsilon_pure"] = v.scale, v.epsActual
 	}
 }
+
+// noiseName names the noise of a grid release in a report.
+func (v *vectorNoise) noiseName() string {
+	if v.noise == noiseDiscreteGaussian {
+		return "discrete Gaussian on a grid"
+	}
+	return "discrete Laplace on a grid"
+}
+
+// sensitivityNorm names the norm of the sensitivity the noise is calibrated to.
+func (v *vectorNoise) sensitivityNorm() string {
+	if v.noise == noiseDiscreteLaplace {
+		return "ℓ1"
+	}
+	return "ℓ2"
+}
+
+// noiseSD bounds the standard deviation of the noise of a grid release per coordinate.
+func (v *vectorNoise) noiseSD() float64 {
+	g := v.grid.Spacing()
+	if v.noise == noiseDiscreteGaussian {
+		return math.Sqrt(v.sigma2) * g // Var N_Z(0, σ_g²) ≤ σ_g²
+	}
+	return math.Sqrt2 * v.scale // Var of the discrete Laplace of scale b ≤ 2b²
+}
