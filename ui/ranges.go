@@ -13,15 +13,19 @@ import (
 // when their release file has none): each scaled column's declared range and its private
 // range, in the column's units (mapped back through its transform), the share of the budget
 // and the ranges' own (ε, δ) (their report's target), counted once in the release's guarantee
-// however many runs used them.
+// however many runs used them, then the transform each column's range suggests, if any
+// (data.TransformSuggestion).
 func (a *App) RangesText() string {
 	if a.rel == nil || a.rel.Ranges == nil {
 		return ""
 	}
-	var cols []string
+	var cols, suggestions []string
 	for _, c := range a.rel.Schema.Columns {
 		if c.Range != nil {
 			cols = append(cols, c.Name+" from "+interval(c.Min, c.Max)+" to "+interval(c.Unscale(c.Range.Lo), c.Unscale(c.Range.Hi)))
+			if line := data.TransformSuggestion(c, *c.Range); c.Kind == data.Numeric && line != "" {
+				suggestions = append(suggestions, line)
+			}
 		}
 	}
 	r := a.rel.Ranges
@@ -32,6 +36,9 @@ func (a *App) RangesText() string {
 		strings.Join(cols, "; "), shareText(a.runSpec.ScaleShare), shortText(t.Epsilon), shortText(t.Delta))
 	if !r.Report.Private {
 		text += " They were seeded: not private."
+	}
+	for _, line := range suggestions {
+		text += " " + line
 	}
 	return text
 }

@@ -8,6 +8,7 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/mech"
 )
 
 // With the default settings the demo's runs share one set of private ranges: worker 1
@@ -134,5 +135,21 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 	a.SetLoss("squared")
 	if a.Domain != fit.Whole {
 		t.Errorf("a chosen domain was replaced by the loss's default: %q", a.Domain)
+	}
+}
+
+// TestRangesSuggestTransforms checks that the ranges' text passes on the transform a range
+// suggests (data.TransformSuggestion) and says nothing of the others.
+func TestRangesSuggestTransforms(t *testing.T) {
+	col := func(name string, hi float64) data.Column {
+		return data.Column{Name: name, Kind: data.Numeric, Min: 0, Max: 100000, Range: &data.Range{Lo: 0, Hi: hi}}
+	}
+	a := &App{releaseState: releaseState{rel: &release.File{Ranges: &mech.Ranges{}, Schema: &data.Schema{Columns: []data.Column{col("gain", 0.001), col("wide", 0.5)}}}}}
+	text := a.RangesText()
+	if want := data.TransformSuggestion(col("gain", 0.001), data.Range{Lo: 0, Hi: 0.001}); want == "" || !strings.Contains(text, want) {
+		t.Errorf("the ranges text %q lacks the suggestion %q", text, want)
+	}
+	if data.TransformSuggestion(col("wide", 0.5), data.Range{Lo: 0, Hi: 0.5}) != "" || strings.Count(text, "log1p") != 1 {
+		t.Errorf("the ranges text %q suggests more than one transform", text)
 	}
 }
