@@ -52,17 +52,18 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	replace := fs.Bool("replace", false, "write BASE.json (first argument) with the cells of NEW.json (second) to the --json file")
 	suite := fs.String("suite", "adult-lr", "the benchmark: adult-lr or devsuite")
 	devsuiteDir := fs.String("devsuite", defaultDevsuiteDir, "with --suite devsuite: the development suite's folder")
+	unscaled := fs.Bool("unscaled", false, "with --suite devsuite: also run every cell without private ranges, for comparison")
 	if err := fs.parseArgs(args, 3); err != nil {
 		return err
 	}
 	set, _ := fs.given()
 	switch *suite {
 	case "devsuite":
-		o := devsuiteOptions{dir: *devsuiteDir, eps: *epsList, delta: *delta, runs: *runs, jsonOut: *jsonOut, svgOut: *svgOut}
+		o := devsuiteOptions{dir: *devsuiteDir, eps: *epsList, delta: *delta, runs: *runs, jsonOut: *jsonOut, svgOut: *svgOut, unscaled: *unscaled}
 		return runDevsuite(set, o, fs.Args(), stdout, stderr)
 	case "adult-lr":
-		if set["devsuite"] {
-			return usageError{"--devsuite goes with --suite devsuite"}
+		if set["devsuite"] || set["unscaled"] {
+			return usageError{"--devsuite and --unscaled go with --suite devsuite"}
 		}
 	default:
 		return usageError{fmt.Sprintf("--suite: unknown benchmark %q (adult-lr or devsuite)", *suite)}
@@ -160,6 +161,7 @@ type devsuiteOptions struct {
 	delta           float64
 	runs            int
 	jsonOut, svgOut string
+	unscaled        bool
 }
 
 // runDevsuite runs the development suite with the bench flags o (set: the flags given on the
@@ -196,7 +198,7 @@ func runDevsuite(set map[string]bool, o devsuiteOptions, args []string, stdout, 
 	ctx, stop := interruptible()
 	defer stop()
 	res, err := devsuite.Run(ctx, devsuite.Config{Dir: o.dir, Tasks: devsuite.Tasks, Epsilons: epss, Delta: o.delta, Runs: o.runs,
-		Progress: func(line string) { fmt.Fprintln(stderr, line) }})
+		Unscaled: o.unscaled, Progress: func(line string) { fmt.Fprintln(stderr, line) }})
 	if err != nil {
 		return err
 	}

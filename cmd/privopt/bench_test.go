@@ -14,7 +14,7 @@ func TestBenchDevsuiteFlags(t *testing.T) {
 	}{
 		{[]string{"--suite", "devsuite", "--devsuite", missing}, "--devsuite " + missing + ": not a folder"},
 		{[]string{"--suite", "nope"}, `--suite: unknown benchmark "nope"`},
-		{[]string{"--devsuite", missing}, "--devsuite goes with --suite devsuite"},
+		{[]string{"--devsuite", missing}, "--devsuite and --unscaled go with --suite devsuite"},
 		{[]string{"--suite", "devsuite", "--mech", "outpert"}, "--mech applies to the adult-lr benchmark"},
 		{[]string{"--suite", "devsuite", "--radius", "3"}, "--radius applies to the adult-lr benchmark"},
 		{[]string{"--suite", "devsuite", "--runs", "0"}, "--runs must be at least 1"},

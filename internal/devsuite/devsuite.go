@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/privopt/privopt/internal/bench"
@@ -41,9 +42,12 @@ type Task struct {
 	// Name names the task in tables.
 	Name string `json:"name"`
 	// Folder is the data set's folder in the suite (train.csv, schema files) and Schema the
-	// task's schema file there.
+	// task's schema file there; Train, when set, is the training file there instead of
+	// train.csv. An absolute Folder, or one starting with "./", is not in the suite's folder
+	// (adult-lr's, in this repository).
 	Folder string `json:"folder"`
 	Schema string `json:"schema"`
+	Train  string `json:"train,omitempty"`
 	// Label is the label kind the schema must declare: fit.Binary, fit.Numeric or fit.Class.
 	Label string `json:"label"`
 	// TopShare, when positive (binary tasks), adds the task's own measure: the positives among
@@ -51,10 +55,11 @@ type Task struct {
 	TopShare float64 `json:"top_share,omitempty"`
 }
 
-// Tasks are the suite's eight tasks. ticdata's own measure is CoIL 2000's, the policy
+// Tasks are adult-lr (from this repository: run from its root) and the suite's eight tasks. ticdata's own measure is CoIL 2000's, the policy
 // owners among the 800 best-scored of 4,000 customers, taken as a share: the best-scored 20 %
 // of the validation rows.
 var Tasks = []Task{
+	{Name: "adult", Folder: "./testdata/adult", Train: "adult.data", Schema: "../../examples/adult-lr.schema.json", Label: fit.Binary},
 	{Name: "diamonds", Folder: "diamonds", Schema: "schema.json", Label: fit.Numeric},
 	{Name: "diamonds (binary)", Folder: "diamonds", Schema: "schema-binary.json", Label: fit.Binary},
 	{Name: "Fertility", Folder: "Fertility", Schema: "schema.json", Label: fit.Binary},
@@ -90,6 +95,9 @@ type Config struct {
 	Delta    float64
 	// Runs is the number of fits per task and ε, each with fresh OS randomness.
 	Runs int
+	// Unscaled also runs each cell's spec without private ranges (ScaleShare 0), with as many
+	// runs, for comparison.
+	Unscaled bool
 	// Progress, if not nil, receives a line per finished cell (task and ε).
 	Progress func(line string)
 }
@@ -136,15 +144,23 @@ type Cell struct {
 	// (planning and running, the data already encoded).
 	Runs    []Measures `json:"runs"`
 	Seconds []float64  `json:"seconds"`
+	// Unscaled are the measures of the same spec without private ranges (Config.Unscaled).
+	Unscaled []Measures `json:"unscaled,omitempty"`
 	// Error is set when a fit failed; Runs then holds the runs before it.
 	Error string `json:"error,omitempty"`
 }
 
 // Stat returns the mean of a measure over the cell's runs and its standard error, sd/√runs
 // (NaN for fewer than two runs; the mean is NaN for none).
-func (c Cell) Stat(measure string) (mean, se float64) {
-	xs := make([]float64, 0, len(c.Runs))
-	for _, m := range c.Runs {
+func (c Cell) Stat(measure string) (mean, se float64) { return stat(c.Runs, measure) }
+
+// UnscaledStat is Stat over the runs without private ranges.
+func (c Cell) UnscaledStat(measure string) (mean, se float64) { return stat(c.Unscaled, measure) }
+
+// stat returns the mean of a measure over runs and its standard error.
+func stat(runs []Measures, measure string) (mean, se float64) {
+	xs := make([]float64, 0, len(runs))
+	for _, m := range runs {
 		if v, ok := m[measure]; ok {
 			xs = append(xs, v)
 		}
@@ -203,12 +219,14 @@ func runDevsuiteTask(ctx context.Context, cfg Config, t Task) (TaskResult, error
 	for _, eps := range cfg.Epsilons {
 		spec := defaultSpec(t, eps, cfg.Delta)
 		cell := Cell{Epsilon: eps, Spec: spec}
+		unscaled := spec
+		unscaled.ScaleShare = 0
 		for range cfg.Runs {
 			if err := ctx.Err(); err != nil {
 				return res, err
 			}
 			start := time.Now()
-			w, v, err := devsuiteFit(ctx, spec, train, valid, schema, rng.New())
+			m, err := measuredFit(ctx, t, spec, train, valid, schema, fitMean)
 			if err != nil {
 				if ctx.Err() != nil {
 					return res, ctx.Err()
@@ -217,11 +235,18 @@ func runDevsuiteTask(ctx context.Context, cfg Config, t Task) (TaskResult, error
 				break
 			}
 			cell.Seconds = append(cell.Seconds, time.Since(start).Seconds())
-			m, err := privoptMeasures(t, spec, v, w, fitMean)
-			if err != nil {
-				return res, err
-			}
 			cell.Runs = append(cell.Runs, m)
+			if !cfg.Unscaled {
+				continue
+			}
+			if m, err = measuredFit(ctx, t, unscaled, train, valid, schema, fitMean); err != nil {
+				if ctx.Err() != nil {
+					return res, ctx.Err()
+				}
+				cell.Error = err.Error()
+				break
+			}
+			cell.Unscaled = append(cell.Unscaled, m)
 		}
 		res.Cells = append(res.Cells, cell)
 		if cfg.Progress != nil {
@@ -229,6 +254,16 @@ func runDevsuiteTask(ctx context.Context, cfg Config, t Task) (TaskResult, error
 		}
 	}
 	return res, nil
+}
+
+// measuredFit runs the default fit with spec and fresh randomness and returns its validation
+// measures.
+func measuredFit(ctx context.Context, t Task, spec fit.Spec, train, valid *data.Dataset, schema *data.Schema, fitMean float64) (Measures, error) {
+	w, v, err := devsuiteFit(ctx, spec, train, valid, schema, rng.New())
+	if err != nil {
+		return nil, err
+	}
+	return privoptMeasures(t, spec, v, w, fitMean)
 }
 
 // cellSummary is a cell's progress line after its task and ε, with the task's baselines.
@@ -258,6 +293,13 @@ func cellSummary(t TaskResult, c Cell) string {
 // fixed split. changed counts what encoding changed (TaskResult.Changed).
 func loadDevsuiteTask(dir string, t Task) (schema *data.Schema, train, valid *data.Dataset, changed int, err error) {
 	folder := filepath.Join(dir, t.Folder)
+	if filepath.IsAbs(t.Folder) || strings.HasPrefix(t.Folder, "./") {
+		folder = t.Folder
+	}
+	trainFile := t.Train
+	if trainFile == "" {
+		trainFile = "train.csv"
+	}
 	f, err := os.Open(filepath.Join(folder, t.Schema))
 	if err != nil {
 		return nil, nil, nil, 0, err
@@ -267,14 +309,14 @@ func loadDevsuiteTask(dir string, t Task) (schema *data.Schema, train, valid *da
 	if err != nil {
 		return nil, nil, nil, 0, fmt.Errorf("%s: %w", t.Schema, err)
 	}
-	f, err = os.Open(filepath.Join(folder, "train.csv"))
+	f, err = os.Open(filepath.Join(folder, trainFile))
 	if err != nil {
 		return nil, nil, nil, 0, err
 	}
 	ds, diag, err := data.Encode(f, schema)
 	f.Close()
 	if err != nil {
-		return nil, nil, nil, 0, fmt.Errorf("train.csv: %w", err)
+		return nil, nil, nil, 0, fmt.Errorf("%s: %w", trainFile, err)
 	}
 	facts, err := fit.FactsOf(ds, schema)
 	if err != nil {

@@ -233,7 +233,7 @@ func TestDevsuiteEndToEnd(t *testing.T) {
 	dir := t.TempDir()
 	tasks := writeSuite(t, dir, 300)
 	var lines []string
-	cfg := Config{Dir: dir, Tasks: tasks, Epsilons: []float64{1, 8}, Delta: 1e-6, Runs: 2,
+	cfg := Config{Dir: dir, Tasks: tasks, Epsilons: []float64{1, 8}, Delta: 1e-6, Runs: 2, Unscaled: true,
 		Progress: func(l string) { lines = append(lines, l) }}
 	res, err := Run(context.Background(), cfg)
 	if err != nil {
@@ -275,7 +275,14 @@ func TestDevsuiteEndToEnd(t *testing.T) {
 	}
 
 	md := Markdown(res)
-	for _, want := range []string{"| bin | 8 | 2 |", "| reg | 1 | 2 |", "| reg | numeric | 240 | 60 | 6 | squared | ball | 10 | 0 |",
+	for _, tr := range res.Tasks {
+		for _, c := range tr.Cells {
+			if len(c.Unscaled) != 2 || c.Spec.ScaleShare != fit.DefaultScaleShare {
+				t.Errorf("%s ε=%g: %d runs without private ranges, share %g", tr.Task.Name, c.Epsilon, len(c.Unscaled), c.Spec.ScaleShare)
+			}
+		}
+	}
+	for _, want := range []string{"without private ranges (%)", "R² without private ranges", "| bin | 8 | 2 |", "| reg | 1 | 2 |", "| reg | numeric | 240 | 60 | 6 | squared | ball | 10 | 0 |",
 		"R² (% of OLS)", "top hits", "among the 12 best-scored of its 60 validation rows", "rng.Seeded(20261125)", "never read"} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the markdown lacks %q:\n%s", want, md)

@@ -48,8 +48,15 @@ func Markdown(res Result) string {
 	if len(classes) > 0 {
 		top := slices.ContainsFunc(classes, func(t TaskResult) bool { return t.Task.TopShare > 0 })
 		b.WriteString("\nClassification: accuracy and mean log-loss on the validation rows; gap: percentage points below the non-private model.\n\n")
-		b.WriteString("| task | ε | runs | accuracy (%) | log-loss | majority (%) | non-private (%) | gap (points) | non-private log-loss |")
-		rule := "|---|---|---|---|---|---|---|---|---|"
+		unscaled := slices.ContainsFunc(classes, hasUnscaled)
+		b.WriteString("| task | ε | runs | accuracy (%) |")
+		rule := "|---|---|---|---|"
+		if unscaled {
+			b.WriteString(" without private ranges (%) |")
+			rule += "---|"
+		}
+		b.WriteString(" log-loss | majority (%) | non-private (%) | gap (points) | non-private log-loss |")
+		rule += "---|---|---|---|---|"
 		if top {
 			b.WriteString(" top hits | non-private top hits |")
 			rule += "---|---|"
@@ -60,8 +67,12 @@ func Markdown(res Result) string {
 				acc, accSE := c.Stat(MeasureAccuracy)
 				ll, llSE := c.Stat(MeasureLogLoss)
 				np := t.NonPrivate[MeasureAccuracy]
-				fmt.Fprintf(&b, "| %s | %g | %d | %s | %s | %.2f | %.2f | %s | %.4f |", t.Task.Name, c.Epsilon, len(c.Runs),
-					pm(acc, accSE, "%.2f", 100), pm(ll, llSE, "%.4f", 1), 100*t.Trivial[MeasureAccuracy], 100*np,
+				fmt.Fprintf(&b, "| %s | %g | %d | %s |", t.Task.Name, c.Epsilon, len(c.Runs), pm(acc, accSE, "%.2f", 100))
+				if unscaled {
+					m, se := c.UnscaledStat(MeasureAccuracy)
+					fmt.Fprintf(&b, " %s |", pm(m, se, "%.2f", 100))
+				}
+				fmt.Fprintf(&b, " %s | %.2f | %.2f | %s | %.4f |", pm(ll, llSE, "%.4f", 1), 100*t.Trivial[MeasureAccuracy], 100*np,
 					number(100*(np-acc), "%.2f"), t.NonPrivate[MeasureLogLoss])
 				if top {
 					if t.Task.TopShare > 0 {
@@ -78,7 +89,14 @@ func Markdown(res Result) string {
 	if len(regressions) > 0 {
 		b.WriteString("\nRegression: RMSE in the label's units and R² = 1 − MSE/(mean squared deviation of the validation labels from the fit rows' mean); " +
 			"the last column is privopt's R² as a percentage of the non-private OLS's.\n\n")
-		b.WriteString("| task | ε | runs | RMSE | R² | mean RMSE | OLS RMSE | OLS R² | R² (% of OLS) | fit (s) |\n|---|---|---|---|---|---|---|---|---|---|\n")
+		unscaled := slices.ContainsFunc(regressions, hasUnscaled)
+		b.WriteString("| task | ε | runs | RMSE | R² |")
+		rule := "|---|---|---|---|---|"
+		if unscaled {
+			b.WriteString(" R² without private ranges |")
+			rule += "---|"
+		}
+		b.WriteString(" mean RMSE | OLS RMSE | OLS R² | R² (% of OLS) | fit (s) |\n" + rule + "---|---|---|---|---|\n")
 		for _, t := range regressions {
 			for _, c := range t.Cells {
 				e, eSE := c.Stat(MeasureRMSE)
@@ -88,8 +106,12 @@ func Markdown(res Result) string {
 				if ols > 0 {
 					share = 100 * r2 / ols
 				}
-				fmt.Fprintf(&b, "| %s | %g | %d | %s | %s | %.3f | %.3f | %.3f | %s | %s |%s\n", t.Task.Name, c.Epsilon, len(c.Runs),
-					pm(e, eSE, "%.3f", 1), pm(r2, r2SE, "%.3f", 1), t.Trivial[MeasureRMSE], t.NonPrivate[MeasureRMSE], ols,
+				fmt.Fprintf(&b, "| %s | %g | %d | %s | %s |", t.Task.Name, c.Epsilon, len(c.Runs), pm(e, eSE, "%.3f", 1), pm(r2, r2SE, "%.3f", 1))
+				if unscaled {
+					m, se := c.UnscaledStat(MeasureR2)
+					fmt.Fprintf(&b, " %s |", pm(m, se, "%.3f", 1))
+				}
+				fmt.Fprintf(&b, " %.3f | %.3f | %.3f | %s | %s |%s\n", t.Trivial[MeasureRMSE], t.NonPrivate[MeasureRMSE], ols,
 					number(share, "%.1f"), seconds(c), cellError(c))
 			}
 		}
@@ -102,6 +124,11 @@ func Markdown(res Result) string {
 		}
 	}
 	return b.String()
+}
+
+// hasUnscaled reports whether a task's cells were also run without private ranges.
+func hasUnscaled(t TaskResult) bool {
+	return slices.ContainsFunc(t.Cells, func(c Cell) bool { return len(c.Unscaled) > 0 })
 }
 
 // pm writes mean ± se, both multiplied by scale, in format; "–" for no mean, the mean alone
