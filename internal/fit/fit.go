@@ -353,7 +353,7 @@ func shareOf(s Spec, share float64) (mech.Budget, error) {
 // DefaultScaleShare is the default ScaleShare: the share of the budget spent on private ranges
 // when the schema has numeric columns to scale. Composed exactly with noisy-gd's Gaussian
 // noise, a fifth of ε costs the mechanism about 4 % of its μ² (2 % more noise) and halves the
-// ranges' noise against a tenth. See docs/tuning.md.
+// ranges' noise against a tenth. See docs/private-ranges.md.
 const DefaultScaleShare = 0.2
 
 // rangesRowsPerSD is the number of rows per unit of the ranges' noise (its standard deviation
