@@ -14,6 +14,7 @@ import (
 	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/rng"
 )
 
 const toySchema = `{
@@ -412,5 +413,39 @@ func TestFitReportsTestFileChanges(t *testing.T) {
 	cols, _ := data["columns"].([]any)
 	if data["rows"] != 3.0 || len(cols) != 2 {
 		t.Errorf("the test section's data: %v", data)
+	}
+}
+
+// TestFitRegressionRanges fits a regression whose feature lives in 0.1 % of its declared range
+// and whose label in 3 % of its own: the fit estimates both ranges, suggests log1p for the
+// feature (on stderr and in the output), maps the label to [−1, 1], and reports the held-out
+// RMSE in the label's units, close to the noise's 1 (the label is 100 + 3·v + N(0, 1)).
+func TestFitRegressionRanges(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("v,y\n")
+	r := rng.Seeded(3)
+	for range 4000 {
+		v := 10 * r.Float64()
+		fmt.Fprintf(&b, "%.6f,%.4f\n", v, 100+3*v+r.Normal())
+	}
+	csv, test, schema := filepath.Join(dir, "d.csv"), filepath.Join(dir, "t.csv"), filepath.Join(dir, "s.json")
+	for path, text := range map[string]string{csv: b.String(), test: b.String(),
+		schema: `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"},
+		 "columns": [{"name": "v", "kind": "numeric", "min": 0, "max": 10000}, {"name": "y", "kind": "numeric-label", "min": 0, "max": 1000}]}`} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, errOut := fitJSON(t, "--data", csv, "--schema", schema, "--test", test, "--mech", "noisy-gd", "--loss", "squared", "--eps", "8", "--delta", "1e-6", "--seed", "1")
+	sugg, _ := v["suggestions"].([]any)
+	if len(sugg) != 1 || !strings.Contains(sugg[0].(string), "log1p") || !strings.Contains(errOut, "log1p") {
+		t.Errorf("suggestions %v, stderr %q", sugg, errOut)
+	}
+	if ranges, _ := v["private_ranges"].(map[string]any); ranges == nil || len(ranges["intervals"].([]any)) != 2 {
+		t.Errorf("private ranges %v", v["private_ranges"])
+	}
+	if rmse, _ := v["test"].(map[string]any)["rmse"].(float64); !(rmse > 0.5 && rmse < 3) {
+		t.Errorf("held-out RMSE %g in the label's units, want about 1", rmse)
 	}
 }

@@ -356,26 +356,17 @@ func shareOf(s Spec, share float64) (mech.Budget, error) {
 // ranges' noise against a tenth. See docs/private-ranges.md.
 const DefaultScaleShare = 0.2
 
-// rangesRowsPerSD is the number of rows per unit of the ranges' noise (its standard deviation
-// on each count) below which private ranges are not estimated: with the noise above n/16 rows
-// a search's comparisons are decided by the noise over a quarter of the rows, and the ranges
-// would clip arbitrary parts of the columns.
-const rangesRowsPerSD = 16
-
 // ScalesPrivately reports whether a fit with the spec on data with these facts estimates
 // private ranges: the spec gives them a share of the budget, the schema leaves a column to
-// scale, and their planned noise is at most n/16 rows (n the problem's public number of rows:
-// observed under replace-one, the declared N under add/remove).
+// scale, and their planned noise leaves a level (mech.RangesPlan.Level: at most n/16 rows, n
+// the problem's public number of rows, observed under replace-one, the declared N under
+// add/remove; noisier searches would clip arbitrary parts of the columns).
 func ScalesPrivately(s Spec, f Facts) bool {
 	if !(s.ScaleShare > 0) || f.Scalable < 1 {
 		return false
 	}
 	p, err := planRanges(s, f)
-	if err != nil {
-		return false
-	}
-	n, err := ProblemSize(s, f)
-	return err == nil && p.NoiseSD()*rangesRowsPerSD <= float64(n)
+	return err == nil && p.Level > 0
 }
 
 // LabelRange returns the range of a numeric label as the mechanisms see it: [−1, 1] when the
@@ -398,13 +389,17 @@ func Ranges(s Spec, f Facts) (*mech.RangesPlan, error) {
 }
 
 // planRanges plans the private ranges of the facts' Scalable columns with ScaleShare of the
-// budget.
+// budget, for the problem's public number of rows.
 func planRanges(s Spec, f Facts) (*mech.RangesPlan, error) {
 	b, err := shareOf(s, s.ScaleShare)
 	if err != nil {
 		return nil, err
 	}
-	return mech.PlanRanges(b, f.Scalable)
+	n, err := ProblemSize(s, f)
+	if err != nil {
+		return nil, err
+	}
+	return mech.PlanRanges(b, f.Scalable, n)
 }
 
 // Beside returns the guarantees of what the spec spends beside the mechanism: its private

@@ -28,10 +28,16 @@ import (
 //
 // released with noise; the search moves down when the noisy value is ≥ 0 and up otherwise, and
 // after rangeSteps = log₂(rangeGridSize + 1) steps it has found the smallest grid point whose
-// noisy answer says "at or above" (or 1 when none does). Lo is the estimate at level L = RangeLevel
-// and Hi at L = 1 − RangeLevel; when noise makes Hi ≤ Lo, Hi is the grid point above Lo.
+// noisy answer says "at or above" (or 1 when none does). Hi is that point at level 1 − L;
+// Lo, at level L, is the grid point before it (0 when it is the first), whose answer said
+// "below": so the range holds the quantiles between its ends, rounded outwards to the grid
+// (rounding Lo up would cut into the values above the quantile by up to a grid step, 1/32 of the
+// declared range). When noise makes Hi ≤ Lo, Hi is the grid point above Lo.
 //
-// Sensitivity. L is a power of two (2⁻⁶), the counts integers below 2⁴⁶, so f_L is computed
+// The level L is the smallest power of two from 2⁻⁶ with L·n ≥ 2σ, σ the noise's standard
+// deviation and n the public number of rows (rangeLevel): a formula of public quantities.
+//
+// Sensitivity. L is a power of two (2⁻⁶ to 2⁻³), the counts integers below 2⁴⁶, so f_L is computed
 // exactly. Replacing a row changes #{zᵢ ≤ t} by at most 1 and n not at all: |Δf| ≤ 1. Adding or
 // removing a row changes the count by 0 or 1 and n by 1: Δf is −L or 1 − L, |Δf| ≤ 1 − L < 1.
 // So each query has sensitivity 1 under both relations, whatever t (chosen from earlier
@@ -47,10 +53,28 @@ import (
 // rounding and the discretisation's total variation are per coordinate, so they add the same
 // way. The estimate is computed from the released answers only.
 
-// RangeLevel is the quantile level of a private range's ends: the range runs from the
-// RangeLevel to the 1 − RangeLevel quantile of a column (up to the noise and the grid), so that
-// about 1.6 % of the values at each end are clipped.
+// RangeLevel is the smallest quantile level of a private range's ends: the range runs from the
+// L to the 1 − L quantile of a column (up to the noise and the grid), L ≥ RangeLevel, so that
+// about 1.6 % of the values at each end, or more with few rows, are clipped.
 const RangeLevel = 0x1p-6
+
+// maxRangeLevel is the largest level: beyond it the ranges would clip an eighth of each tail.
+const maxRangeLevel = 0x1p-3
+
+// rangeLevel returns the level L of ranges over n rows whose answers have noise of standard
+// deviation sd: the smallest power of two from RangeLevel with L·n ≥ 2·sd. Beyond the values
+// (where the counts no longer change) a comparison answers f = ±L·n plus the noise, so it
+// goes the wrong way with probability at most Φ(−2) ≈ 2.3 % instead of drifting to the
+// declared bounds. It returns 0 when that L would exceed maxRangeLevel (too few rows for the
+// noise).
+func rangeLevel(n int, sd float64) float64 {
+	for l := RangeLevel; l <= maxRangeLevel; l *= 2 {
+		if l*float64(n) >= 2*sd {
+			return l
+		}
+	}
+	return 0
+}
 
 // rangeGridSize is the number of grid points a quantile is searched over, and rangeSteps the
 // number of queries of one search: rangeGridSize + 1 = 2^rangeSteps outcomes.
@@ -91,14 +115,18 @@ type Interval struct {
 type RangesPlan struct {
 	// Columns is the number of columns estimated.
 	Columns int
-	budget  Budget
-	points  []float64
+	// Level is L, the quantile level of the ranges' ends (rangeLevel), 0 when the noise is too
+	// large for the public number of rows (the plan then refuses to run).
+	Level  float64
+	budget Budget
+	points []float64
 	vectorNoise
 }
 
-// PlanRanges plans the private ranges of columns columns under budget b (δ = 0: pure ε-DP with
-// Laplace noise).
-func PlanRanges(b Budget, columns int) (*RangesPlan, error) {
+// PlanRanges plans the private ranges of columns columns of a dataset of n rows (the public
+// number: observed under replace-one, declared under add/remove; it sets the level only) under
+// budget b (δ = 0: pure ε-DP with Laplace noise).
+func PlanRanges(b Budget, columns, n int) (*RangesPlan, error) {
 	if err := b.Validate(); err != nil {
 		return nil, err
 	}
@@ -121,6 +149,10 @@ func PlanRanges(b Budget, columns int) (*RangesPlan, error) {
 	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(p.guarantee) {
 		return nil, fmt.Errorf("mech: internal error: the private ranges' guarantee %v does not meet their budget", p.guarantee)
 	}
+	if n < 1 {
+		return nil, fmt.Errorf("mech: private ranges need a public number of rows, got %d", n)
+	}
+	p.Level = rangeLevel(n, p.noiseSD())
 	return p, nil
 }
 
@@ -138,6 +170,9 @@ func (p *RangesPlan) NoiseSD() float64 { return p.noiseSD() }
 type Ranges struct {
 	// Intervals holds one range per column, in the order the columns were given.
 	Intervals []Interval `json:"intervals"`
+	// Level is the quantile level L of the ends (the range runs from the L to the 1 − L
+	// quantile), fixed by the plan from public quantities.
+	Level float64 `json:"level"`
 	// Queries is the number of noisy answers released (2·7 per column), NoiseSD the standard
 	// deviation of each answer's noise, in rows (at most).
 	Queries int     `json:"queries"`
@@ -152,7 +187,10 @@ type Ranges struct {
 // number of rows is public; under add/remove it is not, and nothing released depends on it
 // except through the noisy answers.
 func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*Ranges, error) {
-	out := &Ranges{Intervals: make([]Interval, p.Columns), Queries: p.queries(), NoiseSD: p.NoiseSD()}
+	if p.Level == 0 {
+		return nil, fmt.Errorf("mech: the private ranges' noise (%.3g rows per count) is too large for their rows: they would clip more than an eighth of each tail", p.noiseSD())
+	}
+	out := &Ranges{Intervals: make([]Interval, p.Columns), Level: p.Level, Queries: p.queries(), NoiseSD: p.NoiseSD()}
 	sorted := []float64(nil)
 	for k := range p.Columns {
 		values, err := column(k)
@@ -169,11 +207,11 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 			}
 		}
 		slices.Sort(sorted)
-		lo, err := p.search(sorted, RangeLevel, r)
+		lo, err := p.search(sorted, p.Level, r)
 		if err != nil {
 			return nil, err
 		}
-		hi, err := p.search(sorted, 1-RangeLevel, r)
+		hi, err := p.search(sorted, 1-p.Level, r)
 		if err != nil {
 			return nil, err
 		}
@@ -185,7 +223,7 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 		Target:       privacy.Budget{Epsilon: p.budget.Epsilon, Delta: p.budget.Delta},
 		Neighbouring: p.budget.relation(),
 		Sensitivity: privacy.Sensitivity{Value: p.gridSens, Of: fmt.Sprintf("%d counting queries released one at a time (%s of their answers)", p.queries(), p.sensitivityNorm()),
-			Derivation: "each query #{zᵢ ≤ t} − L·n (L = 2⁻⁶) changes by at most 1 when a row is replaced (the count by 1, n not at all) and by at most 1 − L when a row is added or removed; " +
+			Derivation: fmt.Sprintf("each query #{zᵢ ≤ t} − L·n (L = %g) changes by at most 1", p.Level) + " when a row is replaced (the count by 1, n not at all) and by at most 1 − L when a row is added or removed; " +
 				"Q queries of sensitivity 1 compose like one release of Q coordinates of ℓ2 sensitivity √Q (ℓ1 Q), plus the grid's rounding"},
 		Sampler:    p.sampler(),
 		Randomness: randomness(r),
@@ -226,8 +264,9 @@ func (p *RangesPlan) search(sorted []float64, level float64, r *rng.Rand) (int, 
 	return lo, nil
 }
 
-// interval turns the searches' indices into a range: the grid points found (1 past the grid),
-// with Hi moved to the grid point above Lo when the noise put it at or below Lo.
+// interval turns the searches' indices into a range: the grid point before the lower search's
+// (0 for the first) and the upper search's (1 past the grid), with Hi moved to the grid point
+// above Lo when the noise put it at or below Lo.
 func (p *RangesPlan) interval(lo, hi int) Interval {
 	at := func(i int) float64 {
 		if i >= len(p.points) {
@@ -235,6 +274,7 @@ func (p *RangesPlan) interval(lo, hi int) Interval {
 		}
 		return p.points[i]
 	}
+	lo = max(lo-1, 0)
 	if lo >= len(p.points)-1 {
 		lo = len(p.points) - 2 // Lo below 1, so that some grid point lies above it
 	}

@@ -28,7 +28,7 @@ func TestRangeGrid(t *testing.T) {
 // rangesRun runs a seeded plan on the given columns.
 func rangesRun(t *testing.T, b Budget, seed uint64, columns ...[]float64) *Ranges {
 	t.Helper()
-	p, err := PlanRanges(b, len(columns))
+	p, err := PlanRanges(b, len(columns), len(columns[0]))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,7 +40,7 @@ func rangesRun(t *testing.T, b Budget, seed uint64, columns ...[]float64) *Range
 }
 
 // TestRangesFindQuantiles checks, at a large ε where the noise (σ < 0.01 rows) cannot move a
-// comparison, that the ranges are the grid points at or above the exact quantiles.
+// comparison, that the ranges are the exact quantiles rounded outwards to the grid.
 func TestRangesFindQuantiles(t *testing.T) {
 	const n = 6400
 	uniform, small, point, indicator := make([]float64, n), make([]float64, n), make([]float64, n), make([]float64, n)
@@ -57,12 +57,14 @@ func TestRangesFindQuantiles(t *testing.T) {
 			b := Budget{Epsilon: 1e6, Delta: delta, Neighbouring: rel}
 			got := rangesRun(t, b, 1, uniform, small, point, indicator)
 			grid := RangeGrid()
-			above := func(q float64) float64 { return grid[slices.IndexFunc(grid, func(g float64) bool { return g >= q })] }
+			at := func(q float64) int { return slices.IndexFunc(grid, func(g float64) bool { return g >= q }) }
+			above := func(q float64) float64 { return grid[at(q)] }    // Hi: the first grid point at or above
+			before := func(q float64) float64 { return grid[at(q)-1] } // Lo: the grid point before it
 			want := []Interval{
-				{above(0.2 + 0.41*RangeLevel), above(0.61 - 0.41*RangeLevel)},
-				{above(1e-3 * RangeLevel), above(1e-3 * (1 - RangeLevel))},
-				{0.5, grid[slices.Index(grid, 0.5)+1]},
-				{0, grid[1]},
+				{before(0.2 + 0.41*RangeLevel), above(0.61 - 0.41*RangeLevel)},
+				{before(1e-3 * RangeLevel), above(1e-3 * (1 - RangeLevel))},
+				{before(0.5), 0.5},
+				{0, grid[1]}, // the count at 0 reaches both levels: Lo = 0, and Hi moves above it
 			}
 			if !slices.Equal(got.Intervals, want) {
 				t.Errorf("%s δ = %g: ranges %v, want %v", rel, delta, got.Intervals, want)
@@ -84,7 +86,7 @@ func TestRangesNoise(t *testing.T) {
 	for i := range v {
 		v[i] = float64(i) / n
 	}
-	p, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 1)
+	p, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +113,7 @@ func TestRangesNoise(t *testing.T) {
 func TestRangesGuarantee(t *testing.T) {
 	for _, b := range []Budget{{Epsilon: 0.1, Delta: 1e-7}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, {Epsilon: 0.5}} {
 		for _, m := range []int{1, 6, 180} {
-			p, err := PlanRanges(b, m)
+			p, err := PlanRanges(b, m, 100000)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -130,7 +132,7 @@ func TestRangesGuarantee(t *testing.T) {
 			}
 		}
 	}
-	if _, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 0); err == nil {
+	if _, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 0, 1000); err == nil {
 		t.Error("no columns: no error")
 	}
 }
@@ -163,7 +165,7 @@ func TestRangesReplay(t *testing.T) {
 	defer func() { replay = replayHooks{} }()
 	for _, pr := range pairs {
 		for seed := range uint64(5) {
-			p, err := PlanRanges(Budget{Epsilon: 2, Delta: 1e-6, Neighbouring: pr.rel}, 2)
+			p, err := PlanRanges(Budget{Epsilon: 2, Delta: 1e-6, Neighbouring: pr.rel}, 2, len(base))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -207,7 +209,7 @@ func TestRangesIdenticalEverywhere(t *testing.T) {
 		v[i] = math.Mod(float64(i)*0.618034, 1) * 0.01
 	}
 	got := rangesRun(t, Budget{Epsilon: 1, Delta: 1e-6}, 1, v, v)
-	want := []Interval{{Lo: 0.00017263349150062194, Hi: 0.011048543456039804}, {Lo: 0.00017263349150062194, Hi: 0.011048543456039804}}
+	want := []Interval{{Lo: 0.0001220703125, Hi: 0.011048543456039804}, {Lo: 0.0001220703125, Hi: 0.011048543456039804}}
 	if !slices.Equal(got.Intervals, want) {
 		t.Errorf("ranges %#v, pinned %#v", got.Intervals, want)
 	}
