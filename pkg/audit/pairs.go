@@ -43,8 +43,9 @@ func HuberPair(n int) (d0, d1 *data.Dataset) {
 
 // BiasPair returns neighbouring datasets of two-dimensional rows (f, b) with a bias
 // coordinate b = 1/√2 and f = ±1/√2 (‖x‖₂ = 1), labels alternating ±1, the first row's feature
-// flipped: the Huber loss with threshold t is linear wherever |⟨w, x⟩| < 1 − t, and there the
-// mean gradient moves by 2G·(1/√2)/n in the feature only. A mechanism that shapes its noise to
+// flipped: the smooth hinge of width t (like the Huber loss of threshold t) is linear wherever
+// |⟨w, x⟩| < 1 − t, and there the (clipped) mean gradient moves by 2G·(1/√2)/n in the feature
+// only. A mechanism that shapes its noise to
 // the declared bias (noisy-gd divides the bias by 4, so its sensitivity bounds ‖(f, b/4)‖ =
 // 0.729) is then within 3 % of tight on the feature, whose noise the shaping reduces.
 func BiasPair(n int) (d0, d1 *data.Dataset) {

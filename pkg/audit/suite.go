@@ -98,10 +98,11 @@ func Cases() []Case {
 	// the accounting is tight enough for the audit to test its calibration.
 	oneStep := huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6})
 	oneStep.Settings, oneStep.Variant = mech.NoisyGD{MaxSteps: 1}, "one step"
-	// With a declared bias coordinate, noisy-gd's noise on the features is 0.729 times the
-	// isotropic one; one step on BiasPair tests that reduction.
+	// With a declared bias coordinate, noisy-gd's noise on the features of a margin loss is
+	// 0.729 times the isotropic one (a regression loss keeps isotropic noise); one step on
+	// BiasPair tests that reduction.
 	biasStep := oneStep
-	biasStep.Problem = mech.Problem{Loss: mech.LossSpec{Name: "huber", Param: 0.1}, Dim: 2, N: auditN,
+	biasStep.Problem = mech.Problem{Loss: mech.LossSpec{Name: "smooth-hinge", Param: 0.1}, Dim: 2, N: auditN,
 		Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: math.Sqrt2 / 2}, Domain: geom.Whole{D: 2}, Radius: 0.3}
 	biasStep.Variant, biasStep.PairName, biasStep.Pair = "one step, bias shaping", "bias", BiasPair
 	// REM on an ℓ2 ball runs the certified sampler's ball path (in one dimension its proposals

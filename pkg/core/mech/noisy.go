@@ -58,9 +58,13 @@ type noisySteps struct {
 
 	pre *secondMoments // the second moments' release for a preconditioner, or nil for none
 
-	// biasScale is t > 1 when each drift's last coordinate (a declared bias) is divided by t
-	// before its release and multiplied by t after, 0 otherwise (see shapeToBias).
-	biasScale float64
+	// biasScale is t > 1 when each drift's bias coordinates (a declared bias) are divided by t
+	// before its release and multiplied by t after, 0 otherwise (see shapeToBias); biasStride
+	// is the distance between those coordinates, counted back from the last: the rows' width
+	// D, so that the multinomial's K class blocks each have theirs (one coordinate for a linear
+	// model's D parameters).
+	biasScale  float64
+	biasStride int
 
 	// sensitivityOf and sensitivityDerivation, when not empty, replace the report's account
 	// of Δ (the rashomon chain's gradient is not a mean gradient's).
@@ -70,23 +74,29 @@ type noisySteps struct {
 // shapeToBias divides the bias coordinate of every drift by t (a power of two) before its
 // release and multiplies it back after, when the rows declare a bias coordinate (every row's
 // last coordinate equal to Bounds.Bias, which the loss checks), their bound is in ℓ2 and the
-// loss is a linear model's (a per-example gradient is a scalar times the row). The released
-// vector is then S⁻¹z with S = diag(1, …, 1, t): its sensitivity is that of the drift with each
-// row x replaced by S⁻¹x, whose norm is at most Bounds.BiasScaledShare(t)·X̄ (X̄ the rows'
-// bound) instead of X̄, while the mean gradient's rounding error, bounded in the unscaled
-// coordinates, only shrinks under S⁻¹. The noise added to z is S times the isotropic noise
-// of the release: t times larger on the bias, whose derivative is large and common to every
-// row, and smaller by the share on every feature. The scalings are exact (a power of two; a
+// loss is a linear model's (a per-example gradient is a scalar times the row) or the
+// multinomial's (each class's block of a per-example gradient is a scalar times the row: the
+// gradient is (p − e_y)⊗x), whose every class block has its bias coordinate scaled. The
+// released vector is then S⁻¹z with S = diag(1, …, 1, t) (per class block): its sensitivity is
+// that of the drift with each row x replaced by S⁻¹x, whose norm is at most
+// Bounds.BiasScaledShare(t)·X̄ (X̄ the rows' bound) instead of X̄ — for the multinomial,
+// ‖(p − e_y)⊗S⁻¹x‖₂ = ‖p − e_y‖₂·‖S⁻¹x‖₂ ≤ √2·share·X̄, the loss's G = √2·X̄ times the same
+// share, and a clipped linear loss's q·S·share·X̄ likewise — while the mean gradient's rounding
+// error, bounded in the unscaled coordinates, only shrinks under S⁻¹. The noise added to z is
+// S times the isotropic noise of the release: t times larger on the bias, whose derivative is
+// large and common to every row, and smaller by the share on every feature. The scalings are exact (a power of two; a
 // drift coordinate small enough to be subnormal after the division lies within half a grid
 // spacing of 0, so it rounds to the grid point 0 either way), so they are post-processing of
 // the release. It keeps Δ's rounding term and leaves the steps' plan to the caller.
 func (s *noisySteps) shapeToBias(p Problem, t float64) {
 	share := p.Bounds.BiasScaledShare(t)
-	if share >= 1 || p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 || s.dim != p.Dim {
+	linear := s.dim == p.Dim && p.Loss.Name != "multinomial"
+	multinomial := p.Loss.Name == "multinomial" && s.dim == p.Loss.Classes*p.Dim
+	if share >= 1 || p.Loss.RobustRadius > 0 || !(linear || multinomial) || p.Dim < 1 {
 		return
 	}
 	g := s.g
-	s.biasScale, s.g = t, roundUp(g*share)
+	s.biasScale, s.biasStride, s.g = t, p.Dim, roundUp(g*share)
 	s.delta = roundUp(s.budget.Sensitivity(s.g, s.n) + meanGradientRounding(s.n, g))
 }
 
@@ -346,7 +356,11 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 		rep.Statement += fmt.Sprintf(" Each example's derivative in the prediction is clipped to [−%.6g, %.6g] (%g of its bound): the steps descend the convex surrogate loss with that derivative, whose per-example gradients have norm at most %.6g%s, which sets the sensitivity.", s.clipAt, s.clipAt, s.clip, s.g, scaled)
 	}
 	if s.biasScale > 1 {
-		rep.Statement += fmt.Sprintf(" Every row's last coordinate is the declared bias (checked on the data): each drift's last coordinate is divided by %g before its release and multiplied by %g after (exact scalings), so the sensitivity bounds the rows' norms with that coordinate divided by %g (G = %.6g above) and the bias's noise is %g times the features'.", s.biasScale, s.biasScale, s.biasScale, s.g, s.biasScale)
+		coord := "last coordinate is"
+		if s.biasStride < s.dim {
+			coord = fmt.Sprintf("bias coordinates (the last of each of its %d class blocks) are", s.dim/s.biasStride)
+		}
+		rep.Statement += fmt.Sprintf(" Every row's last coordinate is the declared bias (checked on the data): each drift's %s divided by %g before its release and multiplied by %g after (exact scalings), so the sensitivity bounds the rows' norms with that coordinate divided by %g (G = %.6g above) and the bias's noise is %g times the features'.", coord, s.biasScale, s.biasScale, s.biasScale, s.g, s.biasScale)
 	}
 	if k < s.steps {
 		rep.Statement += " The run was stopped early: the guarantee is that of the steps actually taken."
@@ -457,9 +471,10 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		for i := range z {
 			z[i] = rule.shrink*theta[i] - s.h*grad[i]
 		}
-		last := len(z) - 1
 		if s.biasScale > 1 {
-			z[last] /= s.biasScale // exact (see shapeToBias)
+			for j := len(z) - 1; j >= 0; j -= s.biasStride {
+				z[j] /= s.biasScale // exact (see shapeToBias)
+			}
 		}
 		in := releasing(z)
 		if err := s.grid.Release(r, z, z, noise); err != nil {
@@ -467,7 +482,9 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 		}
 		released("noisy step", in, z, s.driftSensitivity(), s.grid.Spacing())
 		if s.biasScale > 1 {
-			z[last] *= s.biasScale
+			for j := len(z) - 1; j >= 0; j -= s.biasStride {
+				z[j] *= s.biasScale
+			}
 		}
 		for i, a := range rule.scale {
 			z[i] = theta[i] + a*(z[i]-theta[i])
