@@ -125,16 +125,18 @@ build() {
 	# The packages no fit spends its time in (the UI and Vugu's DOM-building code, the engine's
 	# glue, planning, the release file and its exports, fmt, reflect and encoding/json, which
 	# carry the messages) are compiled without inlining, and so are the mechanisms, the encoder,
-	# the privacy accounting and the plots, whose time goes to the loss kernels, strconv and the
-	# samplers: app.wasm is then 1,995,860 bytes (gzip) against 2,020,983 with only the first
+	# the privacy accounting, the plots, math/big (the exact noise samplers' arithmetic) and
+	# sort: app.wasm is then 1,985,741 bytes (gzip) against 2,024,000 or so with only the first
 	# group so compiled, and a noisy-gd fit of adult-lr in node (parsing included) takes the same
-	# time either way (1.13-1.25 s, 2 runs each). The compute packages (pkg/core/loss, geom,
-	# solve, pkg/sampler, pkg/rng, gonum, math, the runtime) keep the compiler's defaults.
+	# time either way (1.13-1.25 s at ε = 1; 1.47-1.73 s at ε = 8, 3 runs each, with and without
+	# math/big and sort). The compute packages (pkg/core/loss, geom, solve, pkg/sampler, pkg/rng,
+	# gonum, math, strconv, the runtime) keep the compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
 		github.com/privopt/privopt/wasm/... github.com/vugu/... google.golang.org/protobuf/...
 		fmt reflect encoding/json html log time
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
-		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...)
+		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
+		math/big sort)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	GOOS=js GOARCH=wasm go build "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
