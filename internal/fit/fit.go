@@ -506,8 +506,12 @@ const splitSteps = 20
 // (1 − shares)·ε, which basic composition already allows.
 func planBeside(m mech.Mechanism, first mech.Plan, b mech.Budget, s Spec, f Facts, p mech.Problem) (mech.Plan, error) {
 	target := privacy.Budget{Epsilon: s.Budget.Epsilon, Delta: s.Budget.Delta}
+	ranges, evaluation, err := Beside(s, f) // planned once: they do not depend on the mechanism's ε
+	if err != nil {
+		return nil, err
+	}
 	meets := func(pl mech.Plan) bool {
-		c, err := Guarantee(pl, s, f)
+		c, err := composeNonNil(pl.Guarantee(), ranges, evaluation)
 		return err == nil && target.Meets(c)
 	}
 	if !meets(first) {
