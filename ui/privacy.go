@@ -312,7 +312,7 @@ func (a *App) scaleShare() float64 {
 // budget (fit.ScalesPrivately): then none are estimated, and their share stays with the
 // mechanism. It is "" otherwise.
 func (a *App) ScaleNote() string {
-	if a.Dataset == nil || a.scaleShare() == 0 || fit.ScalesPrivately(a.spec(), a.Dataset.Facts) {
+	if a.Dataset == nil || fit.RangesSkipped(a.spec(), a.Dataset.Facts) == "" {
 		return ""
 	}
 	return "At this budget the data has too few rows for the noise of private ranges: the columns keep their declared bounds, and the share stays with the mechanism."

@@ -262,6 +262,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if opts.progress {
 		progress = func(p mech.Progress) { fmt.Fprintf(stderr, "privopt fit: %s %.0f%%\n", p.Stage, 100*p.Fraction) }
 	}
+	if why := fit.RangesSkipped(opts.spec, facts); why != "" {
+		fmt.Fprintf(stderr, "privopt fit: %s\n", why)
+	}
 	scaled, err := fit.Scale(opts.spec, facts, schema, train, nil, r)
 	if err != nil {
 		return err

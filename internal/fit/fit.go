@@ -369,6 +369,22 @@ func ScalesPrivately(s Spec, f Facts) bool {
 	return err == nil && p.Level > 0
 }
 
+// RangesSkipped says, in words, why a fit whose spec gives private ranges a share of the budget
+// and whose schema has columns to scale estimates none (their noise is too large for the
+// public number of rows); "" when it estimates them or was not asked to.
+func RangesSkipped(s Spec, f Facts) string {
+	if !(s.ScaleShare > 0) || f.Scalable < 1 || ScalesPrivately(s, f) {
+		return ""
+	}
+	p, err := planRanges(s, f)
+	if err != nil {
+		return "private ranges not estimated: " + err.Error()
+	}
+	n, _ := ProblemSize(s, f)
+	return fmt.Sprintf("private ranges not estimated: at this budget their noise (%.3g rows per count) is too large for %d rows (at most %.3g); the columns keep their declared bounds and the share stays with the mechanism",
+		p.NoiseSD(), n, float64(n)/16)
+}
+
 // LabelRange returns the range of a numeric label as the mechanisms see it: [−1, 1] when the
 // label may be scaled (Facts.LabelScalable; Scale maps its private range there, or its
 // declared range when no private ranges are estimated), the declared range otherwise.

@@ -63,8 +63,8 @@ func TestScale(t *testing.T) {
 		t.Fatalf("facts: %d columns to scale, label %v; want 3 (a, c, y) and true", f.Scalable, f.LabelScalable)
 	}
 	sp := regressionSpec(DefaultScaleShare)
-	if !ScalesPrivately(sp, f) {
-		t.Fatal("20,000 rows do not scale privately")
+	if !ScalesPrivately(sp, f) || RangesSkipped(sp, f) != "" {
+		t.Fatalf("20,000 rows do not scale privately: %s", RangesSkipped(sp, f))
 	}
 	x0, y0 := slices.Clone(ds.X), slices.Clone(ds.Y)
 	sc, err := Scale(sp, f, s, ds, nil, rng.Seeded(1))
@@ -135,6 +135,14 @@ func TestScaleGate(t *testing.T) {
 	if _, err := Ranges(sp, f); err == nil {
 		t.Error("Ranges planned without private ranges")
 	}
+	if why := RangesSkipped(sp, f); !strings.Contains(why, "too large for 300 rows (at most 18.8)") {
+		t.Errorf("RangesSkipped = %q", why)
+	}
+	none := sp
+	none.ScaleShare = 0
+	if why := RangesSkipped(none, f); why != "" {
+		t.Errorf("RangesSkipped without a share = %q", why)
+	}
 	sc, err := Scale(sp, f, s, ds, nil, rng.Seeded(1))
 	if err != nil {
 		t.Fatal(err)
@@ -149,8 +157,6 @@ func TestScaleGate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	none := sp
-	none.ScaleShare = 0
 	plNone, err := Plan(none, f)
 	if err != nil {
 		t.Fatal(err)
