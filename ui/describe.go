@@ -119,7 +119,7 @@ var optionText = map[string]map[string]optionDescription{
 	},
 	"noisy-gd": {
 		"Momentum":           {"the momentum m in (0, 1) (0: the default, 0.9, and 0.95 when there are many steps to take)", nil},
-		"StepScale":          {"the scale c of the number of steps (0: the default, 4)", nil},
+		"StepScale":          {"the scale c of the number of steps (0: the default, 4, and for a regression loss half the label's bound over the rows' bound)", nil},
 		"MaxStepLength":      {"the longest step, in units of 1/β, below 2(1 + m) (0: the default, 3·(1 + m)/1.9)", nil},
 		"MaxSteps":           {"the largest number of steps (0: the default, ⌈1000/b_max⌉)", nil},
 		"Clip":               {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
