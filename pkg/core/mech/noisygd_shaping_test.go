@@ -81,15 +81,7 @@ func TestNoisyGDMultinomialBiasShaping(t *testing.T) {
 	g1, g2, theta := make([]float64, dim), make([]float64, dim), make([]float64, dim)
 	worst := 0.0
 	for trial := range 300 {
-		other := &data.Dataset{N: ds.N, D: ds.D, X: append([]float64(nil), ds.X...), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
-		i := trial % ds.N
-		row := other.X[i*ds.D : (i+1)*ds.D]
-		if err := r.UnitBall(row[:ds.D-1]); err != nil {
-			t.Fatal(err)
-		}
-		for j := range ds.D - 1 {
-			row[j] *= math.Sqrt2 / 2
-		}
+		other, i := biasNeighbour(t, ds, trial, r)
 		other.Y[i] = float64((int(other.Y[i]) + 1 + trial%(k-1)) % k)
 		l2, err := p.NewLoss(other)
 		if err != nil {

@@ -309,15 +309,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 	g, g2, theta := make([]float64, ds.D), make([]float64, ds.D), make([]float64, ds.D)
 	worst := 0.0
 	for trial := range 300 {
-		other := &data.Dataset{N: ds.N, D: ds.D, X: append([]float64(nil), ds.X...), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
-		i := trial % ds.N
-		row := other.X[i*ds.D : (i+1)*ds.D]
-		if err := r.UnitBall(row[:ds.D-1]); err != nil {
-			t.Fatal(err)
-		}
-		for j := range ds.D - 1 {
-			row[j] *= math.Sqrt2 / 2
-		}
+		other, i := biasNeighbour(t, ds, trial, r)
 		other.Y[i] = -other.Y[i]
 		l2, err := p.NewLoss(other)
 		if err != nil {
@@ -527,4 +519,21 @@ func TestNoisyGDCategoricalRidgeMinimizes(t *testing.T) {
 			t.Errorf("coordinate %d: the loss's gradient %g, want %g (w = %v)", j, g, want, w)
 		}
 	}
+}
+
+// biasNeighbour returns a copy of ds, whose rows are bounded by 1 in ℓ2 with the bias 1/√2 last,
+// with row trial mod N replaced by a random row on that bound (its features in the ball of
+// radius 1/√2), and the index of that row; the caller changes its label.
+func biasNeighbour(t *testing.T, ds *data.Dataset, trial int, r *rng.Rand) (*data.Dataset, int) {
+	t.Helper()
+	other := &data.Dataset{N: ds.N, D: ds.D, X: append([]float64(nil), ds.X...), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
+	i := trial % ds.N
+	row := other.X[i*ds.D : (i+1)*ds.D]
+	if err := r.UnitBall(row[:ds.D-1]); err != nil {
+		t.Fatal(err)
+	}
+	for j := range ds.D - 1 {
+		row[j] *= math.Sqrt2 / 2
+	}
+	return other, i
 }
