@@ -1,0 +1,80 @@
+package privacy
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/privopt/privopt/pkg/detmath"
+)
+
+// RandomStopping returns the Rényi-DP curve of private selection by a random number of runs
+// (Papernot and Steinke 2022, "Hyperparameter Tuning with Rényi Differential Privacy",
+// Theorem 2 with η = 1): an algorithm Q that is ρ-zCDP is run K times on the same data, each
+// time with fresh randomness, K drawn independently of the data from the geometric
+// distribution P(K = k) = γ(1 − γ)^(k−1), k ≥ 1 (mean 1/γ), and only the best of the K outputs
+// under a fixed total order of Q's outputs is released (neither K nor the other outputs).
+// The release is (λ, ε′(λ))-RDP for every λ > 1 with
+//
+//	ε′(λ) = ρλ + 2·min over λ̂ ≥ 1 of [ρ(λ̂ − 1) + log(1/γ)/λ̂] + log(1/γ)/(λ − 1),
+//
+// the theorem's ε + (1 + η)(1 − 1/λ̂)ε̂ + (1 + η)log(1/γ)/λ̂ + log E[K]/(λ − 1) with ε = ρλ,
+// ε̂ = ρλ̂ (at λ̂ = 1 the KL divergence, at most ρ), E[K] = 1/γ. The minimum is at
+// λ̂ = √(log(1/γ)/ρ) when that is at least 1 (value 2√(ρ·log(1/γ)) − ρ), else at λ̂ = 1
+// (value log(1/γ)). ρ must be positive and finite and γ in (0, 1).
+func RandomStopping(rho, gamma float64) (RDP, error) {
+	if !(rho > 0) || math.IsInf(rho, 1) {
+		return RDP{}, fmt.Errorf("privacy: ρ must be positive and finite, got %g", rho)
+	}
+	if !(gamma > 0 && gamma < 1) {
+		return RDP{}, fmt.Errorf("privacy: the stopping probability γ must be in (0, 1), got %g", gamma)
+	}
+	l := -detmath.Log(gamma) // log(1/γ) = log E[K]
+	inner := l               // at λ̂ = 1
+	if l > rho {
+		inner = 2*math.Sqrt(rho*l) - rho
+	}
+	// Every term is rounded up by a relative 2⁻⁴⁰, far above the few roundings of each.
+	const up = 1 + 0x1p-40
+	return RDP{
+		Eps: func(alpha float64) float64 {
+			return (rho*alpha + 2*inner + l/(alpha-1)) * up
+		},
+		Name: fmt.Sprintf("Rényi DP of the best of a geometric number of runs (mean %.6g) of a %.6g-zCDP algorithm", 1/gamma, rho),
+	}, nil
+}
+
+// CalibrateRandomStopping returns the largest ρ (to a relative 1e-9) such that
+// RandomStopping(ρ, γ) meets the target (eps, delta) when evaluated, with eps > 0 finite and
+// delta in (0, 1); an error when no ρ does (the term log(1/γ)/(λ − 1) alone exceeds the
+// target).
+func CalibrateRandomStopping(gamma, eps, delta float64) (float64, error) {
+	if err := (Budget{Epsilon: eps, Delta: delta}).Validate(); err != nil {
+		return 0, err
+	}
+	if delta == 0 {
+		return 0, fmt.Errorf("privacy: private selection by random stopping needs δ > 0")
+	}
+	meets := func(rho float64) bool {
+		c, err := RandomStopping(rho, gamma)
+		return err == nil && c.Delta(eps) <= delta
+	}
+	// The ρ of a single ρ-zCDP run at the target bounds the answer from above.
+	hi, err := CalibrateZCDP(eps, delta)
+	if err != nil {
+		return 0, err
+	}
+	lo := hi
+	for !meets(lo) {
+		if lo /= 2; lo < 1e-300 {
+			return 0, fmt.Errorf("privacy: no ρ lets the best of a geometric number of runs (mean %g) meet (ε = %g, δ = %g)", 1/gamma, eps, delta)
+		}
+	}
+	for hi/lo > 1+1e-9 {
+		if mid := math.Sqrt(lo * hi); meets(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo, nil
+}
