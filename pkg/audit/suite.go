@@ -135,8 +135,11 @@ func Cases() []Case {
 		"noisy-gd":      {huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6}), oneStep, biasStep},
 		"expmech":       {boxed(huber("expmech", mech.Budget{Epsilon: 2}))},
 		"rashomon":      {pureRashomon, langevinRashomon},
+		// auto's release is the best of a random number of runs; the exact test of its
+		// accounting is privacy's TestRandomStoppingExact.
+		"auto": {huber("auto", mech.Budget{Epsilon: 3, Delta: 1e-6})},
 	}
-	for _, name := range []string{"rem", "outpert", "outpert-gauss", "langevin", "expmech"} {
+	for _, name := range []string{"rem", "outpert", "outpert-gauss", "langevin", "expmech", "auto"} {
 		byName[name] = append(byName[name], addRemove(byName[name][0]))
 	}
 	byName["noisy-gd"] = append(byName["noisy-gd"], addRemove(oneStep))

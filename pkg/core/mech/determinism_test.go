@@ -21,6 +21,7 @@ var pinnedReleases = map[string]uint64{
 	"expmech":       0xab364d6ff81cda96,
 	"rashomon":      0xa7397e7a4e52b836,
 	"rem-lp":        0x4e40b3f702e9e6c0,
+	"auto":          0x6a525047488e35b9,
 }
 
 // boundedOnly are the mechanisms that need a bounded domain (exact Gibbs sampling, and REM in

@@ -33,6 +33,10 @@ type Budget struct {
 	Delta   float64 `json:"delta"`
 	// Neighbouring defaults to replace-one when empty.
 	Neighbouring privacy.Neighbouring `json:"neighbouring"`
+	// zcdp, when positive, is the ρ of zCDP that the discrete Gaussian releases are planned for
+	// instead of the largest that meets (ε, δ) (gaussianTarget): Auto plans its candidates
+	// so, with (ε, δ) a budget that ρ-zCDP meets.
+	zcdp float64
 }
 
 // MaxEpsilon is the largest ε a mechanism is planned for. Beyond it a guarantee says nothing

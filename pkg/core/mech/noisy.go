@@ -180,8 +180,11 @@ const discretizationShare = 1.0 / 128
 // coordinates in all at most, may use for the budget b: under the Gaussian accounting (gdp)
 // μ²/2 for the μ that meets (ε, δ·(1 − 1/128)), with tvBudget = (δ/128)/(1 + e^ε) the total
 // variation the releases may add (see noisySteps); zCDP's ρ when that is larger or the
-// Gaussian accounting is not feasible (gdpFeasible).
+// Gaussian accounting is not feasible (gdpFeasible); b's zcdp when it is set.
 func gaussianTarget(b Budget, coords int) (rho, tvBudget float64, gdp bool, err error) {
+	if b.zcdp > 0 {
+		return b.zcdp, 0, false, nil
+	}
 	if rho, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
 		return 0, 0, false, err
 	}

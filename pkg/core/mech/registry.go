@@ -16,6 +16,7 @@ var registry = map[string]Mechanism{
 	"noisy-gd":      NoisyGD{},
 	"expmech":       ExpMech{},
 	"rashomon":      Rashomon{},
+	"auto":          Auto{},
 }
 
 // ByName returns the mechanism with the given name and default settings.

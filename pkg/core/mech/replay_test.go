@@ -458,6 +458,7 @@ func TestReplaySensitivities(t *testing.T) {
 		{"rem (mala)", REM{Sampler: SampleMALA}, budget, few, nil},
 		{"rem-lp (mala)", REMLp{Norm: 1.5, Sampler: SampleMALA}, budget, few, boxDomain(t, base.D, 1)},
 		{"rashomon (langevin)", Rashomon{}, budget, few, nil},
+		{"auto", Auto{}, budget, few, nil},
 	}
 	if testing.Short() {
 		cases = cases[:1]
@@ -509,11 +510,12 @@ func TestReplayOtherProblems(t *testing.T) {
 			[]replayCase{{"expmech", ExpMech{}, Budget{Epsilon: 1}, nil, nil}, {"rashomon (pure)", Rashomon{}, Budget{Epsilon: 1}, nil, nil},
 				{"rem", REM{}, budget, nil, nil}, {"noisy-gd", NoisyGD{}, budget, nil, nil}}},
 		{"squared loss", Problem{Loss: LossSpec{Name: "squared"}, Dim: 2, Bounds: bounds, Domain: replayBox, Radius: 2}, reg, regExtremes,
-			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}, {"langevin", Langevin{}, budget, nil, nil}}},
+			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}, {"langevin", Langevin{}, budget, nil, nil},
+				{"auto", Auto{}, budget, nil, nil}}},
 		{"huber loss", Problem{Loss: LossSpec{Name: "huber", Param: 0.1}, Dim: 2, Bounds: bounds, Domain: geom.Whole{D: 2}, Radius: 2}, reg, regExtremes,
 			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert", OutputPerturbation{}, Budget{Epsilon: 1}, nil, nil}, {"rem", REM{}, budget, nil, nil}}},
 		{"multinomial loss", Problem{Loss: LossSpec{Name: "multinomial", Classes: 3}, Dim: 2, Bounds: bounds, Domain: geom.Whole{D: 6}, Radius: 2}, classes, classExtremes,
-			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}}},
+			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}, {"auto", Auto{}, budget, nil, nil}}},
 	}
 	for _, pr := range problems {
 		for _, c := range pr.mechs {

@@ -1,0 +1,348 @@
+package mech
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"strings"
+	"time"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// Auto tunes noisy-gd privately and releases the model of the configuration that scored best.
+//
+// Releases: one model, the configuration it came from and its noisy validation score.
+// Guarantee: (ε, δ)-DP under either relation, with δ > 0, for the whole procedure: the
+// validation rows are split from the data (a uniform random split of public sizes under
+// replace-one, data.SplitByContent under add/remove); K ~ Geometric(1/Runs) runs are made,
+// each fitting a configuration drawn uniformly from a public grid (noisy-gd's settings, a
+// formula of the problem) on the other rows with ρ-zCDP noise and scoring it on the
+// validation rows by a sum of per-row terms in [0, 1] with discrete Gaussian noise of the same
+// ρ; only the best-scored run is released. Each run is ρ-zCDP (a row is on one side of the
+// split only), and the release is RDP by Papernot and Steinke 2022, Theorem 2
+// (privacy.RandomStopping), which sets ρ from (ε, δ). Neither K nor the other runs are released
+// (they are local diagnostics). Utility: none proven; it is the best of the candidates' up to
+// the score's noise. Settings: Runs (E[K]) and Validation (the validation share).
+type Auto struct {
+	// Runs is E[K], the expected number of candidate runs, a power of two from 2 to 64 (0:
+	// the default, 8).
+	Runs int
+	// Validation is the share of the rows that score the candidates, in (0, 1) (0: the
+	// default, 0.2).
+	Validation float64
+}
+
+// Defaults of Auto's settings.
+const (
+	defaultAutoRuns       = 8
+	defaultAutoValidation = 0.2
+)
+
+// autoCandidate is a configuration of the grid: noisy-gd with some settings changed.
+type autoCandidate struct {
+	name string
+	mech NoisyGD
+}
+
+// autoGrid is the grid of configurations: noisy-gd's defaults and one knob turned each, the
+// three whose change moved a validation measure of the development suite at a candidate's
+// budget (docs/auto.md).
+var autoGrid = []autoCandidate{
+	{name: "noisy-gd's defaults"},
+	{name: "clipping at 0.3", mech: NoisyGD{Clip: 0.3}},
+	{name: "step scale 16", mech: NoisyGD{StepScale: 16}},
+	{name: "no preconditioner", mech: NoisyGD{NoPrecondition: true}},
+}
+
+func (Auto) Name() string { return "auto" }
+
+func (Auto) Paper() string {
+	return "Papernot and Steinke, Hyperparameter Tuning with Rényi Differential Privacy (ICLR 2022), Theorem 2; noisy-gd for the candidates"
+}
+
+// Plan fixes the split's sizes, ρ, the candidates' plans and the score's noise.
+func (a Auto) Plan(b Budget, p Problem) (Plan, error) {
+	if err := b.Validate(); err != nil {
+		return nil, err
+	}
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if b.Delta == 0 {
+		return nil, errors.New("mech: auto needs δ > 0 (its candidates add Gaussian noise)")
+	}
+	a.Runs = cmp.Or(a.Runs, defaultAutoRuns)
+	a.Validation = cmp.Or(a.Validation, defaultAutoValidation)
+	if a.Runs < 2 || a.Runs > 64 || bits.OnesCount(uint(a.Runs)) != 1 {
+		return nil, fmt.Errorf("mech: auto needs Runs a power of two from 2 to 64 (have %d)", a.Runs)
+	}
+	if !(a.Validation > 0 && a.Validation < 1) {
+		return nil, fmt.Errorf("mech: auto needs Validation in (0, 1) (have %g)", a.Validation)
+	}
+	pl := &autoPlan{mech: a, problem: p, budget: b, gamma: 1 / float64(a.Runs)}
+	train := p
+	if b.relation() == privacy.ReplaceOne {
+		pl.validRows = int(math.Round(a.Validation * float64(p.N)))
+		train.N = p.N - pl.validRows
+		if pl.validRows < 1 || train.N < 1 {
+			return nil, fmt.Errorf("mech: auto needs rows both to fit and to score its candidates; %d rows split %g for scoring leave %d and %d", p.N, a.Validation, train.N, pl.validRows)
+		}
+	}
+	var err error
+	if pl.rho, err = privacy.CalibrateRandomStopping(pl.gamma, b.Epsilon, b.Delta); err != nil {
+		return nil, err
+	}
+	c, err := privacy.ZCDP(pl.rho)
+	if err != nil {
+		return nil, err
+	}
+	eps, err := c.Epsilon(b.Delta)
+	if err != nil {
+		return nil, err
+	}
+	cb := Budget{Epsilon: math.Max(eps, b.Epsilon*0x1p-30), Delta: b.Delta, Neighbouring: b.relation(), zcdp: pl.rho}
+	for _, cand := range autoGrid {
+		cpl, err := cand.mech.Plan(cb, train)
+		if err != nil {
+			return nil, err // the problem's: every candidate is noisy-gd on it
+		}
+		if rho := cpl.Parameters()["rho_zcdp"]; !(rho <= pl.rho) {
+			return nil, fmt.Errorf("mech: internal error: auto's candidate %q is %g-zCDP, above ρ = %g", cand.name, rho, pl.rho)
+		}
+		pl.plans = append(pl.plans, cpl)
+	}
+	if regression(p.Loss.Name) && !(p.Bounds.Y > 0 && !math.IsInf(p.Bounds.Y, 1)) {
+		return nil, fmt.Errorf("mech: auto scores a regression model on a bounded label; the label's bound is %g", p.Bounds.Y)
+	}
+	pl.score = vectorNoise{noise: noiseDiscreteGaussian, coords: 1, rho: pl.rho}
+	if err := pl.score.calibrate(cb, 1, 1); err != nil {
+		return nil, err
+	}
+	if pl.guarantee, err = privacy.RandomStopping(pl.rho, pl.gamma); err != nil {
+		return nil, err
+	}
+	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(pl.guarantee) {
+		return nil, fmt.Errorf("mech: internal error: auto's guarantee %v does not meet its budget", pl.guarantee)
+	}
+	return pl, nil
+}
+
+type autoPlan struct {
+	mech      Auto
+	problem   Problem
+	budget    Budget
+	gamma     float64 // 1/E[K], a power of two
+	rho       float64 // each run's zCDP
+	validRows int     // under replace-one; 0 under add/remove
+	plans     []Plan  // autoGrid's, in order
+	score     vectorNoise
+	guarantee privacy.RDP
+}
+
+func (pl *autoPlan) Guarantee() privacy.Curve { return pl.guarantee }
+
+func (pl *autoPlan) Utility() Utility {
+	return Utility{Bound: math.Inf(1), Statement: "none proven: the release is the best-scored of the candidates' models, up to the score's noise"}
+}
+
+// Cost is E[K] times the mean cost of a candidate.
+func (pl *autoPlan) Cost() Cost {
+	var c Cost
+	f := float64(pl.mech.Runs) / float64(len(pl.plans))
+	for _, p := range pl.plans {
+		pc := p.Cost()
+		c.Steps += f * pc.Steps
+		c.Queries += f * pc.Queries
+		c.Gradients += f * pc.Gradients
+		c.Draws += f * pc.Draws
+	}
+	return c
+}
+
+func (pl *autoPlan) Parameters() map[string]float64 {
+	return map[string]float64{
+		"expected_runs":      float64(pl.mech.Runs),
+		"candidates":         float64(len(pl.plans)),
+		"validation_share":   pl.mech.Validation,
+		"rho_zcdp_per_run":   pl.rho,
+		"score_sigma":        pl.score.scale,
+		"validation_rows":    float64(pl.validRows),
+		"stopping_prob":      pl.gamma,
+		"score_grid_spacing": pl.score.grid.Spacing(),
+	}
+}
+
+// autoRun is one candidate run: its configuration, model and noisy score.
+type autoRun struct {
+	candidate int
+	release   *Release
+	score     float64
+}
+
+// better orders the runs' outputs totally: the higher score, then the earlier configuration
+// of the grid, then the lexicographically smaller weights.
+func (a autoRun) better(b autoRun) bool {
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	if a.candidate != b.candidate {
+		return a.candidate < b.candidate
+	}
+	for i, w := range a.release.Model.Weights {
+		if v := b.release.Model.Weights[i]; w != v {
+			return w < v
+		}
+	}
+	return false
+}
+
+// Run splits the rows, draws K, runs K candidates and releases the best-scored one.
+func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
+	start := time.Now()
+	var train, valid *data.Dataset
+	var err error
+	if pl.budget.relation() == privacy.ReplaceOne {
+		if ds.N != pl.problem.N {
+			return nil, fmt.Errorf("mech: the data has %d rows, the plan was made for %d", ds.N, pl.problem.N)
+		}
+		train, valid, err = data.Split(ds, float64(pl.validRows)/float64(ds.N), r)
+		if err == nil && valid.N != pl.validRows {
+			err = fmt.Errorf("mech: internal error: the split holds out %d rows, the plan %d", valid.N, pl.validRows)
+		}
+	} else {
+		train, valid, err = data.SplitByContent(ds, pl.mech.Validation, r.Uint64())
+	}
+	if err != nil {
+		return nil, err
+	}
+	var best autoRun
+	k, runs := 0, []string{}
+	for {
+		k++
+		c := r.IntN(len(pl.plans))
+		step := func(p Progress) {
+			if progress != nil {
+				progress(Progress{Fraction: p.Fraction, Stage: fmt.Sprintf("run %d (%s): %s", k, autoGrid[c].name, p.Stage)})
+			}
+		}
+		rel, err := pl.plans[c].Run(ctx, train, r, step)
+		if err != nil {
+			return nil, err // nothing is released: a stopped procedure releases no model
+		}
+		score, err := pl.scoreOf(valid, rel.Model.Weights, r)
+		if err != nil {
+			return nil, err
+		}
+		run := autoRun{candidate: c, release: rel, score: score}
+		if k == 1 || run.better(best) {
+			best = run
+		}
+		runs = append(runs, fmt.Sprintf("%s: %.6g", autoGrid[c].name, score))
+		if progress != nil {
+			progress(Progress{Fraction: 1 - math.Pow(1-pl.gamma, float64(k)), Stage: fmt.Sprintf("run %d done", k)})
+		}
+		if pl.stops(r) {
+			break
+		}
+	}
+	return pl.release(best, k, runs, ds, r, start)
+}
+
+// stops draws the geometric stopping decision: true with probability γ = 2^−j, exactly, from
+// j random bits.
+func (pl *autoPlan) stops(r *rng.Rand) bool {
+	j := bits.TrailingZeros(uint(pl.mech.Runs))
+	return r.Uint64()>>(64-j) == 0
+}
+
+// scoreOf releases the noisy score of weights w on the validation rows: the number of rows
+// classified right, or for a regression model Σ 1 − q(((y − ŷ)/2Y)²) with ŷ clipped to
+// [−Y, Y] and q the evaluation's rounding to 2⁻²⁰; each row's term is in [0, 1], so the sum's
+// sensitivity is 1 under both relations.
+func (pl *autoPlan) scoreOf(ds *data.Dataset, w []float64, r *rng.Rand) (float64, error) {
+	p := pl.problem
+	classes := 0
+	if p.Loss.Name == "multinomial" {
+		classes = p.Loss.Classes
+	}
+	y := p.Bounds.Y
+	sum := 0.0
+	for i := range ds.N {
+		x, label := ds.Row(i), ds.Y[i]
+		switch {
+		case regression(p.Loss.Name):
+			if !(math.Abs(label) <= y) {
+				return 0, fmt.Errorf("mech: a validation label %g is outside [−%g, %g]", label, y, y)
+			}
+			e := (label - min(max(dot(w, x), -y), y)) / (2 * y)
+			sum += 1 - quantize(e*e)
+		case classes > 0:
+			if argmaxScore(w, x, classes) == int(label) {
+				sum++
+			}
+		case (dot(w, x) >= 0) == (label > 0):
+			sum++
+		}
+	}
+	in, out := []float64{sum}, []float64{0}
+	watched := releasing(in)
+	grid, err := pl.score.add(r, out, in)
+	if err != nil {
+		return 0, err
+	}
+	released("auto's validation score", watched, out, 1, grid)
+	return out[0], nil
+}
+
+// release builds the released model's report from the best run, and keeps K and every run's
+// score in the local diagnostics.
+func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset, r *rng.Rand, start time.Time) (*Release, error) {
+	b := pl.budget
+	rep, err := privacy.NewReport(pl.guarantee, privacy.ReportSpec{
+		Mechanism:    "auto (private selection among noisy-gd configurations by a random number of runs)",
+		Paper:        pl.mech.Paper(),
+		Target:       privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta},
+		Neighbouring: b.relation(),
+		Sensitivity: privacy.Sensitivity{Value: 1, Of: "the validation score, a sum of per-row terms in [0, 1]",
+			Derivation: fmt.Sprintf("each run fits one of %d configurations (%s) drawn uniformly, with noisy-gd's own calibration at ρ = %.6g, on the rows not held out, and adds discrete Gaussian noise (σ = %.6g) to its score on the %s held-out rows; a row is on one side only, so each run is %.6g-zCDP",
+				len(pl.plans), pl.gridNames(), pl.rho, pl.score.scale, pl.heldOut(), pl.rho)},
+		Sampler:    privacy.SamplerStatus{Exact: true, Statement: fmt.Sprintf("no sampler: the number of runs is geometric with mean %d, drawn exactly from random bits, and every noise is exact discrete Gaussian noise on a grid (floating-point safe)", pl.mech.Runs)},
+		Randomness: randomness(r),
+	})
+	if err != nil {
+		return nil, err
+	}
+	rep.Statement += fmt.Sprintf(" The procedure ran a geometric number of candidate runs (mean %d; the number is not released) and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
+		pl.mech.Runs, autoGrid[best.candidate].name, best.score)
+	ps := pl.Parameters()
+	ps["selected_candidate"] = float64(best.candidate)
+	ps["selected_score"] = best.score
+	rel := &Release{Model: newModel(pl.problem, ds, best.release.Model.Weights), Report: rep, Utility: pl.Utility(), Parameters: ps}
+	rel.Diagnostics = best.release.Diagnostics
+	rel.Diagnostics.Seconds = time.Since(start).Seconds()
+	rel.Diagnostics.Details = map[string]float64{"runs": float64(k)}
+	rel.Diagnostics.NotPrivate = notPrivate + "; the runs and their scores: " + strings.Join(runs, "; ")
+	return rel, nil
+}
+
+func (pl *autoPlan) gridNames() string {
+	names := make([]string, len(autoGrid))
+	for i, c := range autoGrid {
+		names[i] = c.name
+	}
+	return strings.Join(names, ", ")
+}
+
+// heldOut names the number of validation rows for the report.
+func (pl *autoPlan) heldOut() string {
+	if pl.validRows > 0 {
+		return fmt.Sprint(pl.validRows)
+	}
+	return fmt.Sprintf("(private number of, about %g of the)", pl.mech.Validation)
+}

@@ -1,0 +1,198 @@
+package mech
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// TestAutoPlan: the plan's guarantee is the random-stopping curve of its ρ, which is the
+// largest that meets the budget, under both relations; every candidate is planned within ρ;
+// the split's sizes are public; settings and budgets it cannot serve are refused.
+func TestAutoPlan(t *testing.T) {
+	ds := toyData(200, 4, 9)
+	for _, rel := range relations {
+		for _, b := range []Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 0.25, Delta: 1e-9}, {Epsilon: 8, Delta: 1e-5}} {
+			b.Neighbouring = rel
+			pl, err := Auto{}.Plan(b, toyProblem(ds))
+			if err != nil {
+				t.Fatalf("%v: %v", b, err)
+			}
+			ap := pl.(*autoPlan)
+			rho, err := privacy.CalibrateRandomStopping(1.0/defaultAutoRuns, b.Epsilon, b.Delta)
+			if err != nil || ap.rho != rho {
+				t.Errorf("%v: ρ = %g, calibration gives %g (%v)", b, ap.rho, rho, err)
+			}
+			if d := pl.Guarantee().Delta(b.Epsilon); !(d <= b.Delta) {
+				t.Errorf("%v: δ(ε) = %g above the target", b, d)
+			}
+			for i, c := range ap.plans {
+				if r := c.Parameters()["rho_zcdp"]; !(r > 0.9*ap.rho && r <= ap.rho) {
+					t.Errorf("%v: candidate %d is %g-zCDP, want at most and about ρ = %g", b, i, r, ap.rho)
+				}
+			}
+			if got, want := ap.score.rho, ap.rho; !(got <= want && got > 0.9*want) {
+				t.Errorf("%v: the score's ρ %g, want at most and about %g", b, got, want)
+			}
+			if rel == privacy.ReplaceOne && (ap.validRows != 40 || ap.plans[0].(*noisyGDPlan).problem.N != 160) {
+				t.Errorf("%v: %d validation rows and %d to fit, want 40 and 160", b, ap.validRows, ap.plans[0].(*noisyGDPlan).problem.N)
+			}
+		}
+	}
+	for _, bad := range []struct {
+		a Auto
+		b Budget
+	}{
+		{Auto{}, Budget{Epsilon: 1}},
+		{Auto{Runs: 6}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Runs: 128}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Validation: 1}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Validation: 0.001}, Budget{Epsilon: 1, Delta: 1e-6}},
+	} {
+		if _, err := bad.a.Plan(bad.b, toyProblem(ds)); err == nil {
+			t.Errorf("%+v with %v accepted", bad.a, bad.b)
+		}
+	}
+}
+
+// TestAutoStops: the number of runs is geometric with mean Runs. Over 20,000 draws of the
+// stopping rule with a fixed seed, the mean of K is within 0.25 of 8 (its standard error is
+// 0.053: a false failure has probability below 1e-5) and P(K = 1) within 0.012 of 1/8 (5 standard
+// errors).
+func TestAutoStops(t *testing.T) {
+	pl := &autoPlan{mech: Auto{Runs: 8}}
+	r := rng.Seeded(3)
+	const draws = 20000
+	sum, ones := 0, 0
+	for range draws {
+		k := 1
+		for !pl.stops(r) {
+			k++
+		}
+		sum += k
+		if k == 1 {
+			ones++
+		}
+	}
+	if mean := float64(sum) / draws; math.Abs(mean-8) > 0.25 {
+		t.Errorf("mean K = %g, want 8", mean)
+	}
+	if p := float64(ones) / draws; math.Abs(p-0.125) > 0.012 {
+		t.Errorf("P(K = 1) = %g, want 1/8", p)
+	}
+}
+
+// TestAutoOrder: the order of the runs' outputs is total and strict: the score first, then the
+// configuration, then the weights.
+func TestAutoOrder(t *testing.T) {
+	rel := func(w ...float64) *Release { return &Release{Model: Model{Weights: w}} }
+	runs := []autoRun{
+		{candidate: 0, release: rel(1, 2), score: 5},
+		{candidate: 0, release: rel(1, 3), score: 5},
+		{candidate: 1, release: rel(0, 0), score: 5},
+		{candidate: 3, release: rel(9, 9), score: 4},
+	}
+	// runs[i] is better than runs[j] exactly when i < j.
+	for i, a := range runs {
+		for j, b := range runs {
+			if got := a.better(b); got != (i < j) {
+				t.Errorf("run %d better than run %d: %v", i, j, got)
+			}
+		}
+	}
+}
+
+// TestAutoRowOnOneSide: each run is ρ-zCDP only because a row is either among the rows a
+// candidate fits or among those that score it, never both (parallel composition). On every
+// replay pair, under both relations, the pair's different row changes the inputs of the
+// candidates' noisy steps or those of the scores, not both.
+func TestAutoRowOnOneSide(t *testing.T) {
+	base, extremes := replayRows(t, replayBase)
+	for _, rel := range relations {
+		sides := map[string]int{}
+		for j := range 12 {
+			for _, pair := range neighbours(rel, base, extremes, j) {
+				c := replayCase{"auto", Auto{}, Budget{Epsilon: 4, Delta: 1e-6}, nil, nil}
+				pl := replayPlan(t, c, rel, adultReplayProblem(base, 0), pair.d0.N)
+				w0, err := watch(t, pl, pair.d0, 50+uint64(j), nil)
+				if err != nil {
+					t.Fatal(err)
+				}
+				w1, err := watch(t, pl, pair.d1, 50+uint64(j), w0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				fit, score := false, false
+				for k := range min(len(w0.releases), len(w1.releases)) {
+					a, b := w0.releases[k], w1.releases[k]
+					if dist(a.in, b.in) == 0 {
+						continue
+					}
+					if strings.HasPrefix(a.site, "auto's") {
+						score = true
+					} else {
+						fit = true
+					}
+				}
+				if fit && score {
+					t.Errorf("%s, %s: the row changes both what the candidates fit and what scores them", rel, pair.name)
+				}
+				sides[map[[2]bool]string{{true, false}: "fit", {false, true}: "score", {false, false}: "neither"}[[2]bool{fit, score}]]++
+			}
+		}
+		// Both sides must occur, or the test would not see a row on the scoring side.
+		if sides["fit"] == 0 || sides["score"] == 0 {
+			t.Errorf("%s: rows on each side %v: the pairs do not exercise both", rel, sides)
+		}
+		t.Logf("%s: the pairs' different rows were on these sides: %v", rel, sides)
+	}
+}
+
+// TestAutoReleasesOnlyTheBest: the release is the best-scored run's model, with its
+// configuration and score, and the report states the guarantee of the whole procedure; the
+// number of runs stays in the local diagnostics.
+func TestAutoReleasesOnlyTheBest(t *testing.T) {
+	ds := toyData(400, 4, 5)
+	pl, err := Auto{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for seed := range uint64(6) {
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(seed), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		k := rel.Diagnostics.Details["runs"]
+		if !(k >= 1) {
+			t.Fatalf("seed %d: %v runs", seed, k)
+		}
+		if _, ok := rel.Parameters["runs"]; ok {
+			t.Errorf("seed %d: the number of runs is released", seed)
+		}
+		if !strings.Contains(rel.Report.Statement, "the number is not released") || rel.Report.Guarantee.Kind != "renyi-dp" {
+			t.Errorf("seed %d: report %q", seed, rel.Report.Statement)
+		}
+		c := int(rel.Parameters["selected_candidate"])
+		if c < 0 || c >= len(autoGrid) || !strings.Contains(rel.Report.Statement, autoGrid[c].name) {
+			t.Errorf("seed %d: selected candidate %d not stated", seed, c)
+		}
+		// The selected score is the largest of the runs' scores in the diagnostics.
+		best := math.Inf(-1)
+		for _, part := range strings.Split(strings.SplitN(rel.Diagnostics.NotPrivate, "their scores: ", 2)[1], "; ") {
+			var v float64
+			if i := strings.LastIndex(part, ": "); i >= 0 {
+				if _, err := fmt.Sscan(part[i+2:], &v); err == nil {
+					best = math.Max(best, v)
+				}
+			}
+		}
+		if s := rel.Parameters["selected_score"]; math.Abs(s-best) > 1e-5*math.Max(1, math.Abs(best)) {
+			t.Errorf("seed %d: selected score %g, best of the runs %g", seed, s, best)
+		}
+	}
+}
