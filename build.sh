@@ -42,7 +42,8 @@ Commands:
                    folder), natively only: privopt's default fit on every task at each ε,
                    measured on validation rows split from the training files (never the test
                    files), beside the baselines; writes docs/benchmarks/devsuite.md and
-                   devsuite.svg (ARGS go to `privopt bench`, e.g. --runs 3 --eps 1,8)
+                   devsuite.svg, or with --mech NAME devsuite-NAME.md and .svg (ARGS go
+                   to `privopt bench`, e.g. --runs 3 --eps 1,8)
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -292,28 +293,34 @@ devsuite_asked() {
 
 # bench_devsuite runs the development suite natively (ARGS go to `privopt bench`, which holds
 # --suite devsuite) and writes docs/benchmarks/devsuite.md, the table under a header saying
-# what was run, and devsuite.svg. Both are written to a scratch directory first and copied at
-# the end, so an interrupted run leaves the committed files as they were.
+# what was run, and devsuite.svg; with --mech NAME[:SETTINGS], devsuite-NAME.md and .svg. Both
+# are written to a scratch directory first and copied at the end, so an interrupted run leaves
+# the committed files as they were.
 bench_devsuite() {
 	need_go
-	local out=docs/benchmarks tmp commit
+	local out=docs/benchmarks tmp commit name=devsuite prev=""
+	for a in "$@"; do
+		case "$prev" in --mech | -mech) name="devsuite-${a%%:*}" ;; esac
+		case "$a" in --mech=* | -mech=*) name="devsuite-${a#*=}" name=${name%%:*} ;; esac
+		prev=$a
+	done
 	tmp=$(mktemp -d)
 	go build -o "$tmp/privopt" ./cmd/privopt
 	commit=$(git rev-parse --short HEAD)
 	git diff --quiet HEAD -- || commit="$commit with uncommitted changes"
 	say "build.sh: the development suite, natively"
-	"$tmp/privopt" bench "$@" --svg "$tmp/devsuite.svg" >"$tmp/table.md"
+	"$tmp/privopt" bench "$@" --svg "$tmp/$name.svg" >"$tmp/table.md"
 	{
 		printf '# privopt on the development suite\n\n'
 		printf 'Written by `./build.sh bench %s` at commit %s, %s.\n\n' "$*" "$commit" "$(date -u '+%Y-%m-%d %H:%M UTC')"
 		cat "$tmp/table.md"
-		printf '\n![privopt against the baselines, one panel per task](devsuite.svg)\n'
-	} >"$tmp/devsuite.md"
+		printf '\n![privopt against the baselines, one panel per task](%s.svg)\n' "$name"
+	} >"$tmp/$name.md"
 	mkdir -p "$out"
-	cp "$tmp/devsuite.md" "$tmp/devsuite.svg" "$out/"
+	cp "$tmp/$name.md" "$tmp/$name.svg" "$out/"
 	rm -rf "$tmp"
-	say "build.sh: wrote $out/devsuite.md and $out/devsuite.svg"
-	cat "$out/devsuite.md"
+	say "build.sh: wrote $out/$name.md and $out/$name.svg"
+	cat "$out/$name.md"
 }
 
 # --- test ---------------------------------------------------------------------------------

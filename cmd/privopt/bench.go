@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -29,11 +30,13 @@ place of its own to the --json file, so that a run of some cells refreshes a who
 Every setting (--radius, the mechanisms' defaults) is fixed before any result is seen.
 
 --suite devsuite runs the development suite instead (the --devsuite folder's README.md): for
-each of its eight tasks, privopt's default fit (noisy-gd) at each ε with δ = --delta, --runs
-runs each (default 10) with fresh randomness, measured on validation rows split once from the
-task's training file (the test files are never read), beside the majority class or the mean
-label and a non-private fit on standardised features. It prints the table (markdown); --json
-and --svg write the results and the plot (one panel per task). --eps defaults to 0.5,1,2,8.`
+each of its tasks (--tasks: a comma-separated list of their names), privopt's default fit
+(noisy-gd, or the one --mech NAME[:SETTING=VALUE…] with the other settings at their defaults)
+at each ε with δ = --delta, --runs runs each (default 10) with fresh randomness, measured on
+validation rows split once from the task's training file (the test files are never read),
+beside the majority class or the mean label and a non-private fit on standardised features. It
+prints the table (markdown); --json and --svg write the results and the plot (one panel per
+task). --eps defaults to 0.5,1,2,8.`
 
 func runBench(args []string, stdout, stderr io.Writer) error {
 	fs := newFlags("bench [options]", benchSynopsis, stdout)
@@ -53,17 +56,21 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	suite := fs.String("suite", "adult-lr", "the benchmark: adult-lr or devsuite")
 	devsuiteDir := fs.String("devsuite", defaultDevsuiteDir, "with --suite devsuite: the development suite's folder")
 	unscaled := fs.Bool("unscaled", false, "with --suite devsuite: also run every cell without private ranges, for comparison")
+	tasks := fs.String("tasks", "", "with --suite devsuite: comma-separated task names to run (default all)")
 	if err := fs.parseArgs(args, 3); err != nil {
 		return err
 	}
 	set, _ := fs.given()
 	switch *suite {
 	case "devsuite":
-		o := devsuiteOptions{dir: *devsuiteDir, eps: *epsList, delta: *delta, runs: *runs, jsonOut: *jsonOut, svgOut: *svgOut, unscaled: *unscaled}
+		o := devsuiteOptions{dir: *devsuiteDir, eps: *epsList, delta: *delta, runs: *runs, jsonOut: *jsonOut, svgOut: *svgOut, unscaled: *unscaled, tasks: *tasks}
+		if set["mech"] {
+			o.mech = *mechs
+		}
 		return runDevsuite(set, o, fs.Args(), stdout, stderr)
 	case "adult-lr":
-		if set["devsuite"] || set["unscaled"] {
-			return usageError{"--devsuite and --unscaled go with --suite devsuite"}
+		if set["devsuite"] || set["unscaled"] || set["tasks"] {
+			return usageError{"--devsuite, --unscaled and --tasks go with --suite devsuite"}
 		}
 	default:
 		return usageError{fmt.Sprintf("--suite: unknown benchmark %q (adult-lr or devsuite)", *suite)}
@@ -153,7 +160,7 @@ const defaultDevsuiteDir = "../shared/data/devsuite"
 
 // devsuiteFlags are the bench flags of the adult-lr benchmark alone, refused with --suite
 // devsuite.
-var devsuiteFlags = []string{"data", "test", "schema", "mech", "cell-seconds", "radius", "merge", "replace"}
+var devsuiteFlags = []string{"data", "test", "schema", "cell-seconds", "radius", "merge", "replace"}
 
 // devsuiteOptions are the bench flags that --suite devsuite reads.
 type devsuiteOptions struct {
@@ -162,6 +169,7 @@ type devsuiteOptions struct {
 	runs            int
 	jsonOut, svgOut string
 	unscaled        bool
+	mech, tasks     string // one --mech entry, "" for the default; task names, "" for all
 }
 
 // runDevsuite runs the development suite with the bench flags o (set: the flags given on the
@@ -170,7 +178,25 @@ type devsuiteOptions struct {
 func runDevsuite(set map[string]bool, o devsuiteOptions, args []string, stdout, stderr io.Writer) error {
 	for _, name := range devsuiteFlags {
 		if set[name] {
-			return usageError{fmt.Sprintf("--%s applies to the adult-lr benchmark, not to --suite devsuite (which fits privopt's default)", name)}
+			return usageError{fmt.Sprintf("--%s applies to the adult-lr benchmark, not to --suite devsuite", name)}
+		}
+	}
+	cfg := devsuite.Config{Dir: o.dir, Tasks: devsuite.Tasks, Delta: o.delta, Unscaled: o.unscaled}
+	if o.mech != "" {
+		e, err := benchEntry(o.mech)
+		if err != nil || strings.Contains(o.mech, ",") {
+			return usageError{fmt.Sprintf("--mech with --suite devsuite is one mechanism, NAME or NAME:SETTING=VALUE[:SETTING=VALUE…], got %q", o.mech)}
+		}
+		cfg.Mechanism, cfg.Options = e.Name, e.Options
+	}
+	if o.tasks != "" {
+		cfg.Tasks = nil
+		for _, name := range strings.Split(o.tasks, ",") {
+			i := slices.IndexFunc(devsuite.Tasks, func(t devsuite.Task) bool { return t.Name == name })
+			if i < 0 {
+				return usageError{fmt.Sprintf("--tasks: unknown task %q", name)}
+			}
+			cfg.Tasks = append(cfg.Tasks, devsuite.Tasks[i])
 		}
 	}
 	if len(args) > 0 {
@@ -197,8 +223,8 @@ func runDevsuite(set map[string]bool, o devsuiteOptions, args []string, stdout, 
 	}
 	ctx, stop := interruptible()
 	defer stop()
-	res, err := devsuite.Run(ctx, devsuite.Config{Dir: o.dir, Tasks: devsuite.Tasks, Epsilons: epss, Delta: o.delta, Runs: o.runs,
-		Unscaled: o.unscaled, Progress: func(line string) { fmt.Fprintln(stderr, line) }})
+	cfg.Epsilons, cfg.Runs, cfg.Progress = epss, o.runs, func(line string) { fmt.Fprintln(stderr, line) }
+	res, err := devsuite.Run(ctx, cfg)
 	if err != nil {
 		return err
 	}

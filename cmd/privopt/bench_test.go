@@ -14,8 +14,11 @@ func TestBenchDevsuiteFlags(t *testing.T) {
 	}{
 		{[]string{"--suite", "devsuite", "--devsuite", missing}, "--devsuite " + missing + ": not a folder"},
 		{[]string{"--suite", "nope"}, `--suite: unknown benchmark "nope"`},
-		{[]string{"--devsuite", missing}, "--devsuite and --unscaled go with --suite devsuite"},
-		{[]string{"--suite", "devsuite", "--mech", "outpert"}, "--mech applies to the adult-lr benchmark"},
+		{[]string{"--devsuite", missing}, "--devsuite, --unscaled and --tasks go with --suite devsuite"},
+		{[]string{"--tasks", "adult"}, "--devsuite, --unscaled and --tasks go with --suite devsuite"},
+		{[]string{"--suite", "devsuite", "--mech", "outpert,rem"}, "--mech with --suite devsuite is one mechanism"},
+		{[]string{"--suite", "devsuite", "--mech", "nope"}, "--mech with --suite devsuite is one mechanism"},
+		{[]string{"--suite", "devsuite", "--tasks", "adult,nope"}, `--tasks: unknown task "nope"`},
 		{[]string{"--suite", "devsuite", "--radius", "3"}, "--radius applies to the adult-lr benchmark"},
 		{[]string{"--suite", "devsuite", "--runs", "0"}, "--runs must be at least 1"},
 		{[]string{"--suite", "devsuite", "--eps", "1,-2"}, `--eps: "-2" is not a positive number`},

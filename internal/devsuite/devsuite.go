@@ -95,6 +95,10 @@ type Config struct {
 	Delta    float64
 	// Runs is the number of fits per task and ε, each with fresh OS randomness.
 	Runs int
+	// Mechanism and Options are the fit's mechanism and its settings (fit.Spec's); "" is
+	// DefaultMechanism.
+	Mechanism string
+	Options   map[string]string
 	// Unscaled also runs each cell's spec without private ranges (ScaleShare 0), with as many
 	// runs, for comparison.
 	Unscaled bool
@@ -218,6 +222,9 @@ func runDevsuiteTask(ctx context.Context, cfg Config, t Task) (TaskResult, error
 	fitMean, _ := bench.MeanSD(train.Y)
 	for _, eps := range cfg.Epsilons {
 		spec := defaultSpec(t, eps, cfg.Delta)
+		if cfg.Mechanism != "" {
+			spec.Mechanism, spec.Options = cfg.Mechanism, cfg.Options
+		}
 		cell := Cell{Epsilon: eps, Spec: spec}
 		unscaled := spec
 		unscaled.ScaleShare = 0
@@ -333,13 +340,16 @@ func loadDevsuiteTask(dir string, t Task) (schema *data.Schema, train, valid *da
 	return schema, train, valid, changed, err
 }
 
+// DefaultMechanism is the mechanism of privopt's default fit.
+const DefaultMechanism = "noisy-gd"
+
 // defaultSpec returns the spec of privopt's default fit of a task at (ε, δ): what `privopt fit
 // --mech noisy-gd --eps ε --delta δ` plans with every other flag at its default (the label's
 // first loss in fit.Losses, its default domain fit.DefaultDomain with radius 10, private ranges
 // with fit.DefaultScaleShare of the budget, replace-one).
 func defaultSpec(t Task, eps, delta float64) fit.Spec {
 	loss := fit.Losses[t.Label][0]
-	return fit.Spec{Loss: loss, Domain: fit.DefaultDomain(loss), Radius: 10, Mechanism: "noisy-gd", ScaleShare: fit.DefaultScaleShare,
+	return fit.Spec{Loss: loss, Domain: fit.DefaultDomain(loss), Radius: 10, Mechanism: DefaultMechanism, ScaleShare: fit.DefaultScaleShare,
 		Budget: mech.Budget{Epsilon: eps, Delta: delta, Neighbouring: privacy.ReplaceOne}}
 }
 

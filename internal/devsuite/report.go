@@ -13,6 +13,25 @@ import (
 	"github.com/privopt/privopt/pkg/plot"
 )
 
+// mechanismOf names the mechanism of a suite run's fits as fit's --mech and --opt flags would.
+func mechanismOf(res Result) string {
+	for _, t := range res.Tasks {
+		for _, c := range t.Cells {
+			name := c.Spec.Mechanism
+			keys := make([]string, 0, len(c.Spec.Options))
+			for k := range c.Spec.Options {
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			for _, k := range keys {
+				name += fmt.Sprintf(" --opt %s=%s", k, c.Spec.Options[k])
+			}
+			return name
+		}
+	}
+	return DefaultMechanism
+}
+
 // Markdown writes a suite run as markdown: what was run, the tasks with their default
 // specs, then a table of the classification tasks and one of the regressions, each cell's
 // mean ± standard error over its runs beside the baselines on the same validation rows.
@@ -20,12 +39,12 @@ func Markdown(res Result) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Every figure is measured on validation rows: each task's training file, encoded with its schema, is divided once "+
 		"into fit rows and validation rows by `data.Split(rows, %g, rng.Seeded(%d))`; the test files are never read. "+
-		"privopt: its default fit, what `privopt fit --mech noisy-gd` does with every other setting at its default (the label's default loss; "+
+		"privopt: what `privopt fit --mech %s` does with every other setting at its default (the label's default loss; "+
 		"the whole space, or for the squared loss the ball, with radius 10; private ranges of the numeric columns with %g of the budget), δ = %g, %d runs per ε, each with fresh randomness; mean ± standard error over the runs. "+
 		"Baselines, fitted on the same fit rows without privacy: the majority class or the mean label; logistic regression (multinomial for classes) "+
 		"with ridge λ = 1/n (scikit-learn's C = 1, here with the intercept penalised too) or least squares (OLS), on features standardised by the fit rows' "+
 		"means and standard deviations. Platform: %s.\n\n",
-		ValidationShare, SplitSeed, fit.DefaultScaleShare, res.Delta, res.Runs, res.Platform)
+		ValidationShare, SplitSeed, mechanismOf(res), fit.DefaultScaleShare, res.Delta, res.Runs, res.Platform)
 
 	b.WriteString("| task | label | fit rows | validation rows | d | loss | domain | radius | values changed by encoding |\n|---|---|---|---|---|---|---|---|---|\n")
 	for _, t := range res.Tasks {
