@@ -140,7 +140,10 @@ build() {
 		math/big sort)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
-	GOOS=js GOARCH=wasm go build "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
+	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.
+	GOOS=js GOARCH=wasm go build -tags demofetched "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
+	mkdir -p "$DIST/demo"
+	cp internal/demo/adult-train.csv internal/demo/adult-test.csv internal/demo/adult-lr.schema.json "$DIST/demo/"
 	cp index.html "$DIST/"
 	cp web/*.js web/*.css pkg/plot/plot.css "$DIST/"
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$DIST/"

@@ -37,9 +37,28 @@
     return WebAssembly.compile(await response.arrayBuffer());
   }
 
+  // fetchDemo fetches the demo's files while the page loads, so that using the demo needs no
+  // request later (they are not compiled into app.wasm, to keep it small); null when they
+  // cannot be fetched, and the page then says so if the demo is asked for.
+  async function fetchDemo() {
+    try {
+      const bytes = async (name) => {
+        const response = await fetch('demo/' + name);
+        if (!response.ok) throw new Error(name + ': HTTP ' + response.status);
+        return new Uint8Array(await response.arrayBuffer());
+      };
+      const [train, test, schema] = await Promise.all(['adult-train.csv', 'adult-test.csv', 'adult-lr.schema.json'].map(bytes));
+      return { train, test, schema };
+    } catch (err) {
+      return null;
+    }
+  }
+
   async function start() {
     if (typeof WebAssembly !== 'object') throw new Error('this browser does not support WebAssembly');
+    const demo = fetchDemo();
     window.privoptWasmModule = await compile('app.wasm');
+    window.privoptDemo = await demo;
     const go = new Go();
     const instance = await WebAssembly.instantiate(window.privoptWasmModule, go.importObject);
     const nativeEval = window.eval;

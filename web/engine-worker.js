@@ -1,7 +1,7 @@
 // privopt's compute engine, in a Web Worker. Once its scripts are loaded it posts
 // {loaded: true}: the page creates every worker while it loads, so that no script is fetched
-// later. The page posts the compiled app.wasm module as the first message when it first needs
-// the worker; run in a worker, the module takes its engine role and calls
+// later. The page posts the compiled app.wasm module (and the demo's files, {module, demo}) as
+// the first message when it first needs the worker; run in a worker, the module takes its engine role and calls
 // privoptEngineStarted with the Go function that handles one message. Messages that arrive
 // before then are queued.
 'use strict';
@@ -13,6 +13,10 @@ const queued = [];
 self.onmessage = (event) => {
   if (module === null) {
     module = event.data;
+    if (!(module instanceof WebAssembly.Module) && module !== null && typeof module === 'object') {
+      self.privoptDemo = module.demo;
+      module = module.module;
+    }
     start().catch((err) => {
       self.postMessage(JSON.stringify({ id: 0, kind: 'error', error: 'the engine failed to start: ' + err }));
     });

@@ -43,14 +43,14 @@ func TestDemoEncodes(t *testing.T) {
 			t.Errorf("%s: %d positive labels of %d", tc.name, pos, ds.N)
 		}
 	}
-	if TrainSize() != int64(len(train)) {
-		t.Errorf("TrainSize = %d", TrainSize())
+	if TrainSize() != int64(len(files().train)) || Available() != nil {
+		t.Errorf("TrainSize = %d, Available: %v", TrainSize(), Available())
 	}
 }
 
 // droppedColumns are the columns of the UCI files that adult-lr ignores and the demo leaves
-// out (fnlwgt is a census weight whose digits gzip cannot compress: dropping it keeps app.wasm
-// about 12 kB smaller).
+// out (fnlwgt is a census weight whose digits gzip cannot compress: dropping it keeps the
+// page's download about 12 kB smaller).
 var droppedColumns = []string{"fnlwgt", "education"}
 
 // The demo schema is the repository's adult-lr schema without the lines of the dropped
@@ -69,13 +69,13 @@ func TestDemoProvenance(t *testing.T) {
 		}
 		want = bytes.Replace(want, line, nil, 1)
 	}
-	if !bytes.Equal(want, schema) {
+	if !bytes.Equal(want, files().schema) {
 		t.Error("adult-lr.schema.json is not examples/adult-lr.schema.json without the dropped columns")
 	}
 	for _, tc := range []struct {
 		file string
 		demo []byte
-	}{{"adult.data", train}, {"adult.test", test}} {
+	}{{"adult.data", files().train}, {"adult.test", files().test}} {
 		path, err := adultdata.File(tc.file)
 		if err != nil {
 			t.Fatal(err)

@@ -188,7 +188,8 @@ func (h *host) Send(w int, req engine.Request) {
 }
 
 // worker returns the worker of slot w, giving the slot a spare worker (or, when none is
-// left, a new one) and handing it the page's compiled module when the slot has none.
+// left, a new one) and handing it the page's compiled module and the demo's files (fetched
+// while the page loaded) when the slot has none.
 func (h *host) worker(w int) *worker {
 	if wk, ok := h.workers[w]; ok {
 		return wk
@@ -200,7 +201,10 @@ func (h *host) worker(w int) *worker {
 		wk = h.spawn()
 	}
 	wk.slot = w
-	wk.v.Call("postMessage", js.Global().Get("privoptWasmModule"))
+	start := js.Global().Get("Object").New()
+	start.Set("module", js.Global().Get("privoptWasmModule"))
+	start.Set("demo", js.Global().Get("privoptDemo"))
+	wk.v.Call("postMessage", start)
 	h.workers[w] = wk
 	return wk
 }

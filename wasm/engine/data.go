@@ -101,6 +101,9 @@ type source struct {
 func sourceOf(req Request, f File) (source, error) {
 	switch req.Source {
 	case "demo":
+		if err := demo.Available(); err != nil {
+			return source{}, err
+		}
 		return source{name: demo.Name, size: demo.TrainSize(), demo: true,
 			open: func() (io.Reader, error) { return demo.Train(), nil }}, nil
 	case "file":
