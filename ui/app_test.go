@@ -155,10 +155,22 @@ func demoApp(t *testing.T, workers int) (*App, *testHost) {
 	if a.Dataset == nil || a.Plans == nil || a.Rate == nil {
 		t.Fatalf("demo: dataset %v, plans %v, rate %v, errors %q %q %q", a.Dataset, a.Plans, a.Rate, a.LoadErr, a.DataErr, a.PlanErr)
 	}
+	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "40")
 	h.settle(a)
 	return a, h
+}
+
+// TestOpensOnRecommended: the page opens on noisy-gd, marked as recommended in the plans'
+// table and the mechanism's heading.
+func TestOpensOnRecommended(t *testing.T) {
+	a := NewApp(newTestHost(t, 1))
+	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	if a.Mechanism != "noisy-gd" || !strings.Contains(html, `<tr class="chosen" id="plan-noisy-gd">`) ||
+		!strings.Contains(html, "Noisy gradient descent with momentum (recommended)") {
+		t.Errorf("the page opens on %q; its plans table or heading does not mark noisy-gd as recommended", a.Mechanism)
+	}
 }
 
 func TestDemoFlow(t *testing.T) {
@@ -208,7 +220,8 @@ func TestDemoFlow(t *testing.T) {
 	}
 	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
 	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
-		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`} {
+		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`,
+		"(always the majority class: 76.0 %)"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the results lack %s", want)
 		}
@@ -501,7 +514,7 @@ func TestLinkRoundTrip(t *testing.T) {
 	// Invalid values show their fields' errors and keep the defaults.
 	c := NewApp(newTestHost(t, 1))
 	c.ApplyQuery(map[string]string{"eps": "-3", "runs": "2.5", "loss": "nonsense", "mech": "nonsense"})
-	if c.Eps.Err == "" || c.Eps.Value != 1 || c.Runs.Err == "" || c.Loss != "logistic" || c.Mechanism != "rem" {
+	if c.Eps.Err == "" || c.Eps.Value != 1 || c.Runs.Err == "" || c.Loss != "logistic" || c.Mechanism != Recommended {
 		t.Errorf("invalid link values: %+v %+v %q %q", c.Eps, c.Runs, c.Loss, c.Mechanism)
 	}
 	// An invalid N shows its error and declares none; N is left out under replace-one.
@@ -575,6 +588,7 @@ func TestOtherLabels(t *testing.T) {
 			t.Fatalf("%s: dataset %+v, loss %q, %q", tc.name, a.Dataset, a.Loss, a.DataErr)
 		}
 		a.SetDomain(tc.domain)
+		a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 		a.SetOption("Sampler", "mala")
 		a.SetOption("FastSteps", "20")
 		h.settle(a)

@@ -70,9 +70,14 @@ var mechanismText = map[string]mechanismDescription{
 		"A convex loss with bounded gradients on a bounded domain; δ > 0.",
 	},
 	"noisy-gd": {
-		"Noisy gradient descent with momentum",
+		"Noisy gradient descent with momentum (recommended)",
 		"Runs gradient descent with momentum and Gaussian noise added at every step, and releases the average of the last half of the steps. Each example's gradient is capped at 70 % of the largest the bounds allow (the loss is Huberized for badly misfit examples; not for multinomial), which lowers the noise needed. From ρ ≥ 0.01 (about ε ≥ 0.6 at δ = 10⁻⁶) it first spends 5 % of the budget on a noisy release of the features' mean squares and uses them to take longer steps along rarely non-zero features. The weights of categorical columns are shrunk towards each other by a small ridge (larger at smaller budgets), which keeps the noise from piling up on rare categories. The privacy is that of the noisy releases (Gaussian DP, exactly calibrated, with the tiny distance of its discrete noise from rounded Gaussian noise counted in δ), so the run can stop at any time. No accuracy bound is proven, but it is the most accurate mechanism on the adult benchmark.",
 		"A smooth loss with bounded gradients (logistic, smooth hinge, Huber, squared on a bounded domain, multinomial); δ > 0.",
+	},
+	"auto": {
+		"Noisy gradient descent, tuned privately",
+		"Fits noisy-gd settings a random number of times (8 on average) on 80 % of the rows and releases the best-scored on the rest. The guarantee covers this tuning, so each fit gets about a quarter of the budget: less accurate than noisy-gd where its defaults suit the data.",
+		"As noisy-gd; δ > 0. It takes about 6 noisy-gd fits.",
 	},
 	"rashomon": {
 		"Rashomon-set sampler",
@@ -131,6 +136,10 @@ var optionText = map[string]map[string]optionDescription{
 		"PreconditionFloor":  {"the floor of the mean squares, in units of their noise (0: the default, 10)", nil},
 		"NoCategoricalRidge": {"do not shrink the weights of the categorical columns' one-hot features", nil},
 		"RidgeScale":         {"the scale κ of the ridge λ = κ·G·√d/(D·n·√(2ρ)) on the categorical weights (0: the default, 0.5)", nil},
+	},
+	"auto": {
+		"Runs":       {"the mean number of fits, a power of two up to 64 (0: 8)", nil},
+		"Validation": {"the share of the rows that score the fits (0: 0.2)", nil},
 	},
 	"rashomon": {
 		"Psi":            {"the threshold ψ of near-optimality (0: the default)", nil},

@@ -112,6 +112,7 @@ func TestPrivateEvaluationRegression(t *testing.T) {
 	a.CheckData()
 	h.settle(a)
 	a.SetDomain("box")
+	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "20")
 	a.SetEvalShare("30")

@@ -123,6 +123,7 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 	if note := a.ScaleNote(); !strings.Contains(note, "too few rows") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="scale-note"`) {
 		t.Errorf("six rows: the note %q", note)
 	}
+	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "20")
 	h.settle(a)

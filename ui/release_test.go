@@ -41,6 +41,7 @@ func fileApp(t *testing.T) (*App, *testHost) {
 	a.SetHoldout("0")
 	a.CheckData()
 	h.settle(a)
+	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "40")
 	h.settle(a)
@@ -330,6 +331,7 @@ func TestUseModelRegression(t *testing.T) {
 	a.CheckData()
 	h.settle(a)
 	a.SetDomain("box")
+	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "20")
 	h.settle(a)

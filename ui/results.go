@@ -162,7 +162,11 @@ func (a *App) Diagnostics() []DiagnosticRow {
 	}
 	if t := res.Test; t != nil {
 		if t.Accuracy != nil {
-			rows = append(rows, DiagnosticRow{fmt.Sprintf("Held-out accuracy (%d rows)", t.Rows), percent(*t.Accuracy)})
+			acc := percent(*t.Accuracy)
+			if t.Majority != nil {
+				acc += " (always the majority class: " + percent(*t.Majority) + ")"
+			}
+			rows = append(rows, DiagnosticRow{fmt.Sprintf("Held-out accuracy (%d rows)", t.Rows), acc})
 		}
 		rows = append(rows, DiagnosticRow{"Held-out mean loss", shortText(t.Loss)})
 	}

@@ -377,6 +377,11 @@ func TestRun(t *testing.T) {
 	if a.Run != 0 || c.Run != 1 || a.Test == nil || a.Test.Rows != 1000 || a.Test.Accuracy == nil || !(*a.Test.Accuracy > 0.5) || !(a.Test.Loss > 0) {
 		t.Errorf("evaluation: %+v", a.Test)
 	}
+	// The demo's held-out rows: 1000 of adult.test, 76.0 % of them with the training rows'
+	// majority label (income ≤ 50K).
+	if m := a.Test.Majority; m == nil || *m != 0.76 {
+		t.Errorf("majority baseline %v, want 0.76", m)
+	}
 	if len(a.Release.Model.Features) != 92 || a.Release.Diagnostics.NotPrivate == "" {
 		t.Errorf("release: %+v", a.Release)
 	}
@@ -509,5 +514,23 @@ func BenchmarkPlan(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestMajorityAccuracy: the baseline predicts the training labels' most frequent value (the
+// smallest on a tie) and scores it on the held-out labels.
+func TestMajorityAccuracy(t *testing.T) {
+	for _, tc := range []struct {
+		train, test []float64
+		want        float64
+	}{
+		{[]float64{1, -1, -1}, []float64{-1, 1, -1, -1}, 0.75},
+		{[]float64{2, 0, 2, 1}, []float64{2, 2, 0}, 2.0 / 3},
+		{[]float64{1, -1}, []float64{-1, 1, 1, 1}, 0.25}, // a tie: −1
+		{[]float64{1}, nil, 0},
+	} {
+		if got := majorityAccuracy(tc.train, tc.test); got != tc.want {
+			t.Errorf("majorityAccuracy(%v, %v) = %g, want %g", tc.train, tc.test, got, tc.want)
+		}
 	}
 }

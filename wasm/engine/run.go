@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
@@ -37,8 +38,11 @@ type Result struct {
 type Evaluation struct {
 	// Rows is the number of held-out rows.
 	Rows int `json:"rows"`
-	// Accuracy is the fraction of rows classified right, nil for a regression loss.
+	// Accuracy is the fraction of rows classified right, nil for a regression loss; Majority
+	// that of always predicting the training rows' most frequent class (the smallest on a
+	// tie), the baseline a model must beat.
 	Accuracy *float64 `json:"accuracy,omitempty"`
+	Majority *float64 `json:"majority,omitempty"`
 	// Loss is the mean loss of the held-out rows (the plain per-row loss, or the robust one).
 	Loss float64 `json:"loss"`
 }
@@ -163,9 +167,32 @@ func evaluate(s fit.Spec, d *dataset, w []float64) (*Evaluation, error) {
 	}
 	ev := &Evaluation{Rows: d.test.N, Loss: l.Mean(nil, w)}
 	if acc, ok := mech.Accuracy(p, d.test, w); ok {
-		ev.Accuracy = &acc
+		m := majorityAccuracy(d.train.Y, d.test.Y)
+		ev.Accuracy, ev.Majority = &acc, &m
 	}
 	return ev, nil
+}
+
+// majorityAccuracy returns the fraction of the labels test equal to the most frequent of
+// train (the smallest on a tie).
+func majorityAccuracy(train, test []float64) float64 {
+	counts := map[float64]int{}
+	for _, y := range train {
+		counts[y]++
+	}
+	best, bestCount := math.Inf(1), 0
+	for y, c := range counts {
+		if c > bestCount || (c == bestCount && y < best) {
+			best, bestCount = y, c
+		}
+	}
+	hits := 0
+	for _, y := range test {
+		if y == best {
+			hits++
+		}
+	}
+	return float64(hits) / float64(max(len(test), 1))
 }
 
 // cancel stops the run of request req.Target if it is still running; its end is then
