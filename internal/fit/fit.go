@@ -443,27 +443,109 @@ func Beside(s Spec, f Facts) (ranges, evaluation privacy.Curve, err error) {
 
 // Guarantee returns the guarantee of one model planned as pl with the spec and facts: its
 // own, composed with its private ranges' and its private evaluation's when the spec spends a
-// share of the budget on them.
+// share of the budget on them (Together with one model).
 func Guarantee(pl mech.Plan, s Spec, f Facts) (privacy.Curve, error) {
+	return Together(pl, s, f, 1)
+}
+
+// Together returns the guarantee of releasing models models planned as pl with the spec and
+// facts, each with its private evaluation when the spec asks for one, and the private ranges
+// they share once: their exact composition when it is within models times the spec's budget
+// (the usual case), else the tightest at each point (privacy.Tightest) of the exact one, of
+// the mechanisms' exact composition with the ranges and evaluations as (ε, δ) points at their
+// own shares of the budget, and, for several models, of the basic composition of one model
+// with the ranges and each other with its evaluation at the spec's ε. The last two matter at
+// large ε: the total-variation distance of a discrete Gaussian release from its ideal, folded
+// into δ as (1 + e^ε)·τ, is budgeted at the part's own ε and can exceed δ when the exact
+// composition folds it at the total ε.
+func Together(pl mech.Plan, s Spec, f Facts, models int) (privacy.Curve, error) {
 	ranges, evaluation, err := Beside(s, f)
 	if err != nil {
 		return nil, err
 	}
-	return composeNonNil(pl.Guarantee(), ranges, evaluation)
+	return together(pl.Guarantee(), s, ranges, evaluation, models)
 }
 
-// composeNonNil composes the curves that are not nil (the first must not be).
-func composeNonNil(first privacy.Curve, more ...privacy.Curve) (privacy.Curve, error) {
-	parts := []privacy.Curve{first}
-	for _, c := range more {
-		if c != nil {
-			parts = append(parts, c)
+// together is Together with the curves of one mechanism, of the ranges and of one evaluation
+// (each nil for none) given.
+func together(mechanism privacy.Curve, s Spec, ranges, evaluation privacy.Curve, models int) (privacy.Curve, error) {
+	if models < 1 {
+		return nil, fmt.Errorf("fit: %d models", models)
+	}
+	if models == 1 && ranges == nil && evaluation == nil {
+		return mechanism, nil // as planned: Compose would round a lone μ up
+	}
+	// point is a part's guarantee at its share of the budget, as an (ε, δ) point.
+	point := func(c privacy.Curve, share float64) (privacy.Curve, error) {
+		b, err := shareOf(s, share)
+		if err != nil {
+			return nil, err
+		}
+		return privacy.ApproxDP{Eps: b.Epsilon, Del: c.Delta(b.Epsilon)}, nil
+	}
+	// exact composes every curve; hybrid the models' curves with the ranges and evaluations
+	// as points at their shares.
+	var exact, hybrid []privacy.Curve
+	for range models {
+		exact, hybrid = append(exact, mechanism), append(hybrid, mechanism)
+		if evaluation != nil {
+			p, err := point(evaluation, s.EvalShare)
+			if err != nil {
+				return nil, err
+			}
+			exact, hybrid = append(exact, evaluation), append(hybrid, p)
 		}
 	}
-	if len(parts) == 1 {
-		return first, nil
+	if ranges != nil {
+		p, err := point(ranges, s.ScaleShare)
+		if err != nil {
+			return nil, err
+		}
+		exact, hybrid = append(exact, ranges), append(hybrid, p)
 	}
-	return privacy.Compose(parts...)
+	c, err := privacy.Compose(exact...)
+	k := float64(models)
+	if err != nil || !slices.ContainsFunc(exact, hasSamplerError) || (privacy.Budget{Epsilon: k * s.Budget.Epsilon, Delta: k * s.Budget.Delta}).Meets(c) {
+		return c, err // exact, and within k times the budget: the usual case
+	}
+	out := privacy.Tightest{c}
+	if ranges != nil || evaluation != nil { // without them the hybrid is the exact composition
+		h, err := privacy.Compose(hybrid...)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, h)
+	}
+	if models == 1 {
+		return out, nil
+	}
+	// basic: the first model with the ranges, then each other model with its evaluation, as
+	// (ε, δ) points at the spec's ε (the second part is at least as private as the first,
+	// which meets the budget).
+	one, err := together(mechanism, s, ranges, evaluation, 1)
+	if err != nil {
+		return nil, err
+	}
+	other, err := together(mechanism, s, nil, evaluation, 1)
+	if err != nil {
+		return nil, err
+	}
+	eps := s.Budget.Epsilon
+	basic := []privacy.Curve{privacy.ApproxDP{Eps: eps, Del: one.Delta(eps)}}
+	for range models - 1 {
+		basic = append(basic, privacy.ApproxDP{Eps: eps, Del: other.Delta(eps)})
+	}
+	b, err := privacy.Compose(basic...)
+	if err != nil {
+		return nil, err
+	}
+	return append(out, b), nil
+}
+
+// hasSamplerError reports whether a guarantee folds a total-variation distance into δ.
+func hasSamplerError(c privacy.Curve) bool {
+	_, ok := c.(privacy.WithSamplerError)
+	return ok
 }
 
 // Evaluation plans the private evaluation of the spec's models on held-out rows with public
@@ -517,21 +599,28 @@ func PlanWith(name string, options map[string]string, s Spec, f Facts) (mech.Pla
 const splitSteps = 20
 
 // planBeside returns the plan of m for the largest ε in [(1 − shares)·ε, ε], found by bisection,
-// whose guarantee composed exactly with the private ranges' and evaluation's (Guarantee) meets
-// the spec's budget (ε, δ), with δ fixed at (1 − shares)·δ; first is the plan at
-// (1 − shares)·ε, which basic composition already allows.
+// whose guarantee composed exactly with the private ranges' and evaluation's meets the spec's
+// budget (ε, δ), with δ fixed at (1 − shares)·δ; first is the plan at (1 − shares)·ε, which
+// basic composition already allows (Guarantee).
 func planBeside(m mech.Mechanism, first mech.Plan, b mech.Budget, s Spec, f Facts, p mech.Problem) (mech.Plan, error) {
 	target := privacy.Budget{Epsilon: s.Budget.Epsilon, Delta: s.Budget.Delta}
 	ranges, evaluation, err := Beside(s, f) // planned once: they do not depend on the mechanism's ε
 	if err != nil {
 		return nil, err
 	}
-	meets := func(pl mech.Plan) bool {
-		c, err := composeNonNil(pl.Guarantee(), ranges, evaluation)
-		return err == nil && target.Meets(c)
-	}
-	if !meets(first) {
+	if c, err := together(first.Guarantee(), s, ranges, evaluation, 1); err != nil || !target.Meets(c) {
 		return nil, fmt.Errorf("fit: internal error: the mechanism at (1 − shares)·ε and its shares do not compose within (ε = %g, δ = %g)", target.Epsilon, target.Delta)
+	}
+	// Beyond the basic split, only the exact composition can give the mechanism more ε.
+	meets := func(pl mech.Plan) bool {
+		parts := []privacy.Curve{pl.Guarantee()}
+		for _, c := range []privacy.Curve{ranges, evaluation} {
+			if c != nil {
+				parts = append(parts, c)
+			}
+		}
+		c, err := privacy.Compose(parts...)
+		return err == nil && target.Meets(c)
 	}
 	best, lo, hi := first, b.Epsilon, s.Budget.Epsilon
 	for range splitSteps {

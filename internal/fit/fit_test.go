@@ -317,3 +317,38 @@ func TestPlanBesideEvaluation(t *testing.T) {
 		t.Error("an evaluation budget for no share")
 	}
 }
+
+// TestTogetherAtLargeEpsilon: with private ranges and a private evaluation, noisy-gd plans and
+// its release meets the budget at every ε, large ones included (there, folding the discrete
+// releases' total variation at the total ε would exceed δ, and the basic composition of the
+// ranges and the evaluation at their own budgets is the tighter guarantee), and several models
+// together are at least as private as basic composition says.
+func TestTogetherAtLargeEpsilon(t *testing.T) {
+	f := binaryFacts
+	f.N, f.Scalable = 100000, 4
+	for _, eps := range []float64{0.5, 1, 8, 20, 50, 1000} {
+		s := Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: "noisy-gd", EvalShare: 0.1, ScaleShare: 0.2,
+			Budget: mech.Budget{Epsilon: eps, Delta: 1e-6}}
+		if !ScalesPrivately(s, f) {
+			t.Fatalf("ε = %g: no private ranges", eps)
+		}
+		pl, err := Plan(s, f)
+		if err != nil {
+			t.Fatalf("ε = %g: %v", eps, err)
+		}
+		one, err := Guarantee(pl, s, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := one.Delta(eps); !(d <= 1e-6) {
+			t.Errorf("ε = %g: δ = %g", eps, d)
+		}
+		three, err := Together(pl, s, f, 3)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d := three.Delta(3 * eps); !(d <= 3e-6) {
+			t.Errorf("ε = %g: three models at (3ε, 3δ) have δ = %g", eps, d)
+		}
+	}
+}

@@ -255,10 +255,10 @@ func (f *File) together() (string, error) {
 	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c), nil
 }
 
-// Guarantee returns the privacy curve of releasing every model of the file together: the
-// private ranges' guarantee once (when the settings estimate them), and the plan's guarantee
-// for the settings and public facts once per model, with the evaluation plan's once per
-// private evaluation.
+// Guarantee returns the privacy curve of releasing every model of the file together
+// (fit.Together): the private ranges' guarantee once (when the settings estimate them), and
+// the plan's guarantee for the settings and public facts once per model, with the evaluation
+// plan's once per private evaluation.
 func (f *File) Guarantee() (privacy.Curve, error) {
 	if len(f.Models) == 0 {
 		return nil, errors.New("release: the file has no model")
@@ -267,30 +267,19 @@ func (f *File) Guarantee() (privacy.Curve, error) {
 	if err != nil {
 		return nil, err
 	}
-	ranges, evaluation, err := fit.Beside(f.Settings, f.Facts)
+	ranges, _, err := fit.Beside(f.Settings, f.Facts)
 	if err != nil {
 		return nil, err
 	}
 	if (ranges != nil) != (f.Ranges != nil) {
 		return nil, fmt.Errorf("release: the settings spend %g of the budget on private ranges, and the file has %s", f.Settings.ScaleShare, map[bool]string{true: "them", false: "none"}[f.Ranges != nil])
 	}
-	one := pl.Guarantee()
-	if evaluation != nil {
-		if one, err = privacy.Compose(one, evaluation); err != nil {
-			return nil, err
-		}
-	}
-	var parts []privacy.Curve
-	if ranges != nil {
-		parts = append(parts, ranges)
-	}
 	for k, m := range f.Models {
 		if (m.Evaluation != nil) != (f.Settings.EvalShare > 0) || (m.Evaluation != nil) != (m.HeldOut != nil) {
 			return nil, fmt.Errorf("release: model %d: the settings spend %g of the budget on a private evaluation, and the model has %s", k+1, f.Settings.EvalShare, map[bool]string{true: "one", false: "none"}[m.Evaluation != nil])
 		}
-		parts = append(parts, one)
 	}
-	return privacy.Compose(parts...)
+	return fit.Together(pl, f.Settings, f.Facts, len(f.Models))
 }
 
 // Evaluate releases the private evaluation of a model's weights w on the held-out rows test,

@@ -63,6 +63,11 @@ type Curves struct {
 	Delta    []float64 `json:"delta"`
 	Alpha    []float64 `json:"alpha"`
 	Tradeoff []float64 `json:"tradeoff"`
+	// Found is 1 − T(AttackFPR) of one run: the largest share of the people in the data that
+	// any test of membership can find while wrongly accusing at most AttackFPR of the others;
+	// ComposedFound is the same for the runs together.
+	Found         Number `json:"found"`
+	ComposedFound Number `json:"composed_found,omitempty"`
 	// Guarantee describes one run's curve.
 	Guarantee string `json:"guarantee"`
 	// Runs is the number of runs composed; with Runs > 1, Composed describes the
@@ -76,6 +81,10 @@ type Curves struct {
 	ComposedEps        Number    `json:"composed_eps"`
 	ComposedDeltaAtEps Number    `json:"composed_delta_at_eps"`
 }
+
+// AttackFPR is the false-positive rate at which the page reads the tradeoff curve as an attack:
+// 5 %, as in the release's statements.
+const AttackFPR = 0.05
 
 // CurvePoints is the number of points of each sampled curve.
 const CurvePoints = 201
@@ -114,17 +123,13 @@ func plan(req Request) (Response, error) {
 		if err != nil {
 			return Response{}, err
 		}
-		ranges, evaluation, err := fit.Beside(spec, facts)
-		if err != nil {
-			return Response{}, err
-		}
-		model := chosen.Guarantee()
-		if evaluation != nil {
-			if model, err = privacy.Compose(model, evaluation); err != nil {
+		all := g
+		if runs > 1 {
+			if all, err = fit.Together(chosen, spec, facts, runs); err != nil {
 				return Response{}, err
 			}
 		}
-		c, err := curves(g, model, ranges, runs, spec.Budget, req.EpsMax)
+		c, err := curves(g, all, runs, spec.Budget, req.EpsMax)
 		if err != nil {
 			return Response{}, err
 		}
@@ -156,28 +161,17 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 }
 
 // curves samples the guarantee g of one run on ε ∈ [0, epsMax] and α ∈ [0, 1], and with
-// several runs that of releasing them together: runs copies of each model's own guarantee
-// model (with its private evaluation), composed once with shared, the private ranges that
-// every run uses, when not nil (g is model composed with shared).
-func curves(g, model, shared privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
+// several runs that of releasing them together, composed (fit.Together).
+func curves(g, composed privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
 	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
 	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
+	c.Found = Number(1 - g.Tradeoff(AttackFPR))
 	if runs > 1 {
-		parts := make([]privacy.Curve, runs)
-		for i := range parts {
-			parts[i] = model
-		}
-		if shared != nil {
-			parts = append(parts, shared)
-		}
-		composed, err := privacy.Compose(parts...)
-		if err != nil {
-			return nil, err
-		}
 		c.Composed = composed.String()
 		c.ComposedDelta, c.ComposedTradeoff = sample(composed.Delta, c.Eps), sample(composed.Tradeoff, c.Alpha)
 		c.ComposedDeltaAtEps = Number(composed.Delta(b.Epsilon))
+		c.ComposedFound = Number(1 - composed.Tradeoff(AttackFPR))
 		c.ComposedEps = Number(math.Inf(1))
 		if b.Delta > 0 {
 			if e, err := composed.Epsilon(b.Delta); err == nil {

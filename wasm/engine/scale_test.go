@@ -162,9 +162,16 @@ func TestPlanWithRanges(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want, err := privacy.Compose(pl.Guarantee(), pl.Guarantee(), pl.Guarantee(), ranges)
+	exact, err := privacy.Compose(pl.Guarantee(), pl.Guarantee(), pl.Guarantee(), ranges)
 	if err != nil {
 		t.Fatal(err)
+	}
+	want, err := fit.Together(pl, *spec, d.Facts, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.String() != exact.String() {
+		t.Errorf("three runs with their ranges: %v, want their exact composition %v", want, exact)
 	}
 	one, err := fit.Guarantee(pl, *spec, d.Facts)
 	if err != nil {

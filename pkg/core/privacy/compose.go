@@ -368,3 +368,56 @@ func (m Mixed) String() string {
 	}
 	return "composition of " + strings.Join(kinds, ", ") + " mechanisms (Rényi DP with the CKS conversion, basic composition for (ε, δ) parts)"
 }
+
+// Tightest is a mechanism's guarantee when several valid guarantees of it are known: at every
+// point the best of them (the smallest δ(ε) and ε(δ), the largest T(α)), which is valid since
+// each is. It cannot be composed further (Compose refuses it): compose the parts, then take
+// the tightest.
+type Tightest []Curve
+
+// Delta returns the smallest δ(ε) of the guarantees.
+func (t Tightest) Delta(eps float64) float64 {
+	d := 1.0
+	for _, c := range t {
+		d = math.Min(d, c.Delta(eps))
+	}
+	return d
+}
+
+// Epsilon returns the smallest ε(δ) of the guarantees that have one.
+func (t Tightest) Epsilon(delta float64) (float64, error) {
+	best, err := math.Inf(1), error(nil)
+	for _, c := range t {
+		e, cerr := c.Epsilon(delta)
+		if cerr != nil {
+			err = cerr
+			continue
+		}
+		best = math.Min(best, e)
+	}
+	if math.IsInf(best, 1) {
+		if err == nil {
+			err = errors.New("privacy: no guarantee to take the tightest of")
+		}
+		return 0, err
+	}
+	return best, nil
+}
+
+// Tradeoff returns the largest T(α) of the guarantees.
+func (t Tightest) Tradeoff(alpha float64) float64 {
+	v := 0.0
+	for _, c := range t {
+		v = math.Max(v, c.Tradeoff(alpha))
+	}
+	return v
+}
+
+// String describes the guarantees.
+func (t Tightest) String() string {
+	parts := make([]string, len(t))
+	for i, c := range t {
+		parts[i] = c.String()
+	}
+	return "the tighter at each point of: " + strings.Join(parts, "; and ")
+}
