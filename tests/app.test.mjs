@@ -461,3 +461,26 @@ test('every control has a label, and the app works from the keyboard with a visi
   assert.deepEqual(unlabelled, []);
   await done(app);
 });
+
+test('the page opens on the recommended mechanism, explains ε and δ, and warns about weak budgets', async () => {
+  const app = await open();
+  const { page } = app;
+  await useDemo(page);
+  assert.ok(await page.isChecked('#choose-noisy-gd'), 'noisy-gd is chosen');
+  assert.match(await page.textContent('label[for="choose-noisy-gd"]'), /\(recommended\)/);
+  assert.match(await page.textContent('#budget-help'), /finds at most \d+\.\d % of those in it/);
+  assert.equal(await page.$('#budget-warnings'), null, 'no warning at ε = 1, δ = 1e-6');
+  assert.equal(await page.getAttribute('#option-NoPrecondition', 'type'), 'checkbox', 'a yes/no setting is a checkbox');
+  await replanned(page, () => page.fill('#budget-delta', '0.5'));
+  assert.match(await page.textContent('#budget-warnings'), /not small next to 1\/n = 1\/4000/);
+  await replanned(page, () => page.fill('#budget-delta', '1e-6'));
+  await replanned(page, () => page.fill('#budget-eps', '50'));
+  assert.match(await page.textContent('#budget-warnings'), /ε = 50 says little/);
+  await page.click('#run-button');
+  await page.waitForSelector('#results', { timeout: 60000 });
+  await page.waitForFunction(() => document.querySelector('#run-progress')?.value === 100);
+  assert.match(await page.textContent('#report-verdict'), /Private, but weakly/);
+  assert.match(await page.textContent('#diagnostics'), /always the majority class: 76\.0 %/);
+  await page.screenshot({ path: path.join(artifacts(), 'app-budget-warnings.png'), fullPage: true });
+  await done(app);
+});

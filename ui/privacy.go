@@ -431,7 +431,7 @@ func (a *App) PlanRows() []PlanRow {
 	}
 	var rows []PlanRow
 	for _, p := range a.Plans.Mechanisms {
-		row := PlanRow{Name: p.Name, Title: a.MechanismTitle(p.Name), Chosen: p.Name == a.Mechanism, Error: p.Error}
+		row := PlanRow{Name: p.Name, Title: a.MechanismTitle(p.Name), Chosen: p.Name == a.Mechanism, Error: plainError(p.Error)}
 		if p.Error == "" {
 			row.Guarantee = p.Guarantee
 			row.Utility = boundText(float64(p.Utility))
@@ -604,13 +604,14 @@ func (a *App) PlannedParameters() []string {
 	}
 	var out []string
 	for _, q := range p.Parameters {
-		out = append(out, q.Name+" = "+shortText(float64(q.Value)))
+		out = append(out, words(q.Name)+" = "+shortText(float64(q.Value)))
 	}
 	return out
 }
 
 // ComposedText states the guarantee of releasing every run's model (and its private
-// evaluation) together.
+// evaluation) together, both as its ε at the target δ and as its δ at the target ε (the
+// results' statement of the release file gives the first).
 func (a *App) ComposedText() string {
 	if !a.HasCurves() || a.Plans.Curves.Runs < 2 {
 		return ""
@@ -623,12 +624,89 @@ func (a *App) ComposedText() string {
 	if a.Dataset != nil && fit.ScalesPrivately(a.spec(), a.Dataset.Facts) {
 		what += ", with the private ranges they share,"
 	}
-	if a.Delta.Value > 0 {
-		return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private (%s).",
-			what, shortText(float64(c.ComposedEps)), shortText(a.Delta.Value), c.Composed)
+	atEps := fmt.Sprintf("(ε = %s, δ = %s)", shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)))
+	switch e := float64(c.ComposedEps); {
+	case a.Delta.Value == 0:
+		return fmt.Sprintf("Releasing %s together is %s-differentially private (%s).", what, atEps, c.Composed)
+	case math.IsInf(e, 1):
+		return fmt.Sprintf("Releasing %s together is %s-differentially private; no ε reaches δ = %s (%s).", what, atEps, shortText(a.Delta.Value), c.Composed)
+	default:
+		return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private, and %s-differentially private (%s).",
+			what, shortText(e), shortText(a.Delta.Value), atEps, c.Composed)
 	}
-	return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private at the target ε (%s).",
-		what, shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)), c.Composed)
+}
+
+// plainError words an error of the planning packages for the page: without the package's
+// prefix, with the domain types named in words, capitalised.
+func plainError(s string) string {
+	for _, prefix := range []string{"mech: ", "fit: ", "privacy: ", "geom: ", "engine: ", "loss: "} {
+		s = strings.ReplaceAll(s, prefix, "")
+	}
+	s = strings.NewReplacer("*geom.Ball", "a ball", "*geom.Box", "a box", "geom.Whole", "the whole space").Replace(s)
+	if s != "" {
+		s = strings.ToUpper(s[:1]) + s[1:]
+	}
+	return s
+}
+
+// words writes a parameter's or a count's identifier as words ("steps_planned": "steps
+// planned").
+func words(name string) string { return strings.ReplaceAll(name, "_", " ") }
+
+// BudgetHelp explains ε and δ in plain words and, once the chosen mechanism is planned, reads
+// its tradeoff curve (of the runs together, when there are several) as an attack.
+func (a *App) BudgetHelp() string {
+	s := "ε and δ bound what the release can reveal about any one person: the chance of any outcome, and of anything " +
+		"concluded from it, is at most e^ε times what it would be without that person's row, plus δ. Smaller is " +
+		"stronger: ε from 0.1 to a few, and δ far below one over the number of rows, are usual."
+	if !a.HasCurves() {
+		return s
+	}
+	c, what, found := a.Plans.Curves, "the release", float64(a.Plans.Curves.Found)
+	if c.Runs > 1 {
+		what, found = fmt.Sprintf("the %d runs together", c.Runs), float64(c.ComposedFound)
+	}
+	return s + fmt.Sprintf(" Read as an attack on %s: whoever tries to tell whether a person's row was used, and wrongly "+
+		"accuses at most 5 %% of the people not in the data, finds at most %s of those in it (guessing finds 5 %%).", what, percent(found))
+}
+
+// BudgetWarnings says, before a run, why the budget guarantees little: δ not far below 1/n,
+// a large ε, or a tradeoff curve (of the runs together) that lets an attacker find more than
+// half of the people in the data at 5 % false accusations.
+func (a *App) BudgetWarnings() []string {
+	if a.Eps.Err != "" || a.Delta.Err != "" {
+		return nil
+	}
+	n := 0
+	if a.Dataset != nil {
+		n, _ = fit.ProblemSize(a.spec(), a.Dataset.Facts)
+	}
+	out := weakBudget(a.Eps.Value, a.Delta.Value, n)
+	if a.HasCurves() && len(out) == 0 {
+		c, found := a.Plans.Curves, float64(a.Plans.Curves.Found)
+		if c.Runs > 1 {
+			found = float64(c.ComposedFound)
+		}
+		if found > 0.5 {
+			out = append(out, fmt.Sprintf("An attacker could find %s of the people in the data while wrongly accusing 5 %% of the others: "+
+				"the guarantee says little. Lower ε, or make fewer runs.", percent(found)))
+		}
+	}
+	return out
+}
+
+// weakBudget lists the reasons a budget (ε, δ) guarantees little for n rows (0: unknown).
+func weakBudget(eps, delta float64, n int) []string {
+	var out []string
+	if n > 0 && delta > 0 && delta >= 1/float64(n) {
+		out = append(out, fmt.Sprintf("δ = %s is not small next to 1/n = 1/%d: a mechanism that publishes one person's row "+
+			"outright with probability δ meets it. Choose δ far below 1/n (10⁻⁶ is usual).", shortText(delta), n))
+	}
+	if eps > 10 {
+		out = append(out, fmt.Sprintf("ε = %s says little: anything concluded about one person may become e^ε ≈ %s times more "+
+			"likely than without their row. ε from 0.1 to a few is usual.", shortText(eps), shortText(math.Exp(eps))))
+	}
+	return out
 }
 
 // budgetErrors lists the privacy step's invalid fields.

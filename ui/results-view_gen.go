@@ -91,8 +91,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "report-verdict"}}}
 		vgparent.AppendChild(vgn)
-		vgn.AddAttrInterface("class", when(c.App.Private(), "ok")+when(!c.App.Private(), "bad"))
-		vgn.SetInnerHTML(when(c.App.Private(), "Private: the release carries the certified guarantee below.") + when(!c.App.Private(), "Not private: this release claims no privacy (see the statement)."))
+		vgn.AddAttrInterface("class", c.App.VerdictClass())
+		vgn.SetInnerHTML(c.App.VerdictText())
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
 		vgparent.AppendChild(vgn)
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "report-statement"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "statement"}}}

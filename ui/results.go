@@ -142,6 +142,33 @@ func (a *App) Private() bool {
 	return res != nil && res.Release.Report.Private
 }
 
+// Verdict is the results' verdict on the selected run's privacy, and its class: "ok" for a
+// release that carries its guarantee, "warn" when that guarantee is weak (weakBudget), "bad"
+// for one that claims no privacy.
+func (a *App) Verdict() (text, class string) {
+	res := a.Result()
+	switch {
+	case !a.Private():
+		return "Not private: this release claims no privacy (see the statement).", "bad"
+	case len(weakBudget(res.Release.Report.Target.Epsilon, res.Release.Report.Target.Delta, a.rowsOfRun())) > 0:
+		return "Private, but weakly: the release carries the certified guarantee below, which says little at this budget (see the warnings of step 3).", "warn"
+	}
+	return "Private: the release carries the certified guarantee below.", "ok"
+}
+
+// VerdictText and VerdictClass are Verdict's parts, for the results view.
+func (a *App) VerdictText() string  { t, _ := a.Verdict(); return t }
+func (a *App) VerdictClass() string { _, c := a.Verdict(); return c }
+
+// rowsOfRun is the public number of rows the runs were planned for (0 when unknown).
+func (a *App) rowsOfRun() int {
+	if a.Dataset == nil {
+		return 0
+	}
+	n, _ := fit.ProblemSize(a.spec(), a.Dataset.Facts)
+	return n
+}
+
 // DiagnosticRow is one local diagnostic: computed from the data, not private.
 type DiagnosticRow struct {
 	// Name names the diagnostic and Value is its value, formatted.
@@ -181,7 +208,7 @@ func (a *App) Diagnostics() []DiagnosticRow {
 	}
 	slices.Sort(keys)
 	for _, k := range keys {
-		rows = append(rows, DiagnosticRow{k, shortText(d.Details[k])})
+		rows = append(rows, DiagnosticRow{words(k), shortText(d.Details[k])})
 	}
 	return rows
 }
