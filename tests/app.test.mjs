@@ -480,7 +480,10 @@ test('the page opens on the recommended mechanism, explains ε and δ, and warns
   await page.waitForSelector('#results', { timeout: 60000 });
   await page.waitForFunction(() => document.querySelector('#run-progress')?.value === 100);
   assert.match(await page.textContent('#report-verdict'), /Private, but weakly/);
+  assert.match(await page.textContent('#report-summary'), /Protected: .*Strength: .*finds at most .*Not covered: /s);
+  assert.equal(await page.isVisible('#report-statement'), false, 'the derivation is one click away');
   assert.match(await page.textContent('#diagnostics'), /always the majority class: 76\.0 %/);
+  assert.ok((await page.getAttribute('#roc path.series-0', 'd')).length > 100, 'the held-out ROC curve is drawn');
   await page.screenshot({ path: path.join(artifacts(), 'app-budget-warnings.png'), fullPage: true });
   await done(app);
 });

@@ -221,7 +221,7 @@ func TestDemoFlow(t *testing.T) {
 	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
 	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
 		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`,
-		"(always the majority class: 76.0 %)"} {
+		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0."} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the results lack %s", want)
 		}

@@ -48,6 +48,16 @@ func TestBudgetGuidance(t *testing.T) {
 	if text, class := a.Verdict(); class != "warn" || !strings.Contains(text, "weakly") {
 		t.Errorf("ε = 50: verdict %q (%s); %v %q", text, class, a.RunErrors(), a.RunErr)
 	}
+	// The report leads with its plain summary; the derivation is one click away.
+	if s := a.ReportSummary(); len(s) != 3 || !strings.HasPrefix(s[0], "Protected:") || !strings.Contains(s[1], "finds at most 100.0 %") ||
+		!strings.HasPrefix(s[2], "Not covered:") {
+		t.Errorf("ε = 50: summary %q", s)
+	}
+	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	if i, j := strings.Index(html, `id="report-summary"`), strings.Index(html, `<details id="derivation">`); i < 0 || j < i ||
+		j > strings.Index(html, `id="report-statement"`) {
+		t.Error("the summary does not come before the derivation, or the derivation is not behind a click")
+	}
 
 	// Eight runs at ε = 3: composition is stated both ways and warned about.
 	a.SetEps("3")

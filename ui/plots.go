@@ -2,6 +2,7 @@ package ui
 
 import (
 	"math"
+	"strconv"
 
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/plot"
@@ -103,3 +104,28 @@ func mustDraw(f plot.Figure) plot.Drawing {
 
 // epsMax is the largest ε the privacy-curve plots show for a target ε.
 func epsMax(targetEps float64) float64 { return math.Max(10, 2*targetEps) }
+
+// ROCPlot lays out the selected run's held-out ROC curve beside the diagonal of guessing
+// (local diagnostics, not private); an empty drawing when it has none (HasROC).
+func (a *App) ROCPlot() plot.Drawing {
+	if !a.HasROC() {
+		return plot.Drawing{}
+	}
+	roc := a.Result().Test.ROC
+	return mustDraw(plot.Figure{
+		Width: plotWidth, Height: plotHeight, Title: "Held-out ROC curve, AUC " + strconv.FormatFloat(roc.AUC, 'f', 3, 64) + " (not private)",
+		X: plot.Axis{Label: "false-positive rate", Min: 0, Max: 1},
+		Y: plot.Axis{Label: "true-positive rate", Min: 0, Max: 1},
+		Series: []plot.Series{
+			{Name: "guessing", Class: "reference", X: []float64{0, 1}, Y: []float64{0, 1}},
+			{Name: "the model", Class: "series-0", X: roc.FPR, Y: roc.TPR},
+		},
+	})
+}
+
+// HasROC reports whether the selected run has a held-out ROC curve (a binary classifier with
+// held-out rows of both classes).
+func (a *App) HasROC() bool {
+	res := a.Result()
+	return res != nil && res.Test != nil && res.Test.ROC != nil
+}

@@ -156,6 +156,38 @@ func (a *App) Verdict() (text, class string) {
 	return "Private: the release carries the certified guarantee below.", "ok"
 }
 
+// ReportSummary says in plain words, before any formula, what the release of the finished
+// runs protects, how strongly (its ε and δ, and the attacker's reading of its tradeoff curve
+// from the release file's statements) and what it does not cover; nil when it claims no
+// privacy (the verdict and the statement say so).
+func (a *App) ReportSummary() []string {
+	res := a.Result()
+	if res == nil || a.rel == nil || !a.Private() {
+		return nil
+	}
+	r := res.Release.Report
+	change := "replacing any one row by any other"
+	if r.Neighbouring == privacy.AddRemove {
+		change = "adding or removing any one row"
+	}
+	out := []string{fmt.Sprintf("Protected: each row of the training file, taken as one person's record. For one model, %s changes the chance of "+
+		"any outcome, and of anything concluded from it, by at most a factor e^ε = %s, plus δ = %s.",
+		change, shortText(math.Exp(r.Target.Epsilon)), shortText(r.Achieved.Delta))}
+	for _, b := range a.rel.Statements.Attacker {
+		if b.FalsePositiveRate == 0.05 {
+			out = append(out, fmt.Sprintf("Strength: someone who knows every other row and tries to tell whether a person's row was used, "+
+				"wrongly accusing at most 5 %% of the others, finds at most %s of the people in the data from everything released here "+
+				"(guessing finds 5 %%).", percent(b.TruePositiveRateBound)))
+		}
+	}
+	public := "the number of rows, "
+	if r.Neighbouring == privacy.AddRemove {
+		public = "the declared public number of rows N, "
+	}
+	return append(out, "Not covered: what the schema declares ("+public+"the columns and their bounds), other releases from the same data "+
+		"(their privacy losses add up), and the local diagnostics below, which are not private and must not be published.")
+}
+
 // VerdictText and VerdictClass are Verdict's parts, for the results view.
 func (a *App) VerdictText() string  { t, _ := a.Verdict(); return t }
 func (a *App) VerdictClass() string { _, c := a.Verdict(); return c }

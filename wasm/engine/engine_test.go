@@ -534,3 +534,39 @@ func TestMajorityAccuracy(t *testing.T) {
 		}
 	}
 }
+
+// TestROC: the ROC curve of held-out scores runs from (0, 0) to (1, 1) through at most
+// rocPoints + 1 points, and its area is the probability that a positive row outscores a
+// negative one (ties half): 1 for a perfect ranking, 0 for a reversed one, 1/2 for one score.
+func TestROC(t *testing.T) {
+	rows := func(ys []float64, xs []float64) *data.Dataset {
+		return &data.Dataset{N: len(ys), D: 1, X: xs, Y: ys}
+	}
+	for _, tc := range []struct {
+		name   string
+		ys, xs []float64
+		auc    float64
+	}{
+		{"perfect", []float64{1, 1, -1, -1}, []float64{3, 2, 1, 0}, 1},
+		{"reversed", []float64{1, 1, -1, -1}, []float64{0, 1, 2, 3}, 0},
+		{"one score", []float64{1, -1, 1, -1}, []float64{5, 5, 5, 5}, 0.5},
+		{"mixed", []float64{1, -1, 1, -1}, []float64{4, 3, 2, 1}, 0.75},
+	} {
+		r := rocOf(rows(tc.ys, tc.xs), []float64{1})
+		n := len(r.FPR)
+		if r.AUC != tc.auc || r.FPR[0] != 0 || r.TPR[0] != 0 || r.FPR[n-1] != 1 || r.TPR[n-1] != 1 || len(r.TPR) != n {
+			t.Errorf("%s: %+v, want AUC %g", tc.name, r, tc.auc)
+		}
+	}
+	many := make([]float64, 1000)
+	xs := make([]float64, 1000)
+	for i := range many {
+		many[i], xs[i] = float64(1-2*(i%2)), float64(i%7)
+	}
+	if r := rocOf(rows(many, xs), []float64{1}); len(r.FPR) > rocPoints+2 {
+		t.Errorf("%d points for 1000 rows", len(r.FPR))
+	}
+	if rocOf(rows([]float64{1, 1}, []float64{0, 1}), []float64{1}) != nil {
+		t.Error("a ROC curve without negative rows")
+	}
+}

@@ -1,14 +1,17 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
@@ -43,6 +46,8 @@ type Evaluation struct {
 	// tie), the baseline a model must beat.
 	Accuracy *float64 `json:"accuracy,omitempty"`
 	Majority *float64 `json:"majority,omitempty"`
+	// ROC is a binary classifier's ROC curve on the held-out rows (nil for the others).
+	ROC *ROC `json:"roc,omitempty"`
 	// Loss is the mean loss of the held-out rows (the plain per-row loss, or the robust one).
 	Loss float64 `json:"loss"`
 }
@@ -169,8 +174,68 @@ func evaluate(s fit.Spec, d *dataset, w []float64) (*Evaluation, error) {
 	if acc, ok := mech.Accuracy(p, d.test, w); ok {
 		m := majorityAccuracy(d.train.Y, d.test.Y)
 		ev.Accuracy, ev.Majority = &acc, &m
+		if p.Loss.Name != "multinomial" {
+			ev.ROC = rocOf(d.test, w)
+		}
 	}
 	return ev, nil
+}
+
+// ROC is a ROC curve: the false- and true-positive rates of the rule "positive when the score
+// ⟨w, x⟩ is at least t", for thresholds t from +∞ down to −∞ (at most rocPoints + 1 points,
+// from (0, 0) to (1, 1)), and the area under the full curve.
+type ROC struct {
+	FPR []float64 `json:"fpr"`
+	TPR []float64 `json:"tpr"`
+	AUC float64   `json:"auc"`
+}
+
+// rocPoints bounds the points of a ROC curve sent to the page.
+const rocPoints = 100
+
+// rocOf returns the ROC curve of the scores ⟨w, x⟩ of the rows of ds against their labels
+// (positive when y > 0); nil when either class is absent. Tied scores move together, so the
+// area is the probability that a positive row scores above a negative one, ties counting half.
+func rocOf(ds *data.Dataset, w []float64) *ROC {
+	type scored struct {
+		s   float64
+		pos bool
+	}
+	rows := make([]scored, ds.N)
+	pos := 0
+	for i := range rows {
+		s := 0.0
+		for j, v := range ds.Row(i) {
+			s += w[j] * v
+		}
+		rows[i] = scored{s, ds.Y[i] > 0}
+		if rows[i].pos {
+			pos++
+		}
+	}
+	neg := ds.N - pos
+	if pos == 0 || neg == 0 {
+		return nil
+	}
+	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.s, a.s) })
+	r := &ROC{FPR: []float64{0}, TPR: []float64{0}}
+	tp, fp, every, drawn := 0, 0, max(1, ds.N/rocPoints), 0
+	for i := 0; i < len(rows); {
+		tp0, fp0, score := tp, fp, rows[i].s
+		for ; i < len(rows) && rows[i].s == score; i++ {
+			if rows[i].pos {
+				tp++
+			} else {
+				fp++
+			}
+		}
+		r.AUC += float64(fp-fp0) * float64(tp+tp0) / 2 // trapezoid: ties count half
+		if i == len(rows) || i-drawn >= every {
+			r.FPR, r.TPR, drawn = append(r.FPR, float64(fp)/float64(neg)), append(r.TPR, float64(tp)/float64(pos)), i
+		}
+	}
+	r.AUC /= float64(pos) * float64(neg)
+	return r
 }
 
 // majorityAccuracy returns the fraction of the labels test equal to the most frequent of
