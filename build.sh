@@ -182,7 +182,7 @@ serve() {
 site() {
 	build
 	go run ./internal/build/staticsite "$DIST"
-	say "build.sh: dist/ is a static site: copy it to any static host (README.md, Deploying)"
+	say "build.sh: dist/ is a static site: copy it to any static host (docs/deploying.md)"
 }
 
 # --- Cloudflare Worker --------------------------------------------------------------------

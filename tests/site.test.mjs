@@ -73,7 +73,7 @@ test('the embed mode shows the curve widget alone, in another site\'s iframe', a
   const context = await browser.newContext({ viewport: { width: 800, height: 800 } });
   const page = await context.newPage();
   const errors = collectErrors(page);
-  // The course page is about:blank, another origin; the snippet is the one in README.md.
+  // The course page is about:blank, another origin; the snippet is the one in docs/app.md.
   await page.setContent(`<iframe src="${server.url}?embed=curve&amp;mu=2&amp;eps=0.5&amp;delta=1e-6"
     title="Privacy curves of Gaussian differential privacy" width="720" height="680"></iframe>`);
   const frame = await (await page.waitForSelector('iframe')).contentFrame();

@@ -37,7 +37,7 @@ type Case struct {
 	// Error is empty when the input has a defined behaviour instead of an error.
 	Error string
 	Line  int
-	// Behaviour describes the outcome in words (the README's table).
+	// Behaviour describes the outcome in words (the table in docs/schemas.md).
 	Behaviour string
 	// Clipped is the number of values outside the declared ranges that the diagnostics must
 	// report clipped; the fit must use every row.

@@ -13,7 +13,7 @@ import (
 // Name is the demo's file name as the page shows it.
 const Name = "adult-train.csv"
 
-// Attribution credits the dataset, as the page and the README show it.
+// Attribution credits the dataset, as the page and docs/app.md show it.
 const Attribution = "Demo data: a subset of the UCI Adult dataset (Barry Becker and Ronny Kohavi, 1996, " +
 	"UCI Machine Learning Repository, doi:10.24432/C5XW20), licensed CC BY 4.0: the first 4,000 rows " +
 	"of adult.data for training and the first 1,000 rows of adult.test held out, without the columns " +

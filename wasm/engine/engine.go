@@ -60,7 +60,7 @@ type Request struct {
 	// posts beside the message. "read-release" and "score" read the File posted beside the
 	// message; their Source names which of the page's files it is, for the page's host.
 	Source string `json:"source,omitempty"`
-	// Schema is the confirmed schema of "dataset", in its JSON form (README, "Data and schemas").
+	// Schema is the confirmed schema of "dataset", in its JSON form (docs/schemas.md).
 	Schema json.RawMessage `json:"schema,omitempty"`
 	// Holdout is the fraction of a file's rows held out for evaluation ("dataset"), in
 	// [0, 0.5]; 0 holds out none. The demo has its own held-out file.

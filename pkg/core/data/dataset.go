@@ -5,7 +5,7 @@
 // The flow is LoadSchema (or SuggestSchema, then a person confirms what it read from the
 // data), then Encode, which reads the CSV in one streaming pass and returns a Dataset and
 // local Diagnostics, then Split for a seeded train/test split. The schema's JSON format is
-// documented in the repository's README ("Data and schemas").
+// documented in the repository's docs/schemas.md.
 package data
 
 // Dataset is an encoded dataset: N rows of D features, row-major, and one label per row.

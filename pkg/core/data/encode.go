@@ -163,7 +163,7 @@ func parseNumber(text []byte) (float64, error) {
 // The returned Diagnostics are local: not private, never part of a release.
 //
 // Every error in the input is an *Error naming the line, the column and the reason; Encode
-// stops at the first. The CSV dialect is described in the README.
+// stops at the first. The CSV dialect is described in docs/schemas.md.
 //
 // Memory: Encode keeps at most one record of text (up to 1 MiB) and, while reading, one
 // float64 per row and column that is not ignored; it then allocates the N×D matrix and copies

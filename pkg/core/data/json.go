@@ -78,7 +78,7 @@ func LoadSchema(r io.Reader) (*Schema, error) {
 	return s, nil
 }
 
-// UnmarshalJSON decodes a schema from its JSON form, documented in the README, and checks it
+// UnmarshalJSON decodes a schema from its JSON form, documented in docs/schemas.md, and checks it
 // with Validate. Unknown members, a member given twice in an object (names are compared
 // ignoring case, as encoding/json matches them), a member that does not apply to the column's
 // kind, a required member that is absent, and text after the schema object are errors; a JSON

@@ -10,7 +10,7 @@ import (
 
 // Schema declares, from public knowledge and never from the data, how each column of a CSV
 // file is encoded and which norm bound the encoded rows satisfy. Its JSON form (LoadSchema,
-// MarshalJSON) is documented in the repository's README, section "Data and schemas".
+// MarshalJSON) is documented in the repository's docs/schemas.md.
 //
 // A schema made by SuggestSchema marks every bound and category list it read from the data
 // in the columns' Derived lists; Encode refuses a schema while any such mark remains, and a

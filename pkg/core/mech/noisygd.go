@@ -40,8 +40,8 @@ import (
 // Convexity is not needed for privacy.
 //
 // Utility. No bound is proven for this recursion (momentum with noise and no strong
-// convexity); the Utility says so. It is the method that does best on adult-lr (see the
-// README's benchmark), where the declared radius D of the other mechanisms' bounds is far
+// convexity); the Utility says so. It is the method that does best on adult-lr (see
+// docs/benchmarks.md), where the declared radius D of the other mechanisms' bounds is far
 // below the norm of good models.
 //
 // Parameters, from public quantities only: h = 1/β (β the losses' smoothness in ℓ2),
@@ -427,7 +427,7 @@ func (m *NoisyGD) defaultSteps(t float64) error {
 func (pl *noisyGDPlan) Guarantee() privacy.Curve { return pl.curveAt(pl.steps) }
 
 func (pl *noisyGDPlan) Utility() Utility {
-	return Utility{Bound: math.Inf(1), Statement: "no utility bound is proven for noisy gradient descent with momentum without strong convexity; the benchmark in the README measures it"}
+	return Utility{Bound: math.Inf(1), Statement: "no utility bound is proven for noisy gradient descent with momentum without strong convexity; the benchmarks measure it (docs/benchmarks.md)"}
 }
 
 // Cost counts a gradient pass over the examples per step (per-example gradient queries).
