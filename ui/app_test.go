@@ -323,7 +323,7 @@ func TestFileFlowConfirmation(t *testing.T) {
 		t.Fatalf("loaded %+v, unconfirmed %d, load error %q", a.Loaded, a.Unconfirmed(), a.LoadErr)
 	}
 	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
-	for _, want := range []string{`id="unconfirmed"`, "from your data", `id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values"} {
+	for _, want := range []string{`id="unconfirmed"`, "from your data", "first 1000 rows only", `id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the unconfirmed schema's page lacks %s", want)
 		}

@@ -286,8 +286,11 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(c.App.Unconfirmed())
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data”. They are statistics of your private data: confirm each only if it is public knowledge, or type a\n        public bound instead. A run is refused until every one is confirmed."}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data”. They are statistics of your private data: confirm each only if it is public knowledge, or type a\n        public bound instead. A run is refused until every one is confirmed.\n        "}
 							vgparent.AppendChild(vgn)
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "suggested-from"}}}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(c.App.SuggestedFrom())
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)

@@ -606,3 +606,9 @@ func (a *App) DatasetSummary() string {
 	return fmt.Sprintf("Ready: %d training rows and %s, %d features, a %s label. Rows clipped to the norm bound: %d of %d (a local diagnostic, not private).",
 		d.Facts.N, held, d.Facts.D, d.Facts.Label, d.ClippedRows, d.Rows)
 }
+
+// SuggestedFrom says what part of a file the suggested schema read: its first
+// engine.SuggestRows rows, so a value further down may lie outside a suggested range.
+func (a *App) SuggestedFrom() string {
+	return "The suggestion read the file's first " + itoa(engine.SuggestRows) + " rows only: values further down may lie outside a suggested range (encoding clips them to it and says how many)."
+}

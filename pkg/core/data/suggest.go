@@ -23,7 +23,11 @@ const maxSuggestedValues = 50
 //     in byte order, positive), numeric when it has more and all are numbers, a class
 //     label when it has at most 50 distinct texts; otherwise SuggestSchema returns an error;
 //   - another column whose values are all numbers is numeric, over the observed [min, max];
-//     it is ignored when all its values are equal (it carries no information);
+//     it is ignored when all its values are equal (it carries no information); one whose
+//     values are numbers but for at most a tenth (a stray "high" among blood pressures) is
+//     numeric over its numbers too, never ignored in silence: encoding the file then names
+//     the first line whose value is not a number, for the person to correct or to declare
+//     the column otherwise;
 //   - another column with at most 50 distinct texts is categorical over them, sorted in
 //     byte order;
 //   - any other column, or one whose values are all missing, is ignored (a number column
@@ -84,8 +88,9 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, error) {
 
 // columnStats gathers what SuggestSchema reads of one column.
 type columnStats struct {
-	numeric  bool // every value seen is a number
-	min, max float64
+	numeric  bool            // every value seen is a number
+	numbers  int             // the values that are numbers
+	min, max float64         // over the numbers
 	values   map[string]bool // the distinct values, up to maxSuggestedValues + 1
 	seen     int             // values that are not missing
 	missing  bool
@@ -100,14 +105,19 @@ func (st *columnStats) add(text []byte) {
 	if len(st.values) <= maxSuggestedValues && !st.values[string(text)] {
 		st.values[string(text)] = true
 	}
-	if st.numeric {
-		v, err := parseNumber(text)
-		if err != nil {
-			st.numeric = false
-			return
-		}
-		st.min, st.max = min(st.min, v), max(st.max, v)
+	v, err := parseNumber(text)
+	if err != nil {
+		st.numeric = false
+		return
 	}
+	st.numbers++
+	st.min, st.max = min(st.min, v), max(st.max, v)
+}
+
+// mostlyNumbers reports whether the column's values are numbers but for at most a tenth of
+// them (and at least one number differs from another).
+func (st *columnStats) mostlyNumbers() bool {
+	return st.numbers > 0 && 10*(st.seen-st.numbers) <= st.seen && st.min < st.max && !math.IsInf(st.max-st.min, 0)
 }
 
 // sorted returns the distinct values in byte order.
@@ -126,7 +136,7 @@ func (st *columnStats) feature(name string) Column {
 	switch {
 	case st.seen == 0 || (st.numeric && (st.min == st.max || math.IsInf(st.max-st.min, 0))):
 		c.Kind = Ignore
-	case st.numeric:
+	case st.numeric || st.mostlyNumbers():
 		c.Kind, c.Min, c.Max, c.Derived = Numeric, st.min, st.max, []string{"min", "max"}
 		if st.missing {
 			c.Missing = Missing{Replace: true, Value: strconv.FormatFloat(c.Min, 'g', -1, 64)}

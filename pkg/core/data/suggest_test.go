@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -106,5 +107,43 @@ func TestSuggestLabel(t *testing.T) {
 	}
 	if _, err := SuggestSchema(strings.NewReader("x,t\n1,2\n"), 0); err == nil {
 		t.Fatal("SuggestSchema read 0 rows without an error")
+	}
+}
+
+// TestSuggestMostlyNumbers: a numeric column with a stray text value is suggested numeric, not
+// ignored in silence, and encoding names the line of the stray value; a column with more texts
+// than a tenth of its values is not numeric.
+func TestSuggestMostlyNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("pressure,notes,label\n")
+	for i := range 40 {
+		p, note := fmt.Sprint(100+i), fmt.Sprint(i)
+		if i == 12 {
+			p = "high"
+		}
+		if i%4 == 0 {
+			note = "n/a" + fmt.Sprint(i%3)
+		}
+		fmt.Fprintf(&b, "%s,%s,%d\n", p, note, i%2)
+	}
+	s, err := SuggestSchema(strings.NewReader(b.String()), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := s.Columns[0]; c.Kind != Numeric || c.Min != 100 || c.Max != 139 {
+		t.Fatalf("the pressure column: %+v", c)
+	}
+	if c := s.Columns[1]; c.Kind == Numeric {
+		t.Fatalf("a quarter of texts made the notes column numeric: %+v", c)
+	}
+	for _, c := range s.Columns {
+		for _, f := range slices.Clone(c.Derived) {
+			if err := s.Confirm(c.Name, f); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if _, _, err := Encode(strings.NewReader(b.String()), s); err == nil || !strings.Contains(err.Error(), "line 14") || !strings.Contains(err.Error(), "high") {
+		t.Fatalf("encoding the stray value: %v", err)
 	}
 }
