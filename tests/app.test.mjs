@@ -467,6 +467,7 @@ test('the page opens on the recommended mechanism, explains ε and δ, and warns
   const { page } = app;
   await useDemo(page);
   assert.ok(await page.isChecked('#choose-noisy-gd'), 'noisy-gd is chosen');
+  assert.match(await page.textContent('#data-changes'), /workclass: \d+ missing, replaced by the declared value/);
   assert.match(await page.textContent('label[for="choose-noisy-gd"]'), /\(recommended\)/);
   assert.match(await page.textContent('#budget-help'), /finds at most \d+\.\d % of those in it/);
   assert.equal(await page.$('#budget-warnings'), null, 'no warning at ε = 1, δ = 1e-6');

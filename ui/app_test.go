@@ -184,6 +184,7 @@ func TestDemoFlow(t *testing.T) {
 	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
 	for _, want := range []string{`id="attribution"`, "CC BY 4.0", `id="preview"`, "State-gov", `id="dataset-summary"`,
 		`id="privacy-curve"`, `id="privacy-tradeoff"`, `<tr class="chosen" id="plan-rem">`, "mixing not certified", `id="option-Sampler"`,
+		`id="data-changes"`, "workclass: ", "missing, replaced by the declared value",
 		"4.4 million per-example loss queries per second at d = 128, 7.5 million on sparse rows with 16 non-zero entries",
 		"≈ 0.02 s"} { // 40·4000 gradient queries at 1e-7 + 11.1·2e-9 s each (the demo's one-hot rows: 0.03 s at 92·1e-9 if dense)
 		if !strings.Contains(html, want) {

@@ -607,6 +607,32 @@ func (a *App) DatasetSummary() string {
 		d.Facts.N, held, d.Facts.D, d.Facts.Label, d.ClippedRows, d.Rows)
 }
 
+// DataChanges lists, column by column, what encoding the file changed: values clipped to the
+// declared range, missing values replaced, values put in the other bucket (local diagnostics,
+// not private; the command line reports the same counts).
+func (a *App) DataChanges() []string {
+	if a.Dataset == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range a.Dataset.Columns {
+		var parts []string
+		for _, p := range []struct {
+			n    int
+			what string
+		}{{c.Clipped, "clipped to the declared range"}, {c.ClippedToRange, "clipped to the private range"},
+			{c.Missing, "missing, replaced by the declared value"}, {c.Other, "outside the declared values (other)"}} {
+			if p.n > 0 {
+				parts = append(parts, fmt.Sprintf("%d %s", p.n, p.what))
+			}
+		}
+		if len(parts) > 0 {
+			out = append(out, c.Name+": "+strings.Join(parts, "; "))
+		}
+	}
+	return out
+}
+
 // SuggestedFrom says what part of a file the suggested schema read: its first
 // engine.SuggestRows rows, so a value further down may lie outside a suggested range.
 func (a *App) SuggestedFrom() string {
