@@ -20,6 +20,8 @@ type About struct {
 	Platforms []string
 	Rows      []AboutRow
 	Err       string
+	// NotRun names, once each, the mechanisms the benchmark could not run, with the reason.
+	NotRun []string
 }
 
 // AboutRow is one cell of the benchmark, formatted for the table: Times holds the native time
@@ -52,21 +54,22 @@ func NewAbout() *About {
 	if a.Plot, err = bench.Plot(native); err != nil {
 		a.Err = err.Error()
 	}
+	notRun := map[string]bool{}
 	for _, r := range native.Rows {
-		row := AboutRow{Mechanism: r.Label(), Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Accuracy: "–", Certified: r.Certified}
-		row.Times = append(row.Times, "–")
-		for range others {
-			row.Times = append(row.Times, "–", "–")
+		if r.Error != "" { // one line per mechanism under the table, not a row per ε
+			if !notRun[r.Label()] {
+				notRun[r.Label()] = true
+				a.NotRun = append(a.NotRun, r.Label()+": "+plainError(r.Error))
+			}
+			continue
 		}
-		if r.Error != "" {
-			row.Certified = "not run: " + r.Error
-		} else {
-			row.Accuracy = fmt.Sprintf("%.2f ± %.2f", 100*r.AccuracyMean, 100*r.AccuracySD)
-			row.Times[0] = fmt.Sprintf("%.3g", r.Seconds)
-			for k, o := range others {
-				if w, ok := bench.Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
-					row.Times[1+2*k], row.Times[2+2*k] = fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds)
-				}
+		row := AboutRow{Mechanism: r.Label(), Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Certified: r.Certified,
+			Accuracy: fmt.Sprintf("%.2f ± %.2f", 100*r.AccuracyMean, 100*r.AccuracySD), Times: []string{fmt.Sprintf("%.3g", r.Seconds)}}
+		for _, o := range others {
+			if w, ok := bench.Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
+				row.Times = append(row.Times, fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds))
+			} else {
+				row.Times = append(row.Times, "–", "–")
 			}
 		}
 		a.Rows = append(a.Rows, row)

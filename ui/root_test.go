@@ -166,8 +166,9 @@ func TestRootFromQuery(t *testing.T) {
 	}
 }
 
-// The page (not the embed mode) shows the About view with the embedded benchmark: its plot and
-// a row per benchmarked cell.
+// The page (not the embed mode) shows the About view with the embedded benchmark: its plot
+// (legend under it, the two baselines drawn differently), a row per cell that ran, and one
+// line per mechanism that did not, in words.
 func TestAboutView(t *testing.T) {
 	r := NewRoot(map[string]string{}, newTestHost(t, 1))
 	if r.About == nil || r.About.Err != "" || len(r.About.Rows) == 0 {
@@ -178,6 +179,17 @@ func TestAboutView(t *testing.T) {
 		if !strings.Contains(html, want) {
 			t.Errorf("the page lacks %s", want)
 		}
+	}
+	for _, row := range r.About.Rows {
+		if row.Accuracy == "" || strings.Contains(row.Certified, "not run") {
+			t.Errorf("a row of a cell that did not run: %+v", row)
+		}
+	}
+	if len(r.About.NotRun) == 0 || !strings.HasPrefix(r.About.NotRun[0], "expmech: Exact Gibbs sampling") || strings.Contains(html, "geom.Whole") {
+		t.Errorf("the mechanisms not run: %q", r.About.NotRun)
+	}
+	if !strings.Contains(html, `class="reference-2"`) || !strings.Contains(html, `class="reference"`) {
+		t.Error("the two baselines are drawn alike")
 	}
 	if e := embed(map[string]string{}); e.About != nil || strings.Contains(render(t, e), `id="about"`) {
 		t.Error("the embed mode shows the About view")

@@ -392,9 +392,9 @@ func Plot(res Result) (plot.Drawing, error) {
 	base := []float64{minEps, maxEps}
 	series = append(series,
 		plot.Series{Name: "non-private", Class: "reference", X: base, Y: []float64{100 * res.Baselines.NonPrivateAccuracy, 100 * res.Baselines.NonPrivateAccuracy}},
-		plot.Series{Name: "majority class", Class: "reference", X: base, Y: []float64{100 * res.Baselines.MajorityAccuracy, 100 * res.Baselines.MajorityAccuracy}})
+		plot.Series{Name: "majority class", Class: "reference-2", X: base, Y: []float64{100 * res.Baselines.MajorityAccuracy, 100 * res.Baselines.MajorityAccuracy}})
 	fig := plot.Figure{
-		Width: 640, Height: 400, Title: "adult-lr: test accuracy against ε (δ = 1e-6 where approximate)",
+		Width: 640, Height: 340 + float64(len(series)*16), Title: "adult-lr: test accuracy against ε (δ = 1e-6 where approximate)", LegendBelow: true,
 		X:      plot.Axis{Label: "ε", Min: minEps, Max: maxEps, Scale: plot.Log10},
 		Y:      plot.Axis{Label: "test accuracy (%)", Min: math.Floor(100*lo) - 1, Max: math.Ceil(100*res.Baselines.NonPrivateAccuracy) + 1},
 		Series: series,

@@ -14,6 +14,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // Scale is the mapping of an axis from data to pixels.
@@ -55,6 +56,10 @@ type Figure struct {
 	X, Y          Axis
 	Series        []Series
 	Markers       []Marker
+	// LegendBelow draws the legend under the plot, in two columns (one when a name is too long
+	// for half the width), instead of over its top right corner: for many series or long
+	// names. The plotting area gives up the room.
+	LegendBelow bool
 }
 
 // Line is a straight segment in pixel coordinates.
@@ -151,8 +156,11 @@ func (fig *Figure) Draw() (Drawing, error) {
 	}
 	fr := frame{
 		left: marginLeft, right: fig.Width - marginRight,
-		top: marginTop, bottom: fig.Height - marginBottom,
+		top: marginTop, bottom: fig.Height - marginBottom - fig.legendHeight(),
 		x: fig.X, y: fig.Y,
+	}
+	if !(fr.bottom > fr.top) {
+		return Drawing{}, fmt.Errorf("plot: a %gx%g figure has no room for its plot and legend", fig.Width, fig.Height)
 	}
 	d := Drawing{
 		Width:   px(fig.Width),
@@ -162,6 +170,9 @@ func (fig *Figure) Draw() (Drawing, error) {
 	d.drawAxes(fr, fig)
 	for _, s := range fig.Series {
 		d.Paths = append(d.Paths, Path{D: pathData(fr, s), Class: s.Class})
+		if x, y, ok := lonePoint(s); ok { // a path through one point draws nothing
+			d.Circles = append(d.Circles, Circle{CX: px(fr.px(x)), CY: px(fr.py(fr.clampY(y))), R: "3", Class: "point " + s.Class})
+		}
 	}
 	for _, m := range fig.Markers {
 		cx, cy := fr.px(m.X), fr.py(fr.clampY(m.Y))
@@ -170,8 +181,74 @@ func (fig *Figure) Draw() (Drawing, error) {
 			d.Texts = append(d.Texts, Text{X: px(cx + 7), Y: px(cy - 7), Anchor: "start", Class: "marker-label", Text: m.Label})
 		}
 	}
-	d.drawLegend(fr, fig.Series)
+	if fig.LegendBelow {
+		d.drawLegendBelow(fr, fig.Series, fig.legendColumns())
+	} else {
+		d.drawLegend(fr, fig.Series)
+	}
 	return d, nil
+}
+
+// legendRowHeight is the height of a legend entry, in pixels.
+const legendRowHeight = 16
+
+// legendHeight is the room a legend under the plot takes (0 for the legend over the plot).
+func (fig *Figure) legendHeight() float64 {
+	if !fig.LegendBelow {
+		return 0
+	}
+	cols := fig.legendColumns()
+	return float64((namedSeries(fig.Series)+cols-1)/cols*legendRowHeight + 6)
+}
+
+// legendColumns is the number of columns of a legend below the plot: two, or one when a name
+// would not fit in half the plot's width (at about 6.5 px a character of the 11 px label).
+func (fig *Figure) legendColumns() int {
+	half := (fig.Width - marginLeft - marginRight) / 2
+	for _, s := range fig.Series {
+		if 28+6.5*float64(utf8.RuneCountInString(s.Name)) > half {
+			return 1
+		}
+	}
+	return 2
+}
+
+// namedSeries counts the series that have a legend entry.
+func namedSeries(series []Series) int {
+	n := 0
+	for _, s := range series {
+		if s.Name != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// lonePoint returns the only point of a series that has exactly one drawable point.
+func lonePoint(s Series) (x, y float64, ok bool) {
+	n := 0
+	for i := range min(len(s.X), len(s.Y)) {
+		if !math.IsNaN(s.X[i]) && !math.IsNaN(s.Y[i]) {
+			x, y, n = s.X[i], s.Y[i], n+1
+		}
+	}
+	return x, y, n == 1
+}
+
+// drawLegendBelow draws the legend in cols columns under the x axis's label.
+func (d *Drawing) drawLegendBelow(fr frame, series []Series, cols int) {
+	top := fr.bottom + marginBottom + 10
+	col := (fr.right - fr.left) / float64(cols)
+	k := 0
+	for _, s := range series {
+		if s.Name == "" {
+			continue
+		}
+		x, y := fr.left+float64(k%cols)*col, top+float64(k/cols*legendRowHeight)
+		d.Lines = append(d.Lines, Line{X1: px(x), Y1: px(y - 4), X2: px(x + 22), Y2: px(y - 4), Class: "legend-swatch " + s.Class})
+		d.Texts = append(d.Texts, Text{X: px(x + 28), Y: px(y), Anchor: "start", Class: "legend-label", Text: s.Name})
+		k++
+	}
 }
 
 func (d *Drawing) drawAxes(fr frame, fig *Figure) {
@@ -194,7 +271,7 @@ func (d *Drawing) drawAxes(fr frame, fig *Figure) {
 		d.Texts = append(d.Texts, Text{X: px(fr.left - tickLength - 3), Y: px(y + 4), Anchor: "end", Class: "tick-label", Text: t.Label})
 	}
 	cx := (fr.left + fr.right) / 2
-	d.Texts = append(d.Texts, Text{X: px(cx), Y: px(fig.Height - 8), Anchor: "middle", Class: "axis-label", Text: fig.X.Label})
+	d.Texts = append(d.Texts, Text{X: px(cx), Y: px(fr.bottom + marginBottom - 8), Anchor: "middle", Class: "axis-label", Text: fig.X.Label})
 	cy := (fr.top + fr.bottom) / 2
 	d.Texts = append(d.Texts, Text{X: "14", Y: px(cy), Anchor: "middle", Class: "axis-label", Text: fig.Y.Label,
 		Rotate: "rotate(-90 14 " + px(cy) + ")"})

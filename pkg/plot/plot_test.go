@@ -152,3 +152,37 @@ func TestFormatNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestLonePointAndLegendBelow: a series of one point is drawn as a dot (a path through one
+// point draws nothing), and a legend below the plot takes its room from the plotting area.
+func TestLonePointAndLegendBelow(t *testing.T) {
+	fig := Figure{Width: 400, Height: 300, X: Axis{Min: 0, Max: 1}, Y: Axis{Min: 0, Max: 1}, Series: []Series{
+		{Name: "one", Class: "series-0", X: []float64{0.5}, Y: []float64{0.5}},
+		{Name: "two", Class: "series-1", X: []float64{0, 1}, Y: []float64{0, 1}},
+		{Name: "three", Class: "series-2", X: []float64{0, 1}, Y: []float64{1, 0}},
+	}}
+	over, err := fig.Draw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(over.Circles) != 1 || over.Circles[0].Class != "point series-0" {
+		t.Fatalf("circles %+v", over.Circles)
+	}
+	fig.LegendBelow = true
+	below, err := fig.Draw()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two rows of legend (16 px each) and 6 px: the x axis moves up by 38 px.
+	if over.Lines[0].Y1 != "254.00" || below.Lines[0].Y1 != "216.00" {
+		t.Errorf("the x axis at y = %s, and %s with the legend below", over.Lines[0].Y1, below.Lines[0].Y1)
+	}
+	last := below.Texts[len(below.Texts)-1]
+	if last.Text != "three" || last.Y != "288.00" {
+		t.Errorf("the last legend entry %+v", last)
+	}
+	fig.Height = 100
+	if _, err := fig.Draw(); err == nil {
+		t.Error("a figure with no room for its plot was drawn")
+	}
+}
