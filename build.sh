@@ -161,7 +161,7 @@ build() {
 	say "build.sh: built the page into dist/"
 }
 
-# WASM_BUDGET is DESIGN.md's bound on the page's compressed WebAssembly: 2 MB.
+# WASM_BUDGET is the bound on the page's compressed WebAssembly (docs/benchmarks.md's targets): 2 MB.
 WASM_BUDGET=2000000
 WASM_GZIP=0
 

@@ -265,7 +265,7 @@ func benchEntry(item string) (bench.Entry, error) {
 }
 
 // benchMechanisms are the default --mech: every registered mechanism with its defaults, and
-// REM in its fastest sampling mode (whose releases claim no privacy), for DESIGN.md's target
+// REM in its fastest sampling mode (whose releases claim no privacy), for docs/benchmarks.md's target
 // for REM in a fast mode.
 var benchMechanisms = append(mech.Names(), "rem:Sampler=kinetic-langevin")
 

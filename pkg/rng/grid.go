@@ -103,7 +103,7 @@ func (g Grid) DiscreteLaplace(b float64) (*DiscreteLaplace, error) {
 // the grid: for each coordinate, n = round(x_i/g) clamped to [−2^52, 2^52], m = n + Z_i with
 // Z_i independent draws of noise (in grid units), clamped to [−2^53, 2^53], and dst_i = g·m,
 // an exact float64. It returns an error wrapping ErrInvalid, before drawing any noise, if the
-// lengths differ or an x_i is NaN or ±Inf (a bug upstream: invariant 7 of DESIGN.md).
+// lengths differ or an x_i is NaN or ±Inf (a bug upstream: invariant 7 of docs/design.md).
 //
 // The released vector is a function of the integer vector n + Z only, so no floating-point
 // effect (Mironov 2012) can leak more than n + Z does. The clamps are post-processing (of x, a

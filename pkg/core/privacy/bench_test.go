@@ -4,7 +4,7 @@ import "testing"
 
 var sink float64
 
-// BenchmarkCalibrateGDP measures one calibration (DESIGN.md target: ≤ 100 µs in wasm).
+// BenchmarkCalibrateGDP measures one calibration (docs/benchmarks.md's target: ≤ 100 µs in wasm).
 func BenchmarkCalibrateGDP(b *testing.B) {
 	for b.Loop() {
 		mu, _ := CalibrateGDP(1, 1e-6)
@@ -20,7 +20,7 @@ func BenchmarkGaussianSigma(b *testing.B) {
 	}
 }
 
-// BenchmarkCurve200 measures a 200-point privacy curve δ(ε) (DESIGN.md target: ≤ 1 ms in wasm).
+// BenchmarkCurve200 measures a 200-point privacy curve δ(ε) (docs/benchmarks.md's target: ≤ 1 ms in wasm).
 func BenchmarkCurve200(b *testing.B) {
 	g := GDP{Mu: 0.7}
 	for b.Loop() {
