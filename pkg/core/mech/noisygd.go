@@ -12,6 +12,8 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
+// noisy-gd, in detail (NoisyGD's doc comment, below, is its contract).
+//
 // NoisyGD is projected noisy gradient descent with Polyak's heavy-ball momentum on the mean
 // loss F_D, with no regulariser, releasing the average of the last half of its iterates: the
 // practical member of the noisy gradient family of Ganesh, Thakurta and Upadhyay (whose Langevin diffusion is the
@@ -52,20 +54,12 @@ import (
 // length b = min(b_max, max(1, T₁/100)) (b_max = MaxStepLength, default 3·(1 + m)/1.9, which
 // is 3 at m = 0.9): each step moves b times as far as the drift, so T = ⌈T₁/b⌉ steps travel
 // the same distance; T is capped at MaxSteps (default ⌈1000/b_max⌉ = 334 at m = 0.9, 325 at
-// 0.95). The defaults of m and c were fixed on a
-// validation split of adult.data (20 %, seed 42), never on adult.test, with b = 1 (the steps
-// of length h = 1/β that bound the curvature by the losses' worst case) and the Nesterov form
-// of the momentum (the gradient at θ_k + m(θ_k − θ_{k−1})), without clipping.
+// 0.95).
 //
 // Clipping. Where the noise limits the accuracy (small ε), a smaller sensitivity is worth more
 // than the gradients of badly misfit examples: clipping each derivative at q·S multiplies Δ,
 // and so σ, by q, and changes the loss only where |s'| > q·S (for the logistic loss, examples
-// misclassified with margin below −0.85 at q = 0.7). On the validation split (30 runs per cell,
-// accuracy % at ε = 0.1 / 0.25 / 0.5 / 1 / 2 / 4 / 8): no clipping 78.10 / 81.28 / 82.44 /
-// 83.27 / 83.90 / 84.39 / 84.78; q = 0.7 79.44 / 81.90 / 82.83 / 83.58 / 84.04 / 84.50 /
-// 84.86; q = 0.5 80.22 / 82.01 / 82.84 / 83.57 / 83.98 / 84.51 / 84.72; q = 0.35 loses from
-// ε = 1 on (83.36, 83.56, 84.14 at ε = 1, 2, 4). q = 0.7 is the default: above no clipping at
-// every ε.
+// misclassified with margin below −0.85 at q = 0.7).
 //
 // Step length. Polyak's heavy ball with momentum m is stable on a quadratic whose curvature
 // is at most λ exactly when its step s has s·λ < 2(1 + m) (the roots of z² − (1 + m − sλ)z + m
@@ -76,23 +70,10 @@ import (
 // second moment matrix has largest eigenvalue 0.66 against the bound 1, the logistic
 // curvature σ(1 − σ) is below 1/4 away from w = 0, and the preconditioner's trace bound
 // exceeds its largest eigenvalue 3.7-fold), so longer steps reach the same models in fewer
-// steps, with less noise per step for the same ρ. b_max = 3 and the threshold T₁ = 100 were
-// fixed on the same validation split: at ε = 1 and 2, T₁/3 steps of length 3 (100 and 191)
-// matched T₁ steps of length 1 (300 and 571) within 0.03 point (30 paired runs), and at
-// ε = 4 and 8 334 steps matched 1000 (10 runs); at ε = 0.25 and 0.5 b = 3 lost 0.34 and
-// 0.25 point (30 runs), b = 1.57 at ε = 0.5 lost 0.07; so long steps are taken only when
-// there are many steps to take (T₁ > 100).
+// steps, with less noise per step for the same ρ.
 //
 // Momentum. Where the steps are at their longest (T₁ ≥ 300, b = 3 at m = 0.9) the default
-// momentum is 0.95 (with b_max = 3·1.95/1.9 = 3.08): on the same validation split, 30 paired
-// runs (seeds 2000 to 2029), 0.95 against 0.9 gained 0.08 / 0.08 / 0.10 / 0.07 point at
-// ε = 1 / 2 / 4 / 8 (T₁ = 430 to 4600 there) and lost 0.04 and 0.34 at ε = 0.5 and 0.25
-// (T₁ = 224 and 116); a first comparison on seeds 1000 to 1009 gave +0.09 / +0.14 / +0.10 /
-// +0.04 and −0.07 / −0.49. It costs log-loss: on seeds 5000 to 5009 at ε = 1 / 2 / 4 / 8,
-// +0.07 / +0.11 / +0.06 / +0.15 point of accuracy, but held-out log-loss 0.3573 / 0.3438 /
-// 0.3521 / 0.3325 against 0.3530 / 0.3423 / 0.3374 / 0.3275 and ‖w‖² 2.3 to 2.8 times as
-// large (more noise left in rarely used coordinates). The step-count scale c = 3 or 6 instead
-// of 4 changed the accuracy at ε = 0.5, 1 and 2 by at most 0.05 point (30 runs, m = 0.95).
+// momentum is 0.95 (with b_max = 3·1.95/1.9 = 3.08); docs/tuning.md has the measurements.
 //
 // Preconditioner. When the budget's ρ (the largest ρ whose curve meets (ε, δ)) is at least
 // ρ₀ = PreconditionFrom, a share φ = PreconditionShare of ρ first releases the features'
@@ -122,31 +103,12 @@ import (
 // noisySteps.run). For the whole space and a box it is the Euclidean projection: the run there
 // is the same as with a Euclidean projection.
 //
-// The defaults φ = 0.05, γ = 0.75 and c_f = 10 were fixed on the same validation split (with
-// b = 1): among four candidates (φ, γ, c_f) ∈ {(0.05, 0.75, 10), (0.1, 0.75, 10), (0.05, 0.5,
-// 100), (0.05, 1, 10)} the chosen one was the best at ε = 4 and within 0.01 point of the best
-// at ε = 8, with the smallest share, and it lost accuracy at ε = 1 and 2 (10 runs per cell),
-// so ρ₀ was 0.15 (ε ≈ 2.67 at δ = 10⁻⁶). With the categorical ridge below it gains from ε = 1
-// (+0.02 to +0.13 point at ε = 1 and +0.4 at ε = 2, 10 paired runs, λ = 3·10⁻⁵ and 10⁻⁴) and
-// changes nothing at ε = 0.25 and 0.5, so ρ₀ = 0.01 (ε ≈ 0.62 at δ = 10⁻⁶).
-//
 // Categorical ridge. When the problem declares categorical features (Problem.Categorical,
 // from the schema: the one-hot features of its categorical columns), the steps descend the
 // loss plus (λ/2)·Σ_{j∈C} w_j², λ = κ·G·√d/(D·n·√(2ρ)) (κ = RidgeScale, G the clipped loss's
 // Lipschitz constant, D = Problem.Radius, ρ the budget's), with h = 1/(β + λ): the drift is
 // y − h·(∇F_D(y) + λ·y on C). The ridge's term is a function of y, which earlier releases
-// fix, so the drift's sensitivity and the plan's T and σ are those without it. Without it the
-// noise piles up on the weights of rare categories, whose curvature is too small to pull them
-// back (on adult-lr's validation split, removing the noise from the 41 rare native-country
-// coordinates alone lifted ε = 2 from 84.34 to 84.77 % with the preconditioner); the ridge
-// holds them near their column's mean and is negligible against the curvature of frequent
-// categories. Numeric features are left free: their public bounds can be far wider than their
-// values (capital-gain), so their good weights are large and a ridge costs accuracy
-// (non-private logistic regression on adult.data: 85.25 % with λ = 3·10⁻⁵ on the categorical
-// weights, 84.72 % with λ = 6·10⁻⁶ on every weight). κ = 0.5 was fixed on the validation
-// split (10 paired runs, ε = 0.1 … 8): 80.36 / 82.36 / 83.30 / 84.14 / 84.76 / 85.20 / 85.32 %
-// against 80.17 / 82.26 / 83.01 / 83.94 / 84.30 / 84.87 / 85.09 without the ridge and with
-// ρ₀ = 0.15; κ = 1 lost 0.4 point at ε = 0.1 and κ = 2 1.9. NoCategoricalRidge turns it off.
+// fix, so the drift's sensitivity and the plan's T and σ are those without it.
 //
 // Regression. A regression loss (squared, Huber) fits predictions in the label's units, up to
 // its bound Y, and the rules above, fixed for the logistic loss, whose predictions are logits,
@@ -160,26 +122,6 @@ import (
 // c = Y/(2X₂), over which a prediction moves by at most Y/2 (X₂ the rows' ℓ2 bound): both are
 // in the label's units, so for the squared loss T and the noise relative to the labels do not
 // depend on those units.
-// Both were fixed on validation splits (20 % of the training file, seed 42) of the development
-// suite's two regressions, diamonds (log price, n = 34,522, d = 27, 10 runs per cell) and
-// BostonHousing (Boston below; n = 324, d = 14, 30 runs), with the label in its own units
-// (radius 33 and 142) and mapped to [−1, 1] (radius 10). Validation RMSE at ε = 1 / 8 in the
-// label's own units, with the rules above (c = 4, a = q·S), with c = R, with a = q·S_Y
-// (S_Y = 2Y, predictions within the labels' range) and c = Y/(2X₂), and as chosen:
-//
-//	diamonds, R = 33           0.764/0.556  0.926/0.608  0.666/0.463  0.637/0.389  (mean 1.012)
-//	diamonds, [−1, 1], R = 10  0.963/0.497  0.957/0.497  0.246/0.202  0.261/0.177
-//	Boston, R = 142            13.69/10.26  19.18/9.16   16.71/8.59   11.45/7.84   (mean 8.16)
-//	Boston, [−1, 1], R = 10    31.22/10.22  24.83/9.09   9.93/8.43    8.95/7.69
-//
-// Against c = Y/(2X₂), c = Y/X₂ (with a = q·S_Y) lost at ε = 1 on diamonds (0.831 and 0.408
-// against 0.666 and 0.246) and on Boston at [−1, 1] (10.63 against 9.93), and gained on Boston
-// at R = 142 (15.28 / 8.36 against 16.71 / 8.59); c = 4 with a = q·S_Y took one to four steps
-// on Boston at R = 142 (12.92 / 16.24). The Huber loss of threshold 1 on [−1, 1] labels (where
-// S₀ = S) gained from c = Y/(2X₂) against c = 4: diamonds 0.261 / 0.177 against 0.295 / 0.177,
-// Boston 8.95 / 7.69 against 13.35 / 7.92, and on the whole space 8.95 / 7.76 against
-// 21.26 / 19.97. At ε = 1 Boston stays worse than its mean at either scale: n = 324 rows leave
-// too much noise.
 //
 // Bias shaping. When the rows declare a bias coordinate (Bounds.Bias: every row's last
 // coordinate equals it, checked on the data; the schema's bias), their bound is in ℓ2 and the
@@ -191,16 +133,9 @@ import (
 // times: the noise's energy moves from the 91 features to the one coordinate whose gradient
 // every row shares. The privacy is unchanged in kind (the same accounting of the scaled
 // release; the scalings are exact, post-processing) and T stays planned with the isotropic Δ.
-// On the validation split (10 paired runs, seeds 1000 to 1009) it gained +0.17 / +0.24 /
-// +0.15 / +0.20 point at ε = 0.5 / 1 / 2 / 4; the variance split that minimises the noise's
-// total energy (0.552 on the features, 5.27 on the bias) gained the same within 0.02, and
-// t = 8 within 0.04. NoBiasShaping keeps the noise isotropic.
 //
 // The multinomial's per-example gradient (p − e_y)⊗x is a multiple of the row in every class
-// block, so the same share bounds its norm, √2·‖S⁻¹x‖ ≤ share·G (see shapeToBias). On the
-// development suite's DNA (K = 3, d = 181; validation accuracy, 40 runs per cell) it lifted
-// ε = 2 and 8 from 64.3 and 82.5 % to 66.6 and 86.4 %, and left ε = 0.5 and 1 at the majority
-// class (53.9 %); Vehicle stayed at chance within its spread at every ε.
+// block, so the same share bounds its norm, √2·‖S⁻¹x‖ ≤ share·G (see shapeToBias).
 //
 // A regression loss (squared, Huber) keeps the noise isotropic, for a reason that follows from
 // the bounds: a noise ξ on the weights moves every prediction by ⟨ξ, x⟩, and a regression's
@@ -210,12 +145,16 @@ import (
 // schema's b² = X̄²/2 and t = 4, 16·0.531·0.5 = 4.25 times the isotropic noise's largest
 // contribution σ²X̄². A classifier ranks its scores, and a common shift moves only its
 // threshold (the multinomial's common shift of every class's score changes nothing), which is
-// why the shaping pays there. On BostonHousing (n = 324; validation R², 40 runs per cell, at
-// ε = 0.5 / 1 / 2 / 8) shaped −0.47 / −0.07 / 0.07 / 0.15, isotropic −0.04 / 0.00 / 0.09 /
-// 0.11; diamonds is unchanged within 0.002. The loss at ε = 8 (0.03 to 0.05 in three earlier
-// sets of 40 runs too) is outside that argument: a long run damps the noise left on the bias,
-// the coordinate of largest curvature, but not the features', whose smaller noise under the
-// shaping is then worth more.
+// why the shaping pays there.
+
+// NoisyGD releases the average of the last half of the iterates of projected noisy gradient
+// descent with heavy-ball momentum on the mean loss, each example's derivative clipped.
+// Guarantee: (ε, δ)-DP under either relation with δ > 0, as μ-GDP (or ρ-zCDP) of its discrete
+// Gaussian steps, exactly calibrated, with the discrete noise's total variation folded into δ;
+// floating-point safe. Utility: no bound is proven; it is the most accurate mechanism on the
+// benchmarks. Settings: every field below, each with a default computed from public
+// quantities (n or N, d, ε, δ, the declared bounds); the comment block above the type gives
+// the method, its proof and the rules, and docs/tuning.md how the defaults were chosen.
 type NoisyGD struct {
 	// Momentum is the heavy-ball coefficient m in (0, 1) (0 means the default: 0.9, and 0.95
 	// when the step rule asks for T₁ ≥ 300 steps of length h).
