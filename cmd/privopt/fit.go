@@ -18,6 +18,7 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
@@ -122,6 +123,7 @@ type fitOptions struct {
 	spec                    fit.Spec
 	seed                    *uint64
 	progress                bool
+	workers                 int // 0: one per core
 }
 
 // interruptible returns a context that the first Ctrl-C (SIGINT) cancels, after which the
@@ -225,6 +227,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	if err := opts.checkFiles(); err != nil {
 		return err
+	}
+	if opts.workers > 0 {
+		defer loss.SetWorkers(loss.SetWorkers(opts.workers))
 	}
 	schema, err := loadSchema(opts.schema)
 	if err != nil {
@@ -347,6 +352,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
 	fs.BoolVar(&o.progress, "progress", false, "write progress lines to stderr")
+	workers := fs.Int("workers", 0, "the goroutines a pass over the rows uses (default: one per core); the release is the same bits with any number")
 	if err := fs.parse(args); err != nil {
 		return nil, err
 	}
@@ -360,6 +366,10 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	if set["seed"] {
 		o.seed = seed
 	}
+	if set["workers"] && *workers < 1 {
+		return nil, usageError{fmt.Sprintf("--workers must be at least 1, got %d", *workers)}
+	}
+	o.workers = *workers
 	if set["eval-share"] && (!(sp.EvalShare > 0 && sp.EvalShare < 1) || !set["test"]) {
 		return nil, usageError{fmt.Sprintf("--eval-share must be in (0, 1) and needs --test (the held-out rows it evaluates on), got %g", sp.EvalShare)}
 	}

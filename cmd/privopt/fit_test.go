@@ -72,6 +72,7 @@ func TestFitUsage(t *testing.T) {
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--delta", "2"}, ok...), 2, "δ must be in [0, 1)"},
 		{append([]string{"fit", "--mech", "noisy-gd", "--eps", "1e308", "--delta", "1e-6"}, ok...), 2, "ε = 1e+308 is above 1e+06: a guarantee with ε that large says nothing about privacy"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--radius", "0"}, ok...), 2, "--radius must be finite and positive"},
+		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--workers", "0"}, ok...), 2, "--workers must be at least 1"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--tilt", "-1"}, ok...), 2, "--tilt must be a finite number ≥ 0"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--robust-norm", "0.5"}, ok...), 2, "--robust-norm must be in [1, ∞]"},
 		{append([]string{"fit", "--mech", "outpert", "--eps", "1", "--neighbouring", "swap"}, ok...), 2, "unknown neighbouring relation"},
@@ -197,6 +198,29 @@ func TestFitAdult(t *testing.T) {
 		if n := len(v["model"].(map[string]any)["weights"].([]any)); n != 92 {
 			t.Errorf("%s: %d weights", tc.mech, n)
 		}
+	}
+}
+
+// TestFitWorkers fits noisy-gd on adult-lr (32,561 rows, several chunks of the losses' passes)
+// with one and with two workers and the same seed: the release files are the same bytes.
+func TestFitWorkers(t *testing.T) {
+	train, err := adultdata.File("adult.data")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files [][]byte
+	for _, workers := range []string{"1", "2"} {
+		out := filepath.Join(t.TempDir(), "release.json")
+		fitJSON(t, "--data", train, "--schema", "../../examples/adult-lr.schema.json", "--mech", "noisy-gd",
+			"--eps", "1", "--delta", "1e-6", "--seed", "3", "--workers", workers, "--out", out)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("the release files with one and two workers differ")
 	}
 }
 

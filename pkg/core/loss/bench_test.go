@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 
@@ -173,5 +174,38 @@ func BenchmarkSparseKernels(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// BenchmarkWorkers measures one gradient pass (MeanGrad) over 1,000,000 rows with 1, 2 and 4
+// workers (SetWorkers): dense rows of 20 entries, and one-hot rows of adult-lr's shape (d =
+// 92, 15 % non-zero, held sparse). The ratio of the 1-worker and 2-worker times is what a
+// second core gains; the bits are the same (TestPassesIgnoreWorkers).
+func BenchmarkWorkers(b *testing.B) {
+	defer SetWorkers(SetWorkers(0))
+	const n = 1_000_000
+	rng := rand.New(rand.NewPCG(51, 52))
+	dense, err := NewLinear(Logistic{}, randData(rng, n, 20, 2, 1, signLabel(rng)), Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	oneHot, err := NewLinear(Logistic{}, oneHotData(rng, n, 92, 0.15), Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		l    *Linear
+	}{{"dense-20", dense}, {"one-hot-92", oneHot}} {
+		w, g := randVec(rng, tc.l.Dim(), 0.3), make([]float64, tc.l.Dim())
+		for _, workers := range []int{1, 2, 4} {
+			b.Run(fmt.Sprintf("%s/workers=%d", tc.name, workers), func(b *testing.B) {
+				SetWorkers(workers)
+				for b.Loop() {
+					tc.l.MeanGrad(g, w)
+				}
+				b.ReportMetric(float64(b.N)*n/b.Elapsed().Seconds()/1e6, "Mgrads/s")
+			})
+		}
 	}
 }

@@ -85,21 +85,39 @@ func (l *Linear) Grad(grad, w []float64, i int) float64 {
 }
 
 // Mean returns (1/N)Σ ℓ_i(w) (N as in Loss.Mean) and, if grad is not nil, writes the mean
-// gradient into it:
-// one pass over the rows by blocks of rowBlock, a dot product and (for the gradient) an axpy
-// per row.
+// gradient into it: one pass over the rows by blocks of rowBlock, a dot product and (for the
+// gradient) an axpy per row; more than one chunk of rows is summed on up to Workers()
+// goroutines (sumChunks).
 func (l *Linear) Mean(grad, w []float64) float64 {
 	checkLen(w, l.d)
 	if grad != nil {
 		checkLen(grad, l.d)
-		clear(grad)
 	}
+	var sum float64
+	if !chunked(l.n) {
+		clear(grad)
+		sum = l.addRowTerms(grad, w, 0, l.n)
+	} else {
+		sum = sumChunks(grad, l.n, func(lo, hi int, part []float64) float64 {
+			return l.addRowTerms(part, w, lo, hi)
+		})
+	}
+	div := l.b.divisor(l.n)
+	if grad != nil {
+		scale(grad, 1/div)
+	}
+	return sum / div
+}
+
+// addRowTerms returns Σ ℓ_i(w) over the rows lo to hi − 1 and, unless grad is empty, adds their
+// gradients into it.
+func (l *Linear) addRowTerms(grad, w []float64, lo, hi int) float64 {
 	var zb, vb, dzb [rowBlock]float64
 	sum := 0.0
-	for lo := 0; lo < l.n; lo += rowBlock {
-		z, v := zb[:min(rowBlock, l.n-lo)], vb[:]
+	for ; lo < hi; lo += rowBlock {
+		z, v := zb[:min(rowBlock, hi-lo)], vb[:]
 		l.predictions(z, w, lo)
-		if grad == nil {
+		if len(grad) == 0 {
 			scalarsInto(l.s, v, nil, z, l.y[lo:])
 		} else {
 			scalarsInto(l.s, v, dzb[:], z, l.y[lo:])
@@ -107,15 +125,11 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 		for _, vk := range v[:len(z)] {
 			sum += vk
 		}
-		if grad != nil {
+		if len(grad) > 0 {
 			l.addRows(grad, dzb[:len(z)], lo)
 		}
 	}
-	div := l.b.divisor(l.n)
-	if grad != nil {
-		scale(grad, 1/div)
-	}
-	return sum / div
+	return sum
 }
 
 // MeanGrad writes the mean gradient (1/N)Σ ∇ℓ_i(w) into grad, the same bits as Mean's,
@@ -131,10 +145,23 @@ func (l *Linear) MeanGrad(grad, w []float64) { l.MeanClippedGrad(grad, w, math.I
 func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 	checkLen(w, l.d)
 	checkLen(grad, l.d)
-	clear(grad)
+	if !chunked(l.n) {
+		clear(grad)
+		l.addClippedGrads(grad, w, a, 0, l.n)
+	} else {
+		sumChunks(grad, l.n, func(lo, hi int, part []float64) float64 {
+			l.addClippedGrads(part, w, a, lo, hi)
+			return 0
+		})
+	}
+	scale(grad, 1/l.b.divisor(l.n))
+}
+
+// addClippedGrads adds clamp(s'(⟨w, x_i⟩, y_i), −a, a)·x_i into grad for the rows lo to hi − 1.
+func (l *Linear) addClippedGrads(grad, w []float64, a float64, lo, hi int) {
 	var zb, dzb [rowBlock]float64
-	for lo := 0; lo < l.n; lo += rowBlock {
-		z := zb[:min(rowBlock, l.n-lo)]
+	for ; lo < hi; lo += rowBlock {
+		z := zb[:min(rowBlock, hi-lo)]
 		l.predictions(z, w, lo)
 		dz := dzb[:len(z)]
 		scalarsInto(l.s, nil, dz, z, l.y[lo:])
@@ -149,7 +176,6 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 		}
 		l.addRows(grad, dz, lo)
 	}
-	scale(grad, 1/l.b.divisor(l.n))
 }
 
 // SignAccuracy returns the fraction of the rows whose prediction's sign matches the label:

@@ -15,8 +15,8 @@ import (
 // the D×K matrix of the issue). Labels are class indices 0..K−1. The gradient is the rank-one
 // matrix (p − e_y)·xᵀ with p = softmax(Wx).
 //
-// It keeps references to the dataset's X and Y and holds a scratch vector of length K, so it
-// is not safe for concurrent use: build one per goroutine.
+// It keeps references to the dataset's X and Y and holds a scratch vector of length K for
+// Value and Grad, which are not safe for concurrent use (Mean is).
 type Multinomial struct {
 	x, y    []float64
 	n, d, k int
@@ -53,17 +53,17 @@ func (m *Multinomial) Len() int { return m.n }
 // Classes returns K.
 func (m *Multinomial) Classes() int { return m.k }
 
-// scores fills m.z with ⟨W_k, x_i⟩ and returns log Σ_k exp(z_k) (computed after subtracting
-// the largest score, so it never overflows).
-func (m *Multinomial) scores(w []float64, row []float64) float64 {
+// scores fills zs (K long) with the scores ⟨W_k, x⟩ of a row x and returns log Σ_k exp(z_k)
+// (computed after subtracting the largest score, so it never overflows).
+func (m *Multinomial) scores(zs, w, row []float64) float64 {
 	zmax := math.Inf(-1)
-	for c := range m.z {
+	for c := range zs {
 		z := dot(row, w[c*m.d:(c+1)*m.d])
-		m.z[c] = z
+		zs[c] = z
 		zmax = math.Max(zmax, z)
 	}
 	s := 0.0
-	for _, z := range m.z {
+	for _, z := range zs {
 		s += detmath.Exp(z - zmax)
 	}
 	return zmax + detmath.Log(s)
@@ -72,7 +72,7 @@ func (m *Multinomial) scores(w []float64, row []float64) float64 {
 // Value returns log Σ_k exp(⟨W_k, x_i⟩) − ⟨W_{y_i}, x_i⟩.
 func (m *Multinomial) Value(w []float64, i int) float64 {
 	checkLen(w, m.k*m.d)
-	lse := m.scores(w, m.x[i*m.d:(i+1)*m.d])
+	lse := m.scores(m.z, w, m.x[i*m.d:(i+1)*m.d])
 	return lse - m.z[int(m.y[i])]
 }
 
@@ -81,7 +81,7 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 	checkLen(w, m.k*m.d)
 	checkLen(grad, m.k*m.d)
 	row := m.x[i*m.d : (i+1)*m.d]
-	lse := m.scores(w, row)
+	lse := m.scores(m.z, w, row)
 	y := int(m.y[i])
 	v := lse - m.z[y]
 	for c, z := range m.z {
@@ -94,37 +94,59 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 	return v
 }
 
-// Mean returns (1/N)Σ ℓ_i(W) (N as in Loss.Mean) and, if grad is not nil, writes the mean gradient into it.
+// Mean returns (1/N)Σ ℓ_i(W) (N as in Loss.Mean) and, if grad is not nil, writes the mean
+// gradient into it; more than one chunk of rows is summed on up to Workers() goroutines
+// (sumChunks). It uses no scratch of m's, so passes may run concurrently (Value and Grad may
+// not).
 func (m *Multinomial) Mean(grad, w []float64) float64 {
 	checkLen(w, m.k*m.d)
 	if grad != nil {
 		checkLen(grad, m.k*m.d)
-		clear(grad)
 	}
-	sum := 0.0
-	for i := 0; i < m.n; i++ {
-		row := m.x[i*m.d : (i+1)*m.d]
-		lse := m.scores(w, row)
-		y := int(m.y[i])
-		sum += lse - m.z[y]
-		if grad == nil {
-			continue
-		}
-		for c, z := range m.z {
-			g := detmath.Exp(z - lse)
-			if c == y {
-				g--
-			}
-			if g != 0 {
-				axpy(grad[c*m.d:(c+1)*m.d], g, row)
-			}
-		}
+	var sum float64
+	if !chunked(m.n) {
+		clear(grad)
+		sum = m.addRowTerms(grad, w, 0, m.n)
+	} else {
+		sum = sumChunks(grad, m.n, func(lo, hi int, part []float64) float64 {
+			return m.addRowTerms(part, w, lo, hi)
+		})
 	}
 	div := m.b.divisor(m.n)
 	if grad != nil {
 		scale(grad, 1/div)
 	}
 	return sum / div
+}
+
+// addRowTerms returns Σ ℓ_i(W) over the rows lo to hi − 1 and, unless grad is empty, adds their
+// gradients into it. It uses scratch of its own (on the stack for up to 16 classes).
+func (m *Multinomial) addRowTerms(grad, w []float64, lo, hi int) float64 {
+	var zb [16]float64
+	zs := zb[:min(m.k, len(zb))]
+	if m.k > len(zb) {
+		zs = make([]float64, m.k)
+	}
+	sum := 0.0
+	for i := lo; i < hi; i++ {
+		row := m.x[i*m.d : (i+1)*m.d]
+		lse := m.scores(zs, w, row)
+		y := int(m.y[i])
+		sum += lse - zs[y]
+		if len(grad) == 0 {
+			continue
+		}
+		for c, z := range zs {
+			p := detmath.Exp(z - lse)
+			if c == y {
+				p--
+			}
+			if p != 0 {
+				axpy(grad[c*m.d:(c+1)*m.d], p, row)
+			}
+		}
+	}
+	return sum
 }
 
 // Constants returns the constants in the Schatten-p norm of W (any p ∈ [1, ∞]; Schatten-2 is

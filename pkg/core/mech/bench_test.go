@@ -140,3 +140,27 @@ func BenchmarkREMAdultFast(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNoisyGDWorkers fits noisy-gd (its defaults, ε = 1, δ = 1e-6) on 1,000,000 rows of 20
+// features with 1 and 2 workers (loss.SetWorkers): the whole fit, planning excluded. The
+// releases are the same bits (TestReleasesIgnoreWorkers); the ratio of the times is what a
+// second core gains on a whole fit.
+func BenchmarkNoisyGDWorkers(b *testing.B) {
+	defer loss.SetWorkers(loss.SetWorkers(0))
+	ds := toyData(1_000_000, 20, 31)
+	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Logf("%d steps", pl.(*noisyGDPlan).steps)
+	for _, workers := range []int{1, 2} {
+		b.Run(fmt.Sprintf("workers=%d", workers), func(b *testing.B) {
+			loss.SetWorkers(workers)
+			for b.Loop() {
+				if _, err := pl.Run(context.Background(), ds, rng.Seeded(1), nil); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
+}

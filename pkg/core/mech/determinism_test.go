@@ -7,6 +7,7 @@ import (
 	"github.com/privopt/privopt/internal/stattest"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -196,4 +197,43 @@ func releaseDigest(t *testing.T, pl Plan, ds *data.Dataset, seed uint64) uint64 
 	dg.Add(rel.Model.Weights...)
 	dg.Add(rel.Report.Achieved.Delta)
 	return dg.Sum()
+}
+
+// pinnedWorkers are the digests of seeded noisy-gd and outpert-gauss releases on 10,000 rows,
+// which the losses' full passes split into chunks (see TestReleasesIgnoreWorkers).
+var pinnedWorkers = map[string]uint64{
+	"noisy-gd/logistic":    0xed38edfcbe580f77,
+	"noisy-gd/multinomial": 0x37eab45e887ac659,
+	"outpert-gauss":        0x9ca57c8b5dcceb16,
+}
+
+// TestReleasesIgnoreWorkers pins releases whose full passes run on several goroutines natively
+// (loss.SetWorkers) and on one under js/wasm: with 1, 2 and 4 workers natively, and under
+// js/wasm, a seeded release has these exact bits.
+func TestReleasesIgnoreWorkers(t *testing.T) {
+	defer loss.SetWorkers(loss.SetWorkers(0))
+	ds := toyData(10_000, 4, 21)
+	multi := multiBiasData(10_000, 4, 3, 22)
+	cases := []struct {
+		name string
+		m    Mechanism
+		ds   *data.Dataset
+		p    Problem
+	}{
+		{"noisy-gd/logistic", NoisyGD{}, ds, toyProblem(ds)},
+		{"noisy-gd/multinomial", NoisyGD{}, multi, multiProblem(multi, 3)},
+		{"outpert-gauss", OutputPerturbation{Gaussian: true}, ds, toyProblem(ds)},
+	}
+	for _, tc := range cases {
+		pl, err := tc.m.Plan(Budget{Epsilon: 2, Delta: 1e-6}, tc.p)
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		for _, workers := range []int{1, 2, 4} {
+			loss.SetWorkers(workers)
+			if got, want := releaseDigest(t, pl, tc.ds, 23), pinnedWorkers[tc.name]; got != want {
+				t.Errorf("%s, %d workers: digest %#x, pinned %#x", tc.name, workers, got, want)
+			}
+		}
+	}
 }
