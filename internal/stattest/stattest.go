@@ -1,6 +1,6 @@
 // Package stattest holds the statistical checks privopt's tests use on samplers: one-sample
 // Kolmogorov–Smirnov and χ² tests at a fixed level, z-tests of estimates, and moment checks of
-// vector samples. Tests call them with fixed seeds, so a run either always passes or always
+// vector samples; also the digests of pinned releases and the reader of reference tables. Tests call them with fixed seeds, so a run either always passes or always
 // fails; each function states its false-failure probability for a correct sampler.
 package stattest
 

@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 	"slices"
 
@@ -237,7 +238,7 @@ func evaluate(s0, s1, reference []float64, claimed privacy.Curve, delta float64,
 			res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.AlphaUpper, p.BetaUpper, delta))
 			res.EpsilonLower = math.Max(res.EpsilonLower, epsilonLower(p.BetaUpper, p.AlphaUpper, delta))
 			if p.AlphaUpper < 1 && p.BetaUpper < 1 {
-				res.MuLower = math.Max(res.MuLower, privacy.NormalTailInverse(p.AlphaUpper)+privacy.NormalTailInverse(p.BetaUpper))
+				res.MuLower = math.Max(res.MuLower, detmath.NormalTailInverse(p.AlphaUpper)+detmath.NormalTailInverse(p.BetaUpper))
 			}
 		}
 	}
@@ -284,8 +285,8 @@ func Power(muClaimed float64, runs, thresholds int, level float64) float64 {
 	detects := func(muTrue float64) bool {
 		for k := range 200 {
 			alpha := 0.005 + 0.99*float64(k)/199
-			x := privacy.NormalTailInverse(alpha) // threshold on N(0, 1) for dataset 0
-			beta := privacy.NormalCDF(x - muTrue) // type II error on N(μ_true, 1)
+			x := detmath.NormalTailInverse(alpha) // threshold on N(0, 1) for dataset 0
+			beta := detmath.NormalCDF(x - muTrue) // type II error on N(μ_true, 1)
 			ka, kb := int(math.Round(alpha*float64(runs))), int(math.Round(beta*float64(runs)))
 			au, bu := clopperPearsonUpper(ka, runs, conf), clopperPearsonUpper(kb, runs, conf)
 			if bu < claimed.Tradeoff(au) {

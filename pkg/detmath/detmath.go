@@ -8,7 +8,8 @@
 // every function on that path is computed here with the same sequence of IEEE-754 operations
 // everywhere: only +, −, ×, ÷, square roots, math.FMA (exact by definition), exact scaling
 // by powers of two, and comparisons. Each function is accurate to about one ulp (tested
-// against 50-digit values).
+// against 50-digit values). The normal distribution's density, tail, log-tail and tail inverse
+// (normal.go), which the accountant and the samplers share, are built on them.
 package detmath
 
 import "math"

@@ -3,7 +3,6 @@ package sampler
 import (
 	"math"
 
-	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -228,7 +227,7 @@ func (q radial) logMass(t float64) (value, slope float64) {
 	delta := 2 * rho / s
 	v := u - delta
 	if u > 0 {
-		p := -(privacy.NormalTail(u) + privacy.NormalTail(-v))
+		p := -(detmath.NormalTail(u) + detmath.NormalTail(-v))
 		return detmath.Log1p(p), (normalDensity(u) + normalDensity(v)) / (s * (1 + p))
 	}
 	var ratio float64 // I
@@ -256,7 +255,7 @@ func logPhiRest(x float64) float64 {
 	if x < -1 {
 		return detmath.Log(detmath.Erfcx(-x/math.Sqrt2) / 2)
 	}
-	return privacy.LogNormalTail(-x) + x*x/2
+	return detmath.LogNormalTail(-x) + x*x/2
 }
 
 // Nodes and weights of 8-point Gauss–Legendre quadrature on [−1, 1] (positive half).

@@ -3,13 +3,13 @@ package sampler
 import (
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 	"slices"
 	"testing"
 
 	"github.com/privopt/privopt/internal/stattest"
 	"github.com/privopt/privopt/pkg/core/geom"
-	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -199,7 +199,7 @@ func diskMarginal(mu [2]float64, s, radius float64) quadrature {
 }
 
 // logTail is log Q(x).
-func logTail(x float64) float64 { return privacy.LogNormalTail(x) }
+func logTail(x float64) float64 { return detmath.LogNormalTail(x) }
 
 // TestBallNormalOnDisk compares draws restricted to a disk with the exact marginals of both
 // coordinates (KS), for means inside, on and outside the disk and several variances.

@@ -6,7 +6,6 @@ import (
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/loss"
-	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/detmath"
 )
 
@@ -405,7 +404,7 @@ func valueOracleBias(g, s2, alpha float64) float64 {
 	if v == 0 {
 		return 0
 	}
-	logQ := privacy.LogNormalTail((alpha - v/2) * math.Sqrt(2/v))
+	logQ := detmath.LogNormalTail((alpha - v/2) * math.Sqrt(2/v))
 	return math.Min(1, detmath.Exp(v/4+0.5*detmath.Log(math.Pi*v)+logQ))
 }
 

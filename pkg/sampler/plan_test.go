@@ -1,11 +1,11 @@
 package sampler
 
 import (
+	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/loss"
-	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
 // remConstants are the constants of the regularized exponential mechanism on a logistic loss
@@ -65,7 +65,7 @@ func TestValueOracleBiasBoundsTheGaussianCase(t *testing.T) {
 	for _, g := range []float64{1, 10, 300} {
 		for _, s2 := range []float64{1e-6, 1e-4, 1e-3, 0.01} {
 			sigma := math.Sqrt(2 * g * g * s2)
-			exact := math.Exp(sigma*sigma/2)*privacy.NormalTail((1-sigma*sigma)/sigma) - math.E*privacy.NormalTail(1/sigma)
+			exact := math.Exp(sigma*sigma/2)*detmath.NormalTail((1-sigma*sigma)/sigma) - math.E*detmath.NormalTail(1/sigma)
 			exact = math.Min(exact, 1) // a total-variation distance is at most 1
 			bound := valueOracleBias(g, s2, 1)
 			if bound < exact*(1-1e-9) {

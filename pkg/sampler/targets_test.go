@@ -6,8 +6,6 @@ import (
 
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/detmath"
-
-	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
 // linearTarget is f(x) = (1/N)Σᵢ ⟨bᵢ, x⟩ with π = N(c − b̄/m, I/m) on Rᵈ exactly.
@@ -214,7 +212,7 @@ func targetQuadrature(t *oneDim) quadrature {
 }
 
 // normalCDF is Φ.
-func normalCDF(x float64) float64 { return privacy.NormalCDF(x) }
+func normalCDF(x float64) float64 { return detmath.NormalCDF(x) }
 
 // normalTail is Q(x) = 1 − Φ(x), accurate in the upper tail.
-func normalTail(x float64) float64 { return privacy.NormalTail(x) }
+func normalTail(x float64) float64 { return detmath.NormalTail(x) }

@@ -93,7 +93,7 @@ func (g GDP) Delta(eps float64) float64 {
 	c := eps/g.Mu - g.Mu/2
 	if c <= -1 {
 		// Φ(−c) ≥ 0.84 and the second term is smaller: no harmful cancellation.
-		return NormalTail(c) - detmath.Exp(eps+LogNormalTail(c+g.Mu))
+		return detmath.NormalTail(c) - detmath.Exp(eps+detmath.LogNormalTail(c+g.Mu))
 	}
 	return 0.5 * detmath.ExpNegHalfSquare(c) * erfcxDrop(c/math.Sqrt2, g.Mu/math.Sqrt2)
 }
@@ -112,7 +112,7 @@ func (g GDP) LogDelta(eps float64) float64 {
 func (g GDP) otherTail(eps float64) float64 {
 	c := eps/g.Mu - g.Mu/2
 	if c <= -1 {
-		return detmath.Exp(eps + LogNormalTail(c+g.Mu))
+		return detmath.Exp(eps + detmath.LogNormalTail(c+g.Mu))
 	}
 	return 0.5 * detmath.ExpNegHalfSquare(c) * detmath.Erfcx((c+g.Mu)/math.Sqrt2)
 }
@@ -129,7 +129,7 @@ func (g GDP) Epsilon(delta float64) (float64, error) {
 	}
 	logTarget := detmath.Log(delta)
 	// Bracket: δ(lo) > delta ≥ δ(hi). Start hi from the tail quantile: δ(ε) ≈ Q(c) for large c.
-	lo, hi := 0.0, math.Max(g.Mu*(NormalTailInverse(delta)+g.Mu/2), g.Mu)
+	lo, hi := 0.0, math.Max(g.Mu*(detmath.NormalTailInverse(delta)+g.Mu/2), g.Mu)
 	for g.LogDelta(hi) > logTarget {
 		lo, hi = hi, 2*hi
 		if math.IsInf(hi, 1) {
@@ -158,7 +158,7 @@ func (g GDP) Tradeoff(alpha float64) float64 {
 	case alpha >= 1:
 		return 0
 	}
-	return NormalTail(g.Mu - NormalTailInverse(alpha))
+	return detmath.NormalTail(g.Mu - detmath.NormalTailInverse(alpha))
 }
 
 // CalibrateGDP returns the largest μ for which μ-GDP satisfies the target (eps, delta):
@@ -196,7 +196,7 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 	mu := newtonBracketed(lo, hi, lo, true, func(mu float64) (h, step float64) {
 		ld := logDelta(mu)
 		h = ld - logTarget
-		return h, -h * detmath.Exp(ld) / NormalPDF(eps/mu-mu/2) // −h/h′ with h′ = φ(ε/μ − μ/2)/δ
+		return h, -h * detmath.Exp(ld) / detmath.NormalPDF(eps/mu-mu/2) // −h/h′ with h′ = φ(ε/μ − μ/2)/δ
 	})
 	if !(mu > 0) || math.IsInf(mu, 1) {
 		return 0, fmt.Errorf("privacy: no finite μ > 0 meets (ε = %g, δ = %g): ε is too large for the Gaussian curve to be evaluated", eps, delta)

@@ -1,68 +1,11 @@
 package privacy
 
 import (
-	"bufio"
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
-	"os"
-	"strconv"
 	"strings"
 	"testing"
 )
-
-// refRow is one row of a reference table: its kind, its named inputs and its values.
-type refRow struct {
-	kind   string
-	in     map[string]float64
-	args   string
-	values []string
-}
-
-// readReference reads a tab-separated reference table whose second column holds
-// "name=value" inputs; lines starting with # are comments.
-func readReference(t *testing.T, path string) []refRow {
-	t.Helper()
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var rows []refRow
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if strings.HasPrefix(line, "#") || strings.HasPrefix(line, "kind\t") || line == "" {
-			continue
-		}
-		cols := strings.Split(line, "\t")
-		r := refRow{kind: cols[0], in: map[string]float64{}, args: cols[1], values: cols[2:]}
-		for _, kv := range strings.Fields(cols[1]) {
-			k, v, _ := strings.Cut(kv, "=")
-			x, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatalf("%s: bad input %q", path, kv)
-			}
-			r.in[k] = x
-		}
-		rows = append(rows, r)
-	}
-	return rows
-}
-
-func parse(t *testing.T, s string) float64 {
-	t.Helper()
-	x, err := strconv.ParseFloat(s, 64)
-	if err != nil {
-		t.Fatalf("bad reference value %q", s)
-	}
-	return x
-}
-
-func relErr(got, want float64) float64 {
-	if got == want {
-		return 0
-	}
-	return math.Abs(got-want) / math.Abs(want)
-}
 
 // inaccurateReference lists the rows of the public table whose values are wrong beyond some
 // digit, with the value recomputed with 50-digit arithmetic (mpmath) for the double inputs.
@@ -78,37 +21,37 @@ var inaccurateReference = map[string]string{
 // the digits it gives, as far as double arithmetic can hold them (1e-15 relative), except the rows in
 // inaccurateReference, which are checked against their recomputed values.
 func TestPublicReference(t *testing.T) {
-	rows := readReference(t, "testdata/gaussian-dp.tsv")
+	rows := stattest.ReadReference(t, "testdata/gaussian-dp.tsv")
 	if len(rows) != 16 {
 		t.Fatalf("%d reference rows, want 16", len(rows))
 	}
 	for _, r := range rows {
-		value := r.values[0]
-		if fixed, ok := inaccurateReference[r.kind+" "+r.args]; ok {
-			if got := parse(t, value); relErr(got, parse(t, fixed)) > 1e-12 {
-				t.Errorf("%s %s: the table says %s, the recomputation %s: not the known inaccuracy", r.kind, r.args, value, fixed)
+		value := r.Values[0]
+		if fixed, ok := inaccurateReference[r.Kind+" "+r.Args]; ok {
+			if got := stattest.Parse(t, value); stattest.RelErr(got, stattest.Parse(t, fixed)) > 1e-12 {
+				t.Errorf("%s %s: the table says %s, the recomputation %s: not the known inaccuracy", r.Kind, r.Args, value, fixed)
 			}
 			value = fixed
 		}
-		want := parse(t, value)
-		digits := len(strings.TrimLeft(strings.ReplaceAll(strings.Split(r.values[0], "e")[0], ".", ""), "0"))
+		want := stattest.Parse(t, value)
+		digits := len(strings.TrimLeft(strings.ReplaceAll(strings.Split(r.Values[0], "e")[0], ".", ""), "0"))
 		tol := math.Max(0.6*math.Pow(10, float64(1-digits)), 1e-15)
 		var got float64
 		var err error
-		switch r.kind {
+		switch r.Kind {
 		case "delta":
-			got = GDP{Mu: r.in["mu"]}.Delta(r.in["eps"])
+			got = GDP{Mu: r.In["mu"]}.Delta(r.In["eps"])
 		case "sigma":
-			got, err = GaussianSigma(r.in["sensitivity"], r.in["eps"], r.in["delta"])
+			got, err = GaussianSigma(r.In["sensitivity"], r.In["eps"], r.In["delta"])
 		case "eps":
-			got, err = GDP{Mu: r.in["mu"]}.Epsilon(r.in["delta"])
+			got, err = GDP{Mu: r.In["mu"]}.Epsilon(r.In["delta"])
 		case "tradeoff":
-			got = GDP{Mu: r.in["mu"]}.Tradeoff(r.in["alpha"])
+			got = GDP{Mu: r.In["mu"]}.Tradeoff(r.In["alpha"])
 		default:
-			t.Fatalf("unknown kind %q", r.kind)
+			t.Fatalf("unknown kind %q", r.Kind)
 		}
-		if err != nil || relErr(got, want) > tol {
-			t.Errorf("%s %s (%s): got %.17g (err %v), want %s (relative tolerance %.1g)", r.kind, r.args, r.values[1], got, err, r.values[0], tol)
+		if err != nil || stattest.RelErr(got, want) > tol {
+			t.Errorf("%s %s (%s): got %.17g (err %v), want %s (relative tolerance %.1g)", r.Kind, r.Args, r.Values[1], got, err, r.Values[0], tol)
 		}
 	}
 }
@@ -118,41 +61,41 @@ func TestPublicReference(t *testing.T) {
 // to 1e-300: relative error at most 1e-10 (log δ: 1e-12).
 func TestHighPrecisionReference(t *testing.T) {
 	counts := map[string]int{}
-	for _, r := range readReference(t, "testdata/gdp-reference.tsv") {
-		counts[r.kind]++
-		g := GDP{Mu: r.in["mu"]}
-		switch r.kind {
+	for _, r := range stattest.ReadReference(t, "testdata/gdp-reference.tsv") {
+		counts[r.Kind]++
+		g := GDP{Mu: r.In["mu"]}
+		switch r.Kind {
 		case "delta":
-			if wantLog := parse(t, r.values[1]); relErr(g.LogDelta(r.in["eps"]), wantLog) > 1e-12 && math.Abs(g.LogDelta(r.in["eps"])-wantLog) > 1e-13 {
-				t.Errorf("log δ(%s) = %.17g, want %.17g", r.args, g.LogDelta(r.in["eps"]), wantLog)
+			if wantLog := stattest.Parse(t, r.Values[1]); stattest.RelErr(g.LogDelta(r.In["eps"]), wantLog) > 1e-12 && math.Abs(g.LogDelta(r.In["eps"])-wantLog) > 1e-13 {
+				t.Errorf("log δ(%s) = %.17g, want %.17g", r.Args, g.LogDelta(r.In["eps"]), wantLog)
 			}
-			if r.values[0] == "underflow" {
+			if r.Values[0] == "underflow" {
 				continue
 			}
-			if got, want := g.Delta(r.in["eps"]), parse(t, r.values[0]); relErr(got, want) > 1e-10 {
-				t.Errorf("δ(%s) = %.17g, want %.17g: relative error %.2g", r.args, got, want, relErr(got, want))
+			if got, want := g.Delta(r.In["eps"]), stattest.Parse(t, r.Values[0]); stattest.RelErr(got, want) > 1e-10 {
+				t.Errorf("δ(%s) = %.17g, want %.17g: relative error %.2g", r.Args, got, want, stattest.RelErr(got, want))
 			}
 		case "eps":
-			got, err := g.Epsilon(r.in["delta"])
-			want := parse(t, r.values[0])
-			if err != nil || relErr(got, want) > 1e-10 {
-				t.Errorf("ε(%s) = %.17g (%v), want %.17g", r.args, got, err, want)
+			got, err := g.Epsilon(r.In["delta"])
+			want := stattest.Parse(t, r.Values[0])
+			if err != nil || stattest.RelErr(got, want) > 1e-10 {
+				t.Errorf("ε(%s) = %.17g (%v), want %.17g", r.Args, got, err, want)
 			}
-			if g.Delta(got) > r.in["delta"] {
-				t.Errorf("ε(%s) = %g is not private: δ(ε) = %g", r.args, got, g.Delta(got))
+			if g.Delta(got) > r.In["delta"] {
+				t.Errorf("ε(%s) = %g is not private: δ(ε) = %g", r.Args, got, g.Delta(got))
 			}
 		case "calib":
-			got, err := CalibrateGDP(r.in["eps"], r.in["delta"])
-			want := parse(t, r.values[0])
-			if err != nil || relErr(got, want) > 1e-9 {
-				t.Errorf("μ*(%s) = %.17g (%v), want %.17g: relative error %.2g", r.args, got, err, want, relErr(got, want))
+			got, err := CalibrateGDP(r.In["eps"], r.In["delta"])
+			want := stattest.Parse(t, r.Values[0])
+			if err != nil || stattest.RelErr(got, want) > 1e-9 {
+				t.Errorf("μ*(%s) = %.17g (%v), want %.17g: relative error %.2g", r.Args, got, err, want, stattest.RelErr(got, want))
 			}
-			if d := (GDP{Mu: got}).Delta(r.in["eps"]); d > r.in["delta"] {
-				t.Errorf("μ*(%s) = %g is not private: δ = %g", r.args, got, d)
+			if d := (GDP{Mu: got}).Delta(r.In["eps"]); d > r.In["delta"] {
+				t.Errorf("μ*(%s) = %g is not private: δ = %g", r.Args, got, d)
 			}
 		case "tradeoff":
-			if got, want := g.Tradeoff(r.in["alpha"]), parse(t, r.values[0]); relErr(got, want) > 1e-10 {
-				t.Errorf("T(%s) = %.17g, want %.17g: relative error %.2g", r.args, got, want, relErr(got, want))
+			if got, want := g.Tradeoff(r.In["alpha"]), stattest.Parse(t, r.Values[0]); stattest.RelErr(got, want) > 1e-10 {
+				t.Errorf("T(%s) = %.17g, want %.17g: relative error %.2g", r.Args, got, want, stattest.RelErr(got, want))
 			}
 		}
 	}

@@ -1,6 +1,7 @@
 package privacy
 
 import (
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -46,7 +47,7 @@ func TestGDPEpsilonRoundTrip(t *testing.T) {
 			}
 			// δ(ε) is flat where its slope is tiny; the round trip is then only as exact as δ
 			// determines ε: compare the δ values instead when ε moves a lot.
-			if relErr(back, eps) > 1e-9 && relErr(g.Delta(back), d) > 1e-12 {
+			if stattest.RelErr(back, eps) > 1e-9 && stattest.RelErr(g.Delta(back), d) > 1e-12 {
 				t.Errorf("μ=%g: ε(δ(%g)) = %g", mu, eps, back)
 			}
 			if g.Delta(back) > d {
@@ -159,7 +160,7 @@ func TestPureDP(t *testing.T) {
 	p := PureDP{Eps: 1.5}
 	for _, e := range []float64{-2, 0, 0.7, 1.49} {
 		want := math.Exp(e) * math.Expm1(1.5-e) / (1 + math.Exp(1.5))
-		if got := p.Delta(e); relErr(got, want) > 1e-14 {
+		if got := p.Delta(e); stattest.RelErr(got, want) > 1e-14 {
 			t.Errorf("δ(%g) = %g, want %g", e, got, want)
 		}
 	}
@@ -185,7 +186,7 @@ func TestApproxDP(t *testing.T) {
 	if a.Delta(1) != 1e-3 || a.Delta(5) != 1e-3 {
 		t.Error("δ(ε′) must be δ for ε′ ≥ ε")
 	}
-	if got, want := a.Delta(0), 1e-3+(1-1e-3)*(math.E-1)/(1+math.E); relErr(got, want) > 1e-14 {
+	if got, want := a.Delta(0), 1e-3+(1-1e-3)*(math.E-1)/(1+math.E); stattest.RelErr(got, want) > 1e-14 {
 		t.Errorf("δ(0) = %g, want %g", got, want)
 	}
 	for _, alpha := range []float64{0, 0.01, 0.2, 0.5, 0.99} {
@@ -214,7 +215,7 @@ func TestRDPConversions(t *testing.T) {
 			// Closed form of the standard conversion for a linear curve: ρ + 2√(ρ log(1/δ)).
 			rho := mu * mu / 2
 			closed := rho + 2*math.Sqrt(rho*math.Log(1/delta))
-			if relErr(eStd, closed) > 1e-12 {
+			if stattest.RelErr(eStd, closed) > 1e-12 {
 				t.Errorf("μ=%g δ=%g: standard conversion %g, closed form %g", mu, delta, eStd, closed)
 			}
 			if !(exact <= eCKS && eCKS <= eStd) {
@@ -230,7 +231,7 @@ func TestRDPConversions(t *testing.T) {
 	}
 	// Langevin: the whole trajectory has the Rényi curve of μ-GDP with μ = βΔ√(t/2).
 	l := LangevinRDP(2, 0.01, 50)
-	if got, want := l.Eps(3), 3*math.Pow(2*0.01*math.Sqrt(25), 2)/2; relErr(got, want) > 1e-14 {
+	if got, want := l.Eps(3), 3*math.Pow(2*0.01*math.Sqrt(25), 2)/2; stattest.RelErr(got, want) > 1e-14 {
 		t.Errorf("Langevin RDP at α=3: %g, want %g", got, want)
 	}
 }
@@ -240,7 +241,7 @@ func TestPureRDPIsRandomizedResponse(t *testing.T) {
 		for _, a := range []float64{1.01, 1.5, 2, 8, 100} {
 			// Mironov 2017, Proposition 10, in the sinh form.
 			want := math.Log((math.Sinh(a*eps)-math.Sinh((a-1)*eps))/math.Sinh(eps)) / (a - 1)
-			if got := pureRDP(eps, a); relErr(got, want) > 1e-9 && !math.IsInf(want, 0) {
+			if got := pureRDP(eps, a); stattest.RelErr(got, want) > 1e-9 && !math.IsInf(want, 0) {
 				t.Errorf("pure RDP ε=%g α=%g: %g, want %g", eps, a, got, want)
 			}
 			if got := pureRDP(eps, a); got > eps || got > a*eps*eps/2*(1+1e-12) {
@@ -252,7 +253,7 @@ func TestPureRDPIsRandomizedResponse(t *testing.T) {
 
 func TestComposeGDP(t *testing.T) {
 	c, err := ComposeGDP(0.3, 0.4)
-	if err != nil || relErr(c.Mu, 0.5) > 1e-15 || c.Mu < 0.5 {
+	if err != nil || stattest.RelErr(c.Mu, 0.5) > 1e-15 || c.Mu < 0.5 {
 		t.Errorf("ComposeGDP(0.3, 0.4) = %v, %v; want 0.5 (not below)", c, err)
 	}
 	r := rand.New(rand.NewPCG(3, 4))
@@ -262,12 +263,12 @@ func TestComposeGDP(t *testing.T) {
 		left, _ := ComposeGDP(ab.Mu, d)
 		bd, _ := ComposeGDP(b, d)
 		right, _ := ComposeGDP(a, bd.Mu)
-		if relErr(left.Mu, right.Mu) > 2e-15 {
+		if stattest.RelErr(left.Mu, right.Mu) > 2e-15 {
 			t.Fatalf("composition is not associative: %g vs %g", left.Mu, right.Mu)
 		}
 	}
 	via, err := Compose(GDP{Mu: 1}, GDP{Mu: 2})
-	if g, ok := via.(GDP); err != nil || !ok || relErr(g.Mu, math.Sqrt(5)) > 1e-15 {
+	if g, ok := via.(GDP); err != nil || !ok || stattest.RelErr(g.Mu, math.Sqrt(5)) > 1e-15 {
 		t.Errorf("Compose of two GDP: %v, %v", via, err)
 	}
 }
@@ -361,12 +362,12 @@ func TestSamplerError(t *testing.T) {
 		}
 	}
 	dm, tau, err := SplitDelta(1, 1e-6, 0.1)
-	if err != nil || dm+(1+math.E)*tau > 1e-6 || relErr(dm, 0.9e-6) > 1e-12 {
+	if err != nil || dm+(1+math.E)*tau > 1e-6 || stattest.RelErr(dm, 0.9e-6) > 1e-12 {
 		t.Errorf("SplitDelta: %g, %g, %v", dm, tau, err)
 	}
 	// Composition adds the errors.
 	c, _ := Compose(w, WithSamplerError{Base: GDP{Mu: 0.5}, TV: 2e-9})
-	if ws, ok := c.(WithSamplerError); !ok || relErr(ws.TV, 3e-9) > 1e-15 {
+	if ws, ok := c.(WithSamplerError); !ok || stattest.RelErr(ws.TV, 3e-9) > 1e-15 {
 		t.Errorf("composed sampler errors: %v", c)
 	}
 	if _, err := FoldSamplerError(g, -1); err == nil {
@@ -411,7 +412,7 @@ func TestExtremeInputsNeverNaN(t *testing.T) {
 			exact += (m / top) * (m / top)
 		}
 		exact = top * math.Sqrt(exact)
-		if err != nil || !(c.Mu >= exact) || relErr(c.Mu, exact) > 1e-15 {
+		if err != nil || !(c.Mu >= exact) || stattest.RelErr(c.Mu, exact) > 1e-15 {
 			t.Errorf("ComposeGDP(%v) = %v, %v; want %g, rounded up", mus, c, err, exact)
 		}
 	}

@@ -2,6 +2,7 @@ package privacy
 
 import (
 	"errors"
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"testing"
 	"time"
@@ -20,7 +21,7 @@ func TestZCDPCurve(t *testing.T) {
 			if got, want := c.Eps(a), a*rho; got != want {
 				t.Errorf("ρ = %g: Eps(%g) = %g, want %g", rho, a, got, want)
 			}
-			if relErr(c.Eps(a), g.Eps(a)) > 1e-15 {
+			if stattest.RelErr(c.Eps(a), g.Eps(a)) > 1e-15 {
 				t.Errorf("ρ = %g: Eps(%g) = %g, GaussianRDP gives %g", rho, a, c.Eps(a), g.Eps(a))
 			}
 		}
@@ -65,7 +66,7 @@ func TestCalibrateZCDP(t *testing.T) {
 			v := math.Exp((a-1)*(a*rho-tc.eps)) * math.Pow(1-1/a, a-1) / a
 			best = math.Min(best, v)
 		}
-		if relErr(best, tc.delta) > 1e-3 {
+		if stattest.RelErr(best, tc.delta) > 1e-3 {
 			t.Errorf("(%g, %g): the CKS bound at ρ = %g is %g by a direct search, want about δ", tc.eps, tc.delta, rho, best)
 		}
 	}

@@ -1,15 +1,13 @@
-package privacy
+package detmath
 
 import (
 	"math"
-
-	"github.com/privopt/privopt/pkg/detmath"
 )
 
-// This file holds the normal-distribution functions the accountant is built on, written for
-// full relative accuracy in the tails (down to 1e-300 and beyond, in log space), where the
-// textbook formulas cancel or underflow, and on pkg/detmath so that every result is the same
-// bit for bit on every platform.
+// This file holds the normal-distribution functions the accountant (pkg/core/privacy) and the
+// samplers are built on, written for full relative accuracy in the tails (down to 1e-300 and
+// beyond, in log space), where the textbook formulas cancel or underflow, and on this
+// package's functions so that every result is the same bit for bit on every platform.
 
 const invSqrt2Pi = 0.3989422804014327 // 1/√(2π)
 
@@ -21,7 +19,7 @@ const (
 
 // NormalPDF returns φ(x) = exp(−x²/2)/√(2π).
 func NormalPDF(x float64) float64 {
-	return invSqrt2Pi * detmath.ExpNegHalfSquare(x)
+	return invSqrt2Pi * ExpNegHalfSquare(x)
 }
 
 // NormalCDF returns Φ(x), the standard normal distribution function, with full relative
@@ -42,9 +40,9 @@ func NormalTail(x float64) float64 {
 	case x < 3*math.Sqrt2:
 		u := x * invSqrt2Hi
 		du := math.FMA(x, invSqrt2Hi, -u) + x*invSqrt2Lo // x/√2 − u
-		return 0.5 * (detmath.Erfc(u) - 2/math.SqrtPi*detmath.ExpNegSquare(u)*du)
+		return 0.5 * (Erfc(u) - 2/math.SqrtPi*ExpNegSquare(u)*du)
 	default:
-		return 0.5 * detmath.ExpNegHalfSquare(x) * detmath.Erfcx(x/math.Sqrt2)
+		return 0.5 * ExpNegHalfSquare(x) * Erfcx(x/math.Sqrt2)
 	}
 }
 
@@ -55,17 +53,17 @@ func LogNormalTail(x float64) float64 {
 	case x < 0:
 		return math.Log1p(-NormalTail(-x))
 	case x < 1:
-		return detmath.Log(NormalTail(x))
+		return Log(NormalTail(x))
 	case math.IsInf(x, 1):
 		return math.Inf(-1)
 	default:
-		return -0.5*x*x + detmath.Log(0.5*detmath.Erfcx(x/math.Sqrt2))
+		return -0.5*x*x + Log(0.5*Erfcx(x/math.Sqrt2))
 	}
 }
 
 // millsRatio returns Q(x)/φ(x) = √(π/2)·erfcx(x/√2), finite for all x > −37.
 func millsRatio(x float64) float64 {
-	return math.Sqrt(math.Pi/2) * detmath.Erfcx(x/math.Sqrt2)
+	return math.Sqrt(math.Pi/2) * Erfcx(x/math.Sqrt2)
 }
 
 // NormalTailInverse returns the x with Q(x) = p, that is Φ⁻¹(1 − p), for p in (0, 1), with
@@ -91,7 +89,7 @@ func NormalTailInverse(p float64) float64 {
 		target := 0.5 - p
 		x := math.Sqrt(2*math.Pi) * target
 		for range 50 {
-			step := (0.5*detmath.Erf(x*invSqrt2Hi) - target) / NormalPDF(x)
+			step := (0.5*Erf(x*invSqrt2Hi) - target) / NormalPDF(x)
 			x -= step
 			if math.Abs(step) <= 1e-16*x {
 				break
@@ -99,11 +97,11 @@ func NormalTailInverse(p float64) float64 {
 		}
 		return x
 	}
-	logp := detmath.Log(p)
+	logp := Log(p)
 	var x float64
 	if p < 0.1 {
 		t := -2 * logp
-		x = math.Sqrt(t - detmath.Log(t) - detmath.Log(2*math.Pi))
+		x = math.Sqrt(t - Log(t) - Log(2*math.Pi))
 	} else {
 		x = math.Sqrt(2*math.Pi) * (0.5 - p)
 	}

@@ -1,35 +1,34 @@
-package privacy
+package detmath
 
 import (
+	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"testing"
-
-	"github.com/privopt/privopt/pkg/detmath"
 )
 
 // TestNormalFunctionsReference checks erfcx, Q, log Q and the tail inverse against 60-digit
 // values, to 2e-15 relative (erfcx, Q, log Q) and 1e-14 (the inverse) — a few ulps.
 func TestNormalFunctionsReference(t *testing.T) {
 	counts := map[string]int{}
-	for _, r := range readReference(t, "testdata/normal-reference.tsv") {
-		counts[r.kind]++
-		want := parse(t, r.values[0])
+	for _, r := range stattest.ReadReference(t, "testdata/normal-reference.tsv") {
+		counts[r.Kind]++
+		want := stattest.Parse(t, r.Values[0])
 		var got, tol float64
-		switch r.kind {
+		switch r.Kind {
 		case "erfcx":
-			got, tol = detmath.Erfcx(r.in["x"]), 2e-15
+			got, tol = Erfcx(r.In["x"]), 2e-15
 		case "tail":
-			got, tol = NormalTail(r.in["x"]), 2e-15
-			if cdf := NormalCDF(-r.in["x"]); cdf != got {
+			got, tol = NormalTail(r.In["x"]), 2e-15
+			if cdf := NormalCDF(-r.In["x"]); cdf != got {
 				t.Errorf("NormalCDF(−x) = %g differs from NormalTail(x) = %g", cdf, got)
 			}
 		case "logtail":
-			got, tol = LogNormalTail(r.in["x"]), 2e-15
+			got, tol = LogNormalTail(r.In["x"]), 2e-15
 		case "tailinv":
-			got, tol = NormalTailInverse(r.in["p"]), 1e-14
+			got, tol = NormalTailInverse(r.In["p"]), 1e-14
 		}
-		if relErr(got, want) > tol && math.Abs(got-want) > 1e-300 {
-			t.Errorf("%s(%s) = %.17g, want %.17g: relative error %.2g", r.kind, r.args, got, want, relErr(got, want))
+		if stattest.RelErr(got, want) > tol && math.Abs(got-want) > 1e-300 {
+			t.Errorf("%s(%s) = %.17g, want %.17g: relative error %.2g", r.Kind, r.Args, got, want, stattest.RelErr(got, want))
 		}
 	}
 	if len(counts) != 4 {
@@ -63,7 +62,7 @@ func TestNormalEdgeCases(t *testing.T) {
 		p := math.Pow(10, e)
 		// Q's relative condition number is about x², so the round trip loses that much.
 		x := NormalTailInverse(p)
-		if back := NormalTail(x); relErr(back, p) > 1e-15*math.Max(1, x*x) && p > 1e-300 {
+		if back := NormalTail(x); stattest.RelErr(back, p) > 1e-15*math.Max(1, x*x) && p > 1e-300 {
 			t.Errorf("Q(Q⁻¹(%g)) = %g", p, back)
 		}
 	}
