@@ -9,6 +9,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"io"
 	"math"
 	"runtime"
@@ -23,7 +24,6 @@ import (
 	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/plot"
 	"github.com/privopt/privopt/pkg/rng"
-	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // Config describes a benchmark run. Every setting is fixed before any result is seen.
@@ -76,7 +76,7 @@ type Row struct {
 	// Seconds is the mean wall time of one private fit.
 	Seconds float64 `json:"seconds"`
 	// Predicted is the time of one fit predicted before running it: the plan's cost at native
-	// reference rates for the training rows' width (sampler.ReferenceRatesFor: the non-zeros of
+	// reference rates for the training rows' width (cost.ReferenceFor: the non-zeros of
 	// one-hot rows, which the losses hold sparse). It reads the training data's density, which
 	// is fine for a benchmark on the owner's machine: it is never part of a release.
 	Predicted float64 `json:"predicted_seconds,omitempty"`
@@ -109,7 +109,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	p := mech.Problem{Loss: mech.LossSpec{Name: "logistic"}, Dim: cfg.Train.D, N: cfg.Train.N,
 		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1, Bias: cfg.Train.Bias}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius,
 		Categorical: cfg.Train.Categorical}
-	rates := sampler.ReferenceRatesFor(p.QueryWidth(loss.RowWidth(cfg.Train)))
+	rates := cost.ReferenceFor(p.QueryWidth(loss.RowWidth(cfg.Train)))
 	for _, e := range cfg.Mechanisms {
 		for _, eps := range cfg.Epsilons {
 			row, err := cell(ctx, cfg, p, rates, e, eps)
@@ -126,7 +126,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 }
 
 // cell benchmarks one mechanism at one ε, predicting its time at rates.
-func cell(ctx context.Context, cfg Config, p mech.Problem, rates sampler.Rates, e Entry, eps float64) (Row, error) {
+func cell(ctx context.Context, cfg Config, p mech.Problem, rates cost.Rates, e Entry, eps float64) (Row, error) {
 	b := mech.Budget{Epsilon: eps, Delta: cfg.Delta}
 	if e.Pure {
 		b.Delta = 0

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"slices"
 	"strings"
@@ -94,7 +95,7 @@ func TestBenchmarkRecordsPlanErrors(t *testing.T) {
 // freePlan is a plan that predicts no cost, so the cell limit only counts its measured runs.
 type freePlan struct{ mech.Plan }
 
-func (freePlan) Cost() mech.Cost { return mech.Cost{} }
+func (freePlan) Cost() cost.Cost { return cost.Cost{} }
 
 // free is a mechanism whose plans predict no cost.
 type free struct{ mech.Mechanism }

@@ -3,9 +3,9 @@ package sampler
 import (
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 
-	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/detmath"
 )
 
@@ -67,58 +67,7 @@ type Plan struct {
 	// Certificate names the results the bound rests on.
 	Certificate string
 	// Cost is the expected work of the run.
-	Cost Cost
-}
-
-// Cost is the expected work of a run: outer steps, per-example value queries (one query
-// evaluates one example's term at one point), per-example gradient queries, and Gaussian
-// coordinates drawn (the proposals cost d draws each, which dominates oracle B, whose queries
-// per step are few).
-type Cost struct {
-	Steps     float64 `json:"steps"`
-	Queries   float64 `json:"queries"`
-	Gradients float64 `json:"gradients"`
-	Draws     float64 `json:"draws"`
-}
-
-// Rates are measured throughputs, per second, of the operations a Cost counts.
-type Rates struct {
-	Queries, Gradients, Draws float64
-}
-
-// ReferenceRates are round native figures on dense rows at d = 92 (see the benchmarks of
-// pkg/core/loss and pkg/sampler), for comparing plans, which never depend on the data;
-// predictions of run times should use measured rates, or ReferenceRatesFor the data's rows.
-var ReferenceRates = Rates{Queries: 1e7, Gradients: 7e6, Draws: 1e8}
-
-// The cost model of ReferenceRatesFor, from BenchmarkQueryWidth of pkg/core/loss (natively,
-// logistic loss): a query's time at 92 dense entries is about 30 % fixed (the scalar loss's
-// exponential and logarithm, the loop) and 70 % proportional to the entries read, and a
-// non-zero entry of a row held sparse costs about two dense entries (an indexed load, and an
-// indexed store for a gradient).
-const (
-	referenceWidth   = 92
-	referenceFixed   = 0.3
-	referenceNonZero = 2
-)
-
-// ReferenceRatesFor returns ReferenceRates for queries that read a row of width w (see
-// loss.RowWidth and mech.Problem.QueryWidth) instead of 92 dense entries: values and gradients
-// take referenceFixed of their time at 92 entries plus the rest scaled by the entries read
-// (each non-zero of a sparse row counting as referenceNonZero dense entries). Draws are per
-// coordinate and do not change.
-func ReferenceRatesFor(w loss.Width) Rates {
-	entries := w.Entries
-	if w.Sparse {
-		entries *= referenceNonZero
-	}
-	scale := referenceFixed + (1-referenceFixed)*entries/referenceWidth
-	return Rates{Queries: ReferenceRates.Queries / scale, Gradients: ReferenceRates.Gradients / scale, Draws: ReferenceRates.Draws}
-}
-
-// Seconds predicts the run time at the given rates.
-func (c Cost) Seconds(r Rates) float64 {
-	return c.Queries/r.Queries + c.Gradients/r.Gradients + c.Draws/r.Draws
+	Cost cost.Cost
 }
 
 // Defaults of the acceptance shift and the Poisson rate (λ = 2α keeps every factor of the
@@ -222,7 +171,7 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 	if !(p.TV <= tv) {
 		return Plan{}, fmt.Errorf("sampler: internal error: the plan's error %g exceeds the budget %g", p.TV, tv)
 	}
-	p.Cost = p.cost()
+	p.Cost = p.work()
 	return p, nil
 }
 
@@ -442,7 +391,7 @@ func stochasticOracleBias(g, gi float64, r, dim, n int, s2, alpha float64) float
 // subgradient at the envelope's point (N gradient queries) and one gradient per step towards
 // the proximal point. Every step draws d coordinates for y, and every
 // trial d per proposal (two proposals for A and B, one for C).
-func (p *Plan) cost() Cost {
+func (p *Plan) work() cost.Cost {
 	trials := 1 / p.MinAcceptance
 	n, d := float64(max(p.Examples, 1)), float64(p.Dim)
 	steps := float64(p.Steps)
@@ -455,5 +404,5 @@ func (p *Plan) cost() Cost {
 	case EnvelopeOracle:
 		queries, grads, draws = trials*n, float64(p.ProxSteps+1)*n, d+trials*d
 	}
-	return Cost{Steps: steps, Queries: steps * queries, Gradients: steps * grads, Draws: steps * draws}
+	return cost.Cost{Steps: steps, Queries: steps * queries, Gradients: steps * grads, Draws: steps * draws}
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"math/bits"
 	"strings"
@@ -152,8 +153,8 @@ func (pl *autoPlan) Utility() Utility {
 }
 
 // Cost is E[K] times the mean cost of a candidate.
-func (pl *autoPlan) Cost() Cost {
-	var c Cost
+func (pl *autoPlan) Cost() cost.Cost {
+	var c cost.Cost
 	f := float64(pl.mech.Runs) / float64(len(pl.plans))
 	for _, p := range pl.plans {
 		pc := p.Cost()

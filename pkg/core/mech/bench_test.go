@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"os"
 	"testing"
 	"time"
@@ -112,7 +113,7 @@ func BenchmarkREMAdultCertified(b *testing.B) {
 				// The cost model's prediction at the native rates of BenchmarkLinearValue,
 				// BenchmarkLinearGrad and BenchmarkNormalDraws: 10.4 M values, 6.8 M gradients and
 				// about 100 M draws per second.
-				b.ReportMetric(rp.plan.Cost.Seconds(sampler.Rates{Queries: 10.4e6, Gradients: 6.8e6, Draws: 1e8}), "model-s")
+				b.ReportMetric(rp.plan.Cost.Seconds(cost.Rates{Queries: 10.4e6, Gradients: 6.8e6, Draws: 1e8}), "model-s")
 			})
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
@@ -174,13 +175,13 @@ func (pl *gibbsPlan) Utility() Utility         { return pl.utility }
 // Cost counts the solver's passes and the predicted number of proposals, each at most n
 // queries: the bound for an interior minimizer when it applies, the bound for every dataset
 // otherwise (math.MaxFloat64 when it overflows).
-func (pl *gibbsPlan) Cost() Cost {
+func (pl *gibbsPlan) Cost() cost.Cost {
 	logProp := pl.logProposals
 	if !math.IsNaN(pl.logProposalsInterior) {
 		logProp = pl.logProposalsInterior
 	}
 	steps := float64(pl.solverIters) + math.Exp(math.Min(logProp, 700))
-	return Cost{Queries: math.Min(steps*float64(pl.problem.N), math.MaxFloat64), Steps: steps}
+	return cost.Cost{Queries: math.Min(steps*float64(pl.problem.N), math.MaxFloat64), Steps: steps}
 }
 
 func (pl *gibbsPlan) Parameters() map[string]float64 {

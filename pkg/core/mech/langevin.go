@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -182,8 +183,8 @@ func (pl *langevinPlan) Guarantee() privacy.Curve { return pl.curveAt(pl.steps) 
 func (pl *langevinPlan) Utility() Utility         { return pl.utility }
 
 // Cost counts a gradient pass over the examples per step (per-example gradient queries).
-func (pl *langevinPlan) Cost() Cost {
-	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+func (pl *langevinPlan) Cost() cost.Cost {
+	return cost.Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 func (pl *langevinPlan) Parameters() map[string]float64 {

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
@@ -24,7 +25,6 @@ import (
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
-	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // Budget is the privacy target of a release and the neighbouring relation it protects.
@@ -323,13 +323,6 @@ type Progress struct {
 	Stage string `json:"stage"`
 }
 
-// Cost is a plan's predicted work (steps, per-example value and gradient queries, Gaussian
-// draws); Rates are measured throughputs, and Cost.Seconds(rates) predicts the run time.
-type (
-	Cost  = sampler.Cost
-	Rates = sampler.Rates
-)
-
 // Utility is a mechanism's theoretical guarantee on the excess empirical risk:
 // E[F_D(ŵ)] − min_{w ∈ C, ‖w‖ ≤ D} F_D(w) ≤ Bound, where F_D is the mean loss (the tilted or
 // robust loss when the problem asks for one), the expectation is over the mechanism's
@@ -389,7 +382,7 @@ type Plan interface {
 	// Utility is the theory's bound on the excess empirical risk.
 	Utility() Utility
 	// Cost is the predicted work.
-	Cost() Cost
+	Cost() cost.Cost
 	// Parameters lists the planned parameters by name, for reports and the page.
 	Parameters() map[string]float64
 	// Run runs the plan on a dataset that matches the problem.

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -370,8 +371,8 @@ func (pl *noisyGDPlan) Utility() Utility {
 }
 
 // Cost counts a gradient pass over the examples per step (per-example gradient queries).
-func (pl *noisyGDPlan) Cost() Cost {
-	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+func (pl *noisyGDPlan) Cost() cost.Cost {
+	return cost.Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 // Parameters include, when the preconditioner is on, its settings and the second moments'

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
@@ -149,7 +150,7 @@ type outpertPlan struct {
 	// accelerated method certifies r₀ for every dataset (acceleratedSteps): the accelerated
 	// solver's cap, and L-BFGS's fallback.
 	certifySteps int
-	cost         Cost
+	cost         cost.Cost
 	utility      Utility
 }
 
@@ -388,7 +389,7 @@ func (pl *outpertPlan) planSolver() error {
 		// Predicted work: the accelerated rate, √κ·log(initial distance/r₀) iterations.
 		kappa := (pl.betaF + lambda) / lambda
 		steps := math.Ceil(math.Sqrt(kappa) * math.Max(1, detmath.Log((pl.g/lambda+pl.r0)/pl.r0)))
-		pl.cost = Cost{Queries: steps * float64(n), Steps: steps}
+		pl.cost = cost.Cost{Queries: steps * float64(n), Steps: steps}
 		return nil
 	}
 	// Non-smooth: the subgradient method on C, or on the ball ‖w‖ ≤ G/λ that holds w* when C is
@@ -407,7 +408,7 @@ func (pl *outpertPlan) planSolver() error {
 		return fmt.Errorf("mech: the %s loss is not smooth, and the subgradient method's a priori step count for r₀ = %.3g is too large: %w (use a smooth loss such as smooth-hinge)", p.Loss.Name, pl.r0, err)
 	}
 	pl.solverSteps = steps
-	pl.cost = Cost{Queries: float64(steps) * float64(n), Steps: float64(steps)}
+	pl.cost = cost.Cost{Queries: float64(steps) * float64(n), Steps: float64(steps)}
 	if pl.cost.Queries > pl.mech.MaxQueries {
 		return fmt.Errorf("mech: the %s loss is not smooth, and the subgradient method needs %d full passes over the %d examples (%.3g gradient evaluations, above the cap %.3g); use a smooth loss such as smooth-hinge", p.Loss.Name, steps, n, pl.cost.Queries, pl.mech.MaxQueries)
 	}
@@ -466,7 +467,7 @@ func (pl *outpertPlan) finalUtility() Utility {
 
 func (pl *outpertPlan) Guarantee() privacy.Curve { return pl.guarantee }
 func (pl *outpertPlan) Utility() Utility         { return pl.utility }
-func (pl *outpertPlan) Cost() Cost               { return pl.cost }
+func (pl *outpertPlan) Cost() cost.Cost          { return pl.cost }
 
 func (pl *outpertPlan) Parameters() map[string]float64 {
 	ps := map[string]float64{"lambda": pl.lambda, "sensitivity": pl.gridSens, "minimiser_sensitivity": pl.lg / pl.lambda,

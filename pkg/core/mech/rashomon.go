@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
@@ -242,8 +243,8 @@ func (pl *rashomonPlan) Utility() Utility         { return pl.utility }
 
 // Cost counts the chain's gradient passes as per-example gradient queries (the threshold's
 // L-BFGS run, at most maxThresholdIterations passes and usually far fewer, is not included).
-func (pl *rashomonPlan) Cost() Cost {
-	return Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
+func (pl *rashomonPlan) Cost() cost.Cost {
+	return cost.Cost{Gradients: float64(pl.steps) * float64(pl.problem.N), Steps: float64(pl.steps)}
 }
 
 func (pl *rashomonPlan) Parameters() map[string]float64 {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ const (
 	SampleStochastic SamplerMode = "proximal-stochastic"
 	SampleEnvelope   SamplerMode = "proximal-envelope"
 	// SampleAuto plans the three certified oracles and uses the one with the smallest
-	// predicted cost (at sampler.ReferenceRates).
+	// predicted cost (at cost.Reference).
 	SampleAuto SamplerMode = "auto"
 	// Fast modes, whose mixing is not certified: the report then claims no privacy.
 	SampleMALA     SamplerMode = "mala"
@@ -253,7 +254,7 @@ func checkSamplerDomain(mode SamplerMode, dom geom.Domain) error {
 }
 
 // cheapestPlan plans the three certified oracles and returns the one with the smallest
-// predicted time at sampler.ReferenceRates (only the ratios between oracles matter).
+// predicted time at cost.Reference (only the ratios between oracles matter).
 func cheapestPlan(c sampler.Constants, dim, n int, tv float64) (sampler.Plan, error) {
 	var best sampler.Plan
 	var firstErr error
@@ -266,7 +267,7 @@ func cheapestPlan(c sampler.Constants, dim, n int, tv float64) (sampler.Plan, er
 			}
 			continue
 		}
-		if !found || p.Cost.Seconds(sampler.ReferenceRates) < best.Cost.Seconds(sampler.ReferenceRates) {
+		if !found || p.Cost.Seconds(cost.Reference) < best.Cost.Seconds(cost.Reference) {
 			best, found = p, true
 		}
 	}
@@ -301,12 +302,12 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 func (pl *remPlan) Guarantee() privacy.Curve { return pl.guarantee }
 func (pl *remPlan) Utility() Utility         { return pl.utility }
 
-func (pl *remPlan) Cost() Cost {
+func (pl *remPlan) Cost() cost.Cost {
 	if pl.certified {
 		return pl.plan.Cost
 	}
 	steps := float64(pl.fastSteps)
-	return Cost{Steps: steps, Gradients: steps * float64(pl.problem.N), Draws: steps * float64(pl.dim)}
+	return cost.Cost{Steps: steps, Gradients: steps * float64(pl.problem.N), Draws: steps * float64(pl.dim)}
 }
 
 func (pl *remPlan) Parameters() map[string]float64 {

@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"github.com/privopt/privopt/internal/stattest"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"slices"
 	"strings"
@@ -13,7 +14,6 @@ import (
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
-	"github.com/privopt/privopt/pkg/sampler"
 )
 
 // toyData is a small separable-ish classification dataset with ‖x‖₂ ≤ 1.
@@ -196,7 +196,7 @@ func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if other.Cost().Seconds(sampler.ReferenceRates) < pl.Cost().Seconds(sampler.ReferenceRates) {
+		if other.Cost().Seconds(cost.Reference) < pl.Cost().Seconds(cost.Reference) {
 			t.Errorf("%s is cheaper than the automatic choice", mode)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"slices"
 	"time"
@@ -323,12 +324,12 @@ func (pl *remLpPlan) samplerConstants() sampler.Constants {
 func (pl *remLpPlan) Guarantee() privacy.Curve { return pl.guarantee }
 func (pl *remLpPlan) Utility() Utility         { return pl.utility }
 
-func (pl *remLpPlan) Cost() Cost {
+func (pl *remLpPlan) Cost() cost.Cost {
 	if pl.certified {
-		return Cost{Queries: pl.plan.Cost.Queries, Steps: pl.plan.Cost.Steps}
+		return cost.Cost{Queries: pl.plan.Cost.Queries, Steps: pl.plan.Cost.Steps}
 	}
 	steps := float64(pl.fast.Steps)
-	return Cost{Queries: 2 * steps * float64(pl.problem.N), Steps: steps}
+	return cost.Cost{Queries: 2 * steps * float64(pl.problem.N), Steps: steps}
 }
 
 func (pl *remLpPlan) Parameters() map[string]float64 {
