@@ -332,7 +332,7 @@ func (a *App) options() map[string]string {
 // spec is the fit the page's current valid values describe.
 func (a *App) spec() fit.Spec {
 	s := fit.Spec{Mechanism: a.Mechanism, Options: a.options(),
-		Budget:  mech.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)},
+		Budget:  privacy.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value, Neighbouring: privacy.Neighbouring(a.Neighbouring)},
 		PublicN: a.publicN(), EvalShare: a.evalShare(), ScaleShare: a.scaleShare()}
 	a.modelSpec(&s)
 	return s

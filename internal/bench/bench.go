@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"io"
 	"math"
 	"runtime"
@@ -127,7 +128,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 
 // cell benchmarks one mechanism at one ε, predicting its time at rates.
 func cell(ctx context.Context, cfg Config, p mech.Problem, rates cost.Rates, e Entry, eps float64) (Row, error) {
-	b := mech.Budget{Epsilon: eps, Delta: cfg.Delta}
+	b := privacy.Budget{Epsilon: eps, Delta: cfg.Delta}
 	if e.Pure {
 		b.Delta = 0
 	}

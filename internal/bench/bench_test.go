@@ -6,6 +6,7 @@ import (
 	"encoding/xml"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
 	"slices"
 	"strings"
@@ -100,7 +101,7 @@ func (freePlan) Cost() cost.Cost { return cost.Cost{} }
 // free is a mechanism whose plans predict no cost.
 type free struct{ mech.Mechanism }
 
-func (f free) Plan(b mech.Budget, p mech.Problem) (mech.Plan, error) {
+func (f free) Plan(b privacy.Budget, p mech.Problem) (mech.Plan, error) {
 	pl, err := f.Mechanism.Plan(b, p)
 	return freePlan{pl}, err
 }

@@ -350,7 +350,7 @@ const DefaultMechanism = "noisy-gd"
 func defaultSpec(t Task, eps, delta float64) fit.Spec {
 	loss := fit.Losses[t.Label][0]
 	return fit.Spec{Loss: loss, Domain: fit.DefaultDomain(loss), Radius: 10, Mechanism: DefaultMechanism, ScaleShare: fit.DefaultScaleShare,
-		Budget: mech.Budget{Epsilon: eps, Delta: delta, Neighbouring: privacy.ReplaceOne}}
+		Budget: privacy.Budget{Epsilon: eps, Delta: delta, Neighbouring: privacy.ReplaceOne}}
 }
 
 // devsuiteFit is privopt's default fit exactly as `privopt fit` runs it: the facts of the fit

@@ -1,7 +1,7 @@
 // Package fit turns what a person chooses on the page (a Spec: the loss, the parameter
 // domain, the mechanism and its settings, the privacy budget) and the public facts of an
 // encoded dataset (Facts: its size, dimension, declared norm bound and label) into the
-// mech.Problem, mech.Budget and mech.Mechanism of a private fit. The page and the engine both
+// mech.Problem, privacy.Budget and mech.Mechanism of a private fit. The page and the engine both
 // use it, so the problem the page plans is the problem the engine runs.
 //
 // Nothing here reads data: Facts holds the dimension, what the person declared in the schema
@@ -186,7 +186,7 @@ type Spec struct {
 	Mechanism string            `json:"mechanism"`
 	Options   map[string]string `json:"options,omitempty"`
 	// Budget is the privacy target of each run and the neighbouring relation.
-	Budget mech.Budget `json:"budget"`
+	Budget privacy.Budget `json:"budget"`
 	// PublicN is the declared public number of rows N that add/remove needs (0: the schema's,
 	// Facts.PublicN); replace-one ignores it.
 	PublicN int `json:"public_n,omitempty"`
@@ -302,13 +302,13 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 // basic composition ((1 − EvalShare)·(ε, δ)), with the neighbouring relation defaulting to
 // replace-one; mechanismBudget also takes the private ranges' share when they are estimated.
 // PlanWith gives the mechanism more ε when the exact composition allows it.
-func Budget(s Spec) (mech.Budget, error) {
+func Budget(s Spec) (privacy.Budget, error) {
 	return shareOf(s, 1-s.EvalShare)
 }
 
 // mechanismBudget is the mechanism's budget by basic composition: (1 − EvalShare −
 // ScaleShare)·(ε, δ) when the fit estimates private ranges, Budget otherwise.
-func mechanismBudget(s Spec, f Facts) (mech.Budget, error) {
+func mechanismBudget(s Spec, f Facts) (privacy.Budget, error) {
 	if ScalesPrivately(s, f) {
 		return shareOf(s, 1-s.EvalShare-s.ScaleShare)
 	}
@@ -317,35 +317,35 @@ func mechanismBudget(s Spec, f Facts) (mech.Budget, error) {
 
 // EvaluationBudget returns the private evaluation's budget, EvalShare of the spec's; it is an
 // error when the spec asks for no evaluation.
-func EvaluationBudget(s Spec) (mech.Budget, error) {
+func EvaluationBudget(s Spec) (privacy.Budget, error) {
 	if s.EvalShare == 0 {
-		return mech.Budget{}, errors.New("fit: the settings ask for no private evaluation (its share of the budget is 0)")
+		return privacy.Budget{}, errors.New("fit: the settings ask for no private evaluation (its share of the budget is 0)")
 	}
 	return shareOf(s, s.EvalShare)
 }
 
 // shareOf returns the part share of the spec's budget after checking it and the shares.
-func shareOf(s Spec, share float64) (mech.Budget, error) {
+func shareOf(s Spec, share float64) (privacy.Budget, error) {
 	b := s.Budget
 	if b.Neighbouring == "" {
 		b.Neighbouring = privacy.ReplaceOne
 	}
-	if err := b.Validate(); err != nil {
-		return mech.Budget{}, err
+	if err := mech.ValidateBudget(b); err != nil {
+		return privacy.Budget{}, err
 	}
 	if !(s.EvalShare >= 0 && s.EvalShare < 1) {
-		return mech.Budget{}, fmt.Errorf("fit: the private evaluation's share of the budget must be in [0, 1), got %g", s.EvalShare)
+		return privacy.Budget{}, fmt.Errorf("fit: the private evaluation's share of the budget must be in [0, 1), got %g", s.EvalShare)
 	}
 	if !(s.ScaleShare >= 0 && s.ScaleShare < 1) {
-		return mech.Budget{}, fmt.Errorf("fit: the private ranges' share of the budget must be in [0, 1), got %g", s.ScaleShare)
+		return privacy.Budget{}, fmt.Errorf("fit: the private ranges' share of the budget must be in [0, 1), got %g", s.ScaleShare)
 	}
 	if !(s.EvalShare+s.ScaleShare < 1) {
-		return mech.Budget{}, fmt.Errorf("fit: the private evaluation's share (%g) and the private ranges' share (%g) leave nothing to the mechanism", s.EvalShare, s.ScaleShare)
+		return privacy.Budget{}, fmt.Errorf("fit: the private evaluation's share (%g) and the private ranges' share (%g) leave nothing to the mechanism", s.EvalShare, s.ScaleShare)
 	}
 	b.Epsilon *= share
 	b.Delta *= share
-	if err := b.Validate(); err != nil {
-		return mech.Budget{}, err
+	if err := mech.ValidateBudget(b); err != nil {
+		return privacy.Budget{}, err
 	}
 	return b, nil
 }
@@ -602,7 +602,7 @@ const splitSteps = 20
 // whose guarantee composed exactly with the private ranges' and evaluation's meets the spec's
 // budget (ε, δ), with δ fixed at (1 − shares)·δ; first is the plan at (1 − shares)·ε, which
 // basic composition already allows (Guarantee).
-func planBeside(m mech.Mechanism, first mech.Plan, b mech.Budget, s Spec, f Facts, p mech.Problem) (mech.Plan, error) {
+func planBeside(m mech.Mechanism, first mech.Plan, b privacy.Budget, s Spec, f Facts, p mech.Problem) (mech.Plan, error) {
 	target := privacy.Budget{Epsilon: s.Budget.Epsilon, Delta: s.Budget.Delta}
 	ranges, evaluation, err := Beside(s, f) // planned once: they do not depend on the mechanism's ε
 	if err != nil {

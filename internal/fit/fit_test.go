@@ -17,7 +17,7 @@ var binaryFacts = Facts{N: 1000, D: 4, P: 2, Radius: 1, Label: Binary}
 
 func spec() Spec {
 	return Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: "rem",
-		Budget: mech.Budget{Epsilon: 1, Delta: 1e-6}}
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 }
 
 func TestExponentJSON(t *testing.T) {
@@ -277,7 +277,7 @@ func TestPlanBesideEvaluation(t *testing.T) {
 		{"outpert", 0, privacy.ReplaceOne, false},
 	} {
 		s := Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: tc.mech, EvalShare: 0.2, PublicN: 2000,
-			Budget: mech.Budget{Epsilon: 1, Delta: tc.delta, Neighbouring: tc.relation}}
+			Budget: privacy.Budget{Epsilon: 1, Delta: tc.delta, Neighbouring: tc.relation}}
 		pl, err := Plan(s, binaryFacts)
 		if err != nil {
 			t.Fatal(err)
@@ -328,7 +328,7 @@ func TestTogetherAtLargeEpsilon(t *testing.T) {
 	f.N, f.Scalable = 100000, 4
 	for _, eps := range []float64{0.5, 1, 8, 20, 50, 1000} {
 		s := Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: "noisy-gd", EvalShare: 0.1, ScaleShare: 0.2,
-			Budget: mech.Budget{Epsilon: eps, Delta: 1e-6}}
+			Budget: privacy.Budget{Epsilon: eps, Delta: 1e-6}}
 		if !ScalesPrivately(s, f) {
 			t.Fatalf("ε = %g: no private ranges", eps)
 		}

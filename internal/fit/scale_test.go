@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -45,7 +44,7 @@ func regressionData(t *testing.T, n int) (*data.Schema, *data.Dataset) {
 
 func regressionSpec(share float64) Spec {
 	return Spec{Loss: "squared", Domain: DefaultDomain("squared"), Radius: 10, Mechanism: "noisy-gd", ScaleShare: share,
-		Budget: mech.Budget{Epsilon: 1, Delta: 1e-6}}
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 }
 
 // TestScale checks the private ranges' flow: the facts count the columns the schema lets a

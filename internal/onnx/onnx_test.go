@@ -12,7 +12,6 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -86,7 +85,7 @@ func testFile(t *testing.T, s *data.Schema, loss string) *release.File {
 		t.Fatal(err)
 	}
 	spec := fit.Spec{Loss: loss, Domain: fit.Ball, Radius: 5, Mechanism: "noisy-gd",
-		Budget: mech.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.ReplaceOne}}
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.ReplaceOne}}
 	if loss == "hinge" {
 		spec.Mechanism = "expmech" // noisy-gd needs a smooth loss
 	}

@@ -11,7 +11,6 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -52,7 +51,7 @@ func fitted(t *testing.T, s *data.Schema, loss string, labels [3]string, nb priv
 	if err != nil {
 		t.Fatal(err)
 	}
-	spec := fit.Spec{Loss: loss, LossParam: 1, Domain: fit.Ball, Radius: 5, Mechanism: "noisy-gd", Budget: mech.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: nb}}
+	spec := fit.Spec{Loss: loss, LossParam: 1, Domain: fit.Ball, Radius: 5, Mechanism: "noisy-gd", Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: nb}}
 	if nb == privacy.AddRemove {
 		spec.PublicN = 10
 	}

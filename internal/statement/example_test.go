@@ -8,7 +8,6 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/statement"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -82,7 +81,7 @@ func fitted(spec fit.Spec, seed uint64) statement.Statements {
 // with its three statements.
 func ExampleOf() {
 	st := fitted(fit.Spec{Loss: "logistic", Domain: fit.Ball, Radius: 5, Mechanism: "noisy-gd",
-		Budget: mech.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.ReplaceOne}}, 0)
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.ReplaceOne}}, 0)
 	fmt.Println(st.Plain)
 	fmt.Println()
 	fmt.Print(st.Registry)
@@ -171,7 +170,7 @@ func ExampleOf() {
 // A seeded run under add/remove: no privacy is claimed, and every statement says so first.
 func ExampleOf_seeded() {
 	spec := fit.Spec{Loss: "logistic", Domain: fit.Ball, Radius: 5, Mechanism: "outpert", PublicN: 5000,
-		Budget: mech.Budget{Epsilon: 1, Neighbouring: privacy.AddRemove}}
+		Budget: privacy.Budget{Epsilon: 1, Neighbouring: privacy.AddRemove}}
 	st := fitted(spec, 1)
 	fmt.Println(st.Plain)
 	fmt.Println()

@@ -12,7 +12,6 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
@@ -35,7 +34,7 @@ func adult(t *testing.T) (*data.Schema, fit.Facts) {
 // adultSpec returns logistic-regression settings on the ball of radius 5.
 func adultSpec(mechanism string, eps, delta float64, nb privacy.Neighbouring) fit.Spec {
 	return fit.Spec{Loss: "logistic", Domain: fit.Ball, Radius: 5, Mechanism: mechanism,
-		Budget: mech.Budget{Epsilon: eps, Delta: delta, Neighbouring: nb}}
+		Budget: privacy.Budget{Epsilon: eps, Delta: delta, Neighbouring: nb}}
 }
 
 // planned returns the input of models releases planned with spec on facts: the plan's

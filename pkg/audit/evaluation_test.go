@@ -38,8 +38,8 @@ func TestEvaluationAudit(t *testing.T) {
 		t.Skip("4 audits of 2,200 runs on each of two datasets: run by ./build.sh test")
 	}
 	for _, rel := range []privacy.Neighbouring{privacy.ReplaceOne, privacy.AddRemove} {
-		b := mech.Budget{Epsilon: 4, Delta: 1e-6, Neighbouring: rel}
-		plan := func(b mech.Budget) *mech.EvaluationPlan {
+		b := privacy.Budget{Epsilon: 4, Delta: 1e-6, Neighbouring: rel}
+		plan := func(b privacy.Budget) *mech.EvaluationPlan {
 			e, err := mech.PlanEvaluation(HingeProblem(auditN), b, mech.HeldOut{Rows: auditN})
 			if err != nil {
 				t.Fatal(err)

@@ -26,7 +26,7 @@ type Case struct {
 	// Variant says what distinguishes two cases of one mechanism ("" when it has one).
 	Variant string `json:"variant,omitempty"`
 	// Budget is the privacy target the mechanism is planned for.
-	Budget mech.Budget `json:"budget"`
+	Budget privacy.Budget `json:"budget"`
 	// Problem is the public problem; Pair builds the two datasets from Problem.N (of N rows
 	// each for replace-one, of N − 1 and N rows for add/remove).
 	Problem mech.Problem `json:"problem"`
@@ -78,10 +78,10 @@ func auditBall() *geom.Ball {
 // moderate (ε of 2 or 3, δ = 1e-6 where the mechanism needs one), where a sampled tradeoff
 // curve has power.
 func Cases() []Case {
-	hinge := func(name string, b mech.Budget) Case {
+	hinge := func(name string, b privacy.Budget) Case {
 		return Case{Mechanism: name, Budget: b, Problem: HingeProblem(auditN), PairName: "hinge", Pair: HingePair}
 	}
-	huber := func(name string, b mech.Budget) Case {
+	huber := func(name string, b privacy.Budget) Case {
 		return Case{Mechanism: name, Budget: b, Problem: HuberProblem(auditN), PairName: "huber", Pair: HuberPair}
 	}
 	boxed := func(c Case) Case {
@@ -89,14 +89,14 @@ func Cases() []Case {
 		c.PairName += " on [−0.8, 0.8]"
 		return c
 	}
-	pureRashomon := boxed(huber("rashomon", mech.Budget{Epsilon: 2}))
+	pureRashomon := boxed(huber("rashomon", privacy.Budget{Epsilon: 2}))
 	pureRashomon.Variant = "pure ε"
-	langevinRashomon := huber("rashomon", mech.Budget{Epsilon: 3, Delta: 1e-6})
+	langevinRashomon := huber("rashomon", privacy.Budget{Epsilon: 3, Delta: 1e-6})
 	langevinRashomon.Variant = "(ε, δ): Langevin"
 	// noisy-gd's release averages half its iterates, far less than its accounting charges
 	// (which covers the whole trajectory); with one step its release is one noisy step, where
 	// the accounting is tight enough for the audit to test its calibration.
-	oneStep := huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6})
+	oneStep := huber("noisy-gd", privacy.Budget{Epsilon: 3, Delta: 1e-6})
 	oneStep.Settings, oneStep.Variant = mech.NoisyGD{MaxSteps: 1}, "one step"
 	// With a declared bias coordinate, noisy-gd's noise on the features of a margin loss is
 	// 0.729 times the isotropic one (a regression loss keeps isotropic noise); one step on
@@ -107,10 +107,10 @@ func Cases() []Case {
 	biasStep.Variant, biasStep.PairName, biasStep.Pair = "one step, bias shaping", "bias", BiasPair
 	// REM on an ℓ2 ball runs the certified sampler's ball path (in one dimension its proposals
 	// are truncated normals; the radial draws are tested in pkg/sampler).
-	remBall := hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6})
+	remBall := hinge("rem", privacy.Budget{Epsilon: 2, Delta: 1e-6})
 	remBall.Problem.Domain, remBall.Variant = auditBall(), "ℓ2 ball"
 	remBall.PairName += " on |w| ≤ 0.8"
-	remLp := boxed(huber("rem-lp", mech.Budget{Epsilon: 2, Delta: 1e-6}))
+	remLp := boxed(huber("rem-lp", privacy.Budget{Epsilon: 2, Delta: 1e-6}))
 	remLp.Settings, remLp.Variant = mech.REMLp{Norm: 1.5}, "p = 1.5"
 	// Add/remove pairs of different sizes (a row at the bound added), planned for the public
 	// N = auditN: the sensitivity is half the replace-one one, so these test that the
@@ -127,17 +127,17 @@ func Cases() []Case {
 		return c
 	}
 	byName := map[string][]Case{
-		"rem":           {hinge("rem", mech.Budget{Epsilon: 2, Delta: 1e-6}), remBall},
+		"rem":           {hinge("rem", privacy.Budget{Epsilon: 2, Delta: 1e-6}), remBall},
 		"rem-lp":        {remLp},
-		"outpert":       {huber("outpert", mech.Budget{Epsilon: 3})},
-		"outpert-gauss": {huber("outpert-gauss", mech.Budget{Epsilon: 3, Delta: 1e-6})},
-		"langevin":      {huber("langevin", mech.Budget{Epsilon: 3, Delta: 1e-6})},
-		"noisy-gd":      {huber("noisy-gd", mech.Budget{Epsilon: 3, Delta: 1e-6}), oneStep, biasStep},
-		"expmech":       {boxed(huber("expmech", mech.Budget{Epsilon: 2}))},
+		"outpert":       {huber("outpert", privacy.Budget{Epsilon: 3})},
+		"outpert-gauss": {huber("outpert-gauss", privacy.Budget{Epsilon: 3, Delta: 1e-6})},
+		"langevin":      {huber("langevin", privacy.Budget{Epsilon: 3, Delta: 1e-6})},
+		"noisy-gd":      {huber("noisy-gd", privacy.Budget{Epsilon: 3, Delta: 1e-6}), oneStep, biasStep},
+		"expmech":       {boxed(huber("expmech", privacy.Budget{Epsilon: 2}))},
 		"rashomon":      {pureRashomon, langevinRashomon},
 		// auto's release is the best of a random number of runs; the exact test of its
 		// accounting is privacy's TestRandomStoppingExact.
-		"auto": {huber("auto", mech.Budget{Epsilon: 3, Delta: 1e-6})},
+		"auto": {huber("auto", privacy.Budget{Epsilon: 3, Delta: 1e-6})},
 	}
 	for _, name := range []string{"rem", "outpert", "outpert-gauss", "langevin", "expmech", "auto"} {
 		byName[name] = append(byName[name], addRemove(byName[name][0]))

@@ -2,13 +2,13 @@ package engine
 
 import (
 	"encoding/json"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"io"
 	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/internal/badinput"
 	"github.com/privopt/privopt/internal/fit"
-	"github.com/privopt/privopt/pkg/core/mech"
 )
 
 // caseFile is a bad-input case's training file as the page posts it.
@@ -41,7 +41,7 @@ func TestBadInputs(t *testing.T) {
 			}
 			seed := uint64(1)
 			spec := &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: c.Mechanism,
-				Budget: mech.Budget{Epsilon: c.Epsilon, Delta: c.Delta}}
+				Budget: privacy.Budget{Epsilon: c.Epsilon, Delta: c.Delta}}
 			r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed}, nil)
 			if r.Kind == "started" {
 				r, _ = await(t, posted, 2)

@@ -293,7 +293,7 @@ func TestDatasetHoldout(t *testing.T) {
 func demoSpec() *fit.Spec {
 	return &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: "rem",
 		Options: map[string]string{"Sampler": "mala", "FastSteps": "40"},
-		Budget:  mech.Budget{Epsilon: 1, Delta: 1e-6}}
+		Budget:  privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 }
 
 func TestPlan(t *testing.T) {

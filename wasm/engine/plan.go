@@ -162,7 +162,7 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 
 // curves samples the guarantee g of one run on ε ∈ [0, epsMax] and α ∈ [0, 1], and with
 // several runs that of releasing them together, composed (fit.Together).
-func curves(g, composed privacy.Curve, runs int, b mech.Budget, epsMax float64) (*Curves, error) {
+func curves(g, composed privacy.Curve, runs int, b privacy.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
 	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
 	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)

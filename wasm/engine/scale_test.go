@@ -9,7 +9,6 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
@@ -198,7 +197,7 @@ func TestScaleLabelWithoutRanges(t *testing.T) {
 		t.Fatalf("dataset: %+v", r)
 	}
 	spec := &fit.Spec{Loss: "squared", Domain: fit.DefaultDomain("squared"), Radius: 10, Mechanism: "rem", ScaleShare: fit.DefaultScaleShare,
-		Options: map[string]string{"Sampler": "mala", "FastSteps": "20"}, Budget: mech.Budget{Epsilon: 1, Delta: 1e-6}}
+		Options: map[string]string{"Sampler": "mala", "FastSteps": "20"}, Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 	r := e.Handle(Request{ID: 2, Kind: "scale", Spec: spec}, nil)
 	if r.Kind != "scaled" || r.Scaling.Ranges != nil {
 		t.Fatalf("scale: %+v", r)

@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
 	"os"
 	"strings"
@@ -143,7 +144,7 @@ func TestAdultEndToEnd(t *testing.T) {
 		if c.features != nil {
 			eps = 0.5
 		}
-		plan, err := c.mech.Plan(Budget{Epsilon: eps, Delta: c.delta}, p)
+		plan, err := c.mech.Plan(privacy.Budget{Epsilon: eps, Delta: c.delta}, p)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
 		}
@@ -177,7 +178,7 @@ func TestAdultEndToEnd(t *testing.T) {
 	}
 	// REM in ℓp with its certified sampler cannot run at adult's size: its plan says so.
 	train, _ := adultData(t)
-	plan, err := REMLp{Norm: 1.5}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, adultConfig{box: 5}.problem(t, train))
+	plan, err := REMLp{Norm: 1.5}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, adultConfig{box: 5}.problem(t, train))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,7 +206,7 @@ func BenchmarkAdultAccuracy(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/eps=%g", c.name, eps), func(b *testing.B) {
 				train, test := c.data(b)
 				p := c.problem(b, train)
-				plan, err := c.mech.Plan(Budget{Epsilon: eps, Delta: c.delta}, p)
+				plan, err := c.mech.Plan(privacy.Budget{Epsilon: eps, Delta: c.delta}, p)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -267,7 +268,7 @@ func BenchmarkAdultPreconditioner(b *testing.B) {
 			for range b.N {
 				var accs [2][]float64
 				for i, m := range []NoisyGD{{NoPrecondition: true}, {}} {
-					plan, err := m.Plan(Budget{Epsilon: eps, Delta: 1e-6}, p)
+					plan, err := m.Plan(privacy.Budget{Epsilon: eps, Delta: 1e-6}, p)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -305,7 +306,7 @@ func BenchmarkNoisyGDValidation(b *testing.B) {
 	p := adultConfig{radius: 10}.problem(b, train)
 	for _, eps := range []float64{0.1, 0.25, 0.5, 1, 2, 4, 8} {
 		b.Run(fmt.Sprintf("eps=%g", eps), func(b *testing.B) {
-			plan, err := NoisyGD{}.Plan(Budget{Epsilon: eps, Delta: 1e-6}, p)
+			plan, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: eps, Delta: 1e-6}, p)
 			if err != nil {
 				b.Fatal(err)
 			}

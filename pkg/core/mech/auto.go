@@ -68,8 +68,8 @@ func (Auto) Paper() string {
 }
 
 // Plan fixes the split's sizes, ρ, the candidates' plans and the score's noise.
-func (a Auto) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
+func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
@@ -88,7 +88,7 @@ func (a Auto) Plan(b Budget, p Problem) (Plan, error) {
 	}
 	pl := &autoPlan{mech: a, problem: p, budget: b, gamma: 1 / float64(a.Runs)}
 	train := p
-	if b.relation() == privacy.ReplaceOne {
+	if b.Relation() == privacy.ReplaceOne {
 		pl.validRows = int(math.Round(a.Validation * float64(p.N)))
 		train.N = p.N - pl.validRows
 		if pl.validRows < 1 || train.N < 1 {
@@ -107,9 +107,11 @@ func (a Auto) Plan(b Budget, p Problem) (Plan, error) {
 	if err != nil {
 		return nil, err
 	}
-	cb := Budget{Epsilon: math.Max(eps, b.Epsilon*0x1p-30), Delta: b.Delta, Neighbouring: b.relation(), zcdp: pl.rho}
+	cb := privacy.Budget{Epsilon: math.Max(eps, b.Epsilon*0x1p-30), Delta: b.Delta, Neighbouring: b.Relation()}
 	for _, cand := range autoGrid {
-		cpl, err := cand.mech.Plan(cb, train)
+		m := cand.mech
+		m.zcdp = pl.rho
+		cpl, err := m.Plan(cb, train)
 		if err != nil {
 			return nil, err // the problem's: every candidate is noisy-gd on it
 		}
@@ -137,7 +139,7 @@ func (a Auto) Plan(b Budget, p Problem) (Plan, error) {
 type autoPlan struct {
 	mech      Auto
 	problem   Problem
-	budget    Budget
+	budget    privacy.Budget
 	gamma     float64 // 1/E[K], a power of two
 	rho       float64 // each run's zCDP
 	validRows int     // under replace-one; 0 under add/remove
@@ -208,7 +210,7 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 	start := time.Now()
 	var train, valid *data.Dataset
 	var err error
-	if pl.budget.relation() == privacy.ReplaceOne {
+	if pl.budget.Relation() == privacy.ReplaceOne {
 		if ds.N != pl.problem.N {
 			return nil, fmt.Errorf("mech: the data has %d rows, the plan was made for %d", ds.N, pl.problem.N)
 		}
@@ -309,7 +311,7 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 		Mechanism:    "auto (private selection among noisy-gd configurations by a random number of runs)",
 		Paper:        pl.mech.Paper(),
 		Target:       privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta},
-		Neighbouring: b.relation(),
+		Neighbouring: b.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: 1, Of: "the validation score, a sum of per-row terms in [0, 1]",
 			Derivation: fmt.Sprintf("each run fits one of %d configurations (%s) drawn uniformly, with noisy-gd's own calibration at ρ = %.6g, on the rows not held out, and adds discrete Gaussian noise (σ = %.6g) to its score on the %s held-out rows; a row is on one side only, so each run is %.6g-zCDP",
 				len(pl.plans), pl.gridNames(), pl.rho, pl.score.scale, pl.heldOut(), pl.rho)},

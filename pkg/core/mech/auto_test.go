@@ -17,7 +17,7 @@ import (
 func TestAutoPlan(t *testing.T) {
 	ds := toyData(200, 4, 9)
 	for _, rel := range relations {
-		for _, b := range []Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 0.25, Delta: 1e-9}, {Epsilon: 8, Delta: 1e-5}} {
+		for _, b := range []privacy.Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 0.25, Delta: 1e-9}, {Epsilon: 8, Delta: 1e-5}} {
 			b.Neighbouring = rel
 			pl, err := Auto{}.Plan(b, toyProblem(ds))
 			if err != nil {
@@ -46,13 +46,13 @@ func TestAutoPlan(t *testing.T) {
 	}
 	for _, bad := range []struct {
 		a Auto
-		b Budget
+		b privacy.Budget
 	}{
-		{Auto{}, Budget{Epsilon: 1}},
-		{Auto{Runs: 6}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{Auto{Runs: 128}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{Auto{Validation: 1}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{Auto{Validation: 0.001}, Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{}, privacy.Budget{Epsilon: 1}},
+		{Auto{Runs: 6}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Runs: 128}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Validation: 1}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Validation: 0.001}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 	} {
 		if _, err := bad.a.Plan(bad.b, toyProblem(ds)); err == nil {
 			t.Errorf("%+v with %v accepted", bad.a, bad.b)
@@ -117,7 +117,7 @@ func TestAutoRowOnOneSide(t *testing.T) {
 		sides := map[string]int{}
 		for j := range 12 {
 			for _, pair := range neighbours(rel, base, extremes, j) {
-				c := replayCase{"auto", Auto{}, Budget{Epsilon: 4, Delta: 1e-6}, nil, nil}
+				c := replayCase{"auto", Auto{}, privacy.Budget{Epsilon: 4, Delta: 1e-6}, nil, nil}
 				pl := replayPlan(t, c, rel, adultReplayProblem(base, 0), pair.d0.N)
 				w0, err := watch(t, pl, pair.d0, 50+uint64(j), nil)
 				if err != nil {
@@ -158,7 +158,7 @@ func TestAutoRowOnOneSide(t *testing.T) {
 // number of runs stays in the local diagnostics.
 func TestAutoReleasesOnlyTheBest(t *testing.T) {
 	ds := toyData(400, 4, 5)
-	pl, err := Auto{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+	pl, err := Auto{}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
 	if err != nil {
 		t.Fatal(err)
 	}

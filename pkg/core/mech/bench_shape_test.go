@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"testing"
 
 	"github.com/privopt/privopt/pkg/rng"
@@ -16,7 +17,7 @@ func benchRun(b *testing.B, m Mechanism) {
 	ds := toyData(32561, 92, 1)
 	p := toyProblem(ds)
 	p.Radius = 10
-	pl, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	pl, err := m.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,7 +48,7 @@ func BenchmarkPlans(b *testing.B) {
 	for _, m := range []Mechanism{OutputPerturbation{Gaussian: true}, OutputPerturbation{}, Langevin{}} {
 		b.Run(m.Name(), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err != nil {
+				if _, err := m.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p); err != nil {
 					b.Fatal(err)
 				}
 			}

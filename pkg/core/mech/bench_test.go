@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"os"
 	"testing"
 	"time"
@@ -85,7 +86,7 @@ func BenchmarkREMAdultCertified(b *testing.B) {
 			Domain: v.domain, Radius: 10}
 		{
 			b.Run(v.name, func(b *testing.B) {
-				pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+				pl, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 				if err != nil {
 					b.Fatal(err)
 				}
@@ -127,7 +128,7 @@ func BenchmarkREMAdultFast(b *testing.B) {
 		Domain: geom.Whole{D: ds.D}, Radius: 10}
 	for _, mode := range []SamplerMode{SampleMALA, SampleLangevin, SampleKinetic} {
 		b.Run(string(mode), func(b *testing.B) {
-			pl, err := REM{Sampler: mode, FastSteps: 200}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+			pl, err := REM{Sampler: mode, FastSteps: 200}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -149,7 +150,7 @@ func BenchmarkREMAdultFast(b *testing.B) {
 func BenchmarkNoisyGDWorkers(b *testing.B) {
 	defer loss.SetWorkers(loss.SetWorkers(0))
 	ds := toyData(1_000_000, 20, 31)
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
+	pl, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"testing"
 
 	"github.com/privopt/privopt/internal/stattest"
@@ -56,7 +57,7 @@ func TestReleasesIdenticalEverywhere(t *testing.T) {
 		if alt, ok := pinSettings[name]; ok {
 			m = alt
 		}
-		budget := Budget{Epsilon: 2, Delta: 1e-6}
+		budget := privacy.Budget{Epsilon: 2, Delta: 1e-6}
 		if name == "outpert" || name == "expmech" {
 			budget.Delta = 0
 		}
@@ -94,7 +95,7 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		pl, err := m.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+		pl, err := m.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -125,7 +126,7 @@ const pinnedPreconditioned = 0x5b58e71d940fa4ba
 // preconditioner's powers and the steps must give these exact bits everywhere.
 func TestPreconditionedReleaseIdenticalEverywhere(t *testing.T) {
 	ds := toyData(200, 4, 9)
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 8, Delta: 1e-6}, toyProblem(ds))
+	pl, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: 8, Delta: 1e-6}, toyProblem(ds))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -150,7 +151,7 @@ func TestSchemaShapedReleaseIdenticalEverywhere(t *testing.T) {
 	ds := biasData(300, 4, 9)
 	p := toyProblem(ds)
 	p.Bounds.Bias, p.Categorical = ds.Bias, []int{0, 1}
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 0.5, Delta: 1e-6}, p)
+	pl, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: 0.5, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -175,7 +176,7 @@ var pinnedFastModes = map[SamplerMode]uint64{
 func TestFastModesIdenticalEverywhere(t *testing.T) {
 	ds := toyData(200, 4, 9)
 	for mode, want := range pinnedFastModes {
-		pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+		pl, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -225,7 +226,7 @@ func TestReleasesIgnoreWorkers(t *testing.T) {
 		{"outpert-gauss", OutputPerturbation{Gaussian: true}, ds, toyProblem(ds)},
 	}
 	for _, tc := range cases {
-		pl, err := tc.m.Plan(Budget{Epsilon: 2, Delta: 1e-6}, tc.p)
+		pl, err := tc.m.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, tc.p)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}

@@ -55,7 +55,7 @@ const maxEvaluationRows = 1 << 33
 // facts, before any held-out row is read.
 type EvaluationPlan struct {
 	problem Problem
-	budget  Budget
+	budget  privacy.Budget
 	heldOut HeldOut
 	classes int     // K for a classifier (2 for a binary label), 0 for regression
 	l2, l1  float64 // the sums' sensitivities before the grid's rounding
@@ -64,15 +64,15 @@ type EvaluationPlan struct {
 
 // PlanEvaluation plans the private evaluation of models of problem p on a held-out set with
 // public facts h, under budget b (the evaluation's own share of a release's budget).
-func PlanEvaluation(p Problem, b Budget, h HeldOut) (*EvaluationPlan, error) {
-	if err := b.Validate(); err != nil {
+func PlanEvaluation(p Problem, b privacy.Budget, h HeldOut) (*EvaluationPlan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	e := &EvaluationPlan{problem: p, budget: b, heldOut: h}
-	addRemove := b.relation() == privacy.AddRemove
+	addRemove := b.Relation() == privacy.AddRemove
 	if !addRemove && (h.Rows < 1 || h.Rows > maxEvaluationRows) {
 		return nil, fmt.Errorf("mech: the held-out set must have between 1 and %d rows, got %d", maxEvaluationRows, h.Rows)
 	}
@@ -160,7 +160,7 @@ func (e *EvaluationPlan) Run(ds *data.Dataset, w []float64, r *rng.Rand) (*Evalu
 		return nil, fmt.Errorf("mech: the held-out rows have %d features, the model %d", ds.D, p.Dim)
 	case len(w) != p.params():
 		return nil, fmt.Errorf("mech: the model has %d weights, want %d", len(w), p.params())
-	case e.budget.relation() == privacy.ReplaceOne && ds.N != e.heldOut.Rows:
+	case e.budget.Relation() == privacy.ReplaceOne && ds.N != e.heldOut.Rows:
 		return nil, fmt.Errorf("mech: the held-out set has %d rows, the evaluation was planned for %d", ds.N, e.heldOut.Rows)
 	case ds.N > maxEvaluationRows:
 		return nil, fmt.Errorf("mech: the held-out set has %d rows, more than %d", ds.N, maxEvaluationRows)
@@ -180,7 +180,7 @@ func (e *EvaluationPlan) Run(ds *data.Dataset, w []float64, r *rng.Rand) (*Evalu
 		Mechanism:    "private evaluation (" + e.noiseName() + ")",
 		Paper:        "the Gaussian and Laplace mechanisms on sums of bounded terms; Canonne, Kamath and Steinke 2020 for the discrete noise",
 		Target:       privacy.Budget{Epsilon: e.budget.Epsilon, Delta: e.budget.Delta},
-		Neighbouring: e.budget.relation(),
+		Neighbouring: e.budget.Relation(),
 		Sensitivity:  privacy.Sensitivity{Value: e.gridSens, Of: e.sensitivityOf(), Derivation: e.sensitivityDerivation()},
 		Sampler:      e.sampler(),
 		Randomness:   randomness(r),
@@ -298,7 +298,7 @@ const bootstrapDraws = 2000
 // a fixed seed and never touch the data).
 func (e *EvaluationPlan) derive(ev *Evaluation) {
 	rows := float64(e.heldOut.Rows)
-	if e.budget.relation() == privacy.AddRemove {
+	if e.budget.Relation() == privacy.AddRemove {
 		rows = ev.Sums[len(ev.Sums)-1]
 		if e.classes > 0 {
 			rows = 0
@@ -352,7 +352,7 @@ func (e *EvaluationPlan) derive(ev *Evaluation) {
 // rowsText states the number of held-out rows: the public one under replace-one, the noisy
 // count rows under add/remove.
 func (e *EvaluationPlan) rowsText(rows float64) string {
-	if e.budget.relation() == privacy.AddRemove {
+	if e.budget.Relation() == privacy.AddRemove {
 		return fmt.Sprintf("about %.0f (a noisy count)", rows)
 	}
 	return fmt.Sprint(e.heldOut.Rows)
@@ -370,12 +370,12 @@ func (e *EvaluationPlan) statistics(sums []float64) []float64 {
 		for _, v := range sums {
 			total += v
 		}
-		if e.budget.relation() == privacy.AddRemove {
+		if e.budget.Relation() == privacy.AddRemove {
 			n = total
 		}
 		return []float64{min(max(trace/max(n, 1), 0), 1)}
 	}
-	if e.budget.relation() == privacy.AddRemove {
+	if e.budget.Relation() == privacy.AddRemove {
 		n = sums[4]
 	}
 	n = max(n, 1)

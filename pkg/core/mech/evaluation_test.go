@@ -56,7 +56,7 @@ func TestEvaluationSensitivity(t *testing.T) {
 	for _, c := range evaluationCases() {
 		for _, rel := range []privacy.Neighbouring{privacy.ReplaceOne, privacy.AddRemove} {
 			r := rng.Seeded(7)
-			b := Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: rel}
+			b := privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: rel}
 			h := c.heldOut
 			h.Rows = 20
 			e, err := PlanEvaluation(c.problem, b, h)
@@ -119,7 +119,7 @@ func TestEvaluationRelease(t *testing.T) {
 		ds := rowsData(2, rows, labels)
 		h := c.heldOut
 		h.Rows = ds.N
-		for _, b := range []Budget{{Epsilon: 0.5, Delta: 1e-6}, {Epsilon: 0.5}, {Epsilon: 5000, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
+		for _, b := range []privacy.Budget{{Epsilon: 0.5, Delta: 1e-6}, {Epsilon: 0.5}, {Epsilon: 5000, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
 			e, err := PlanEvaluation(c.problem, b, h)
 			if err != nil {
 				t.Fatal(err)
@@ -197,7 +197,7 @@ func directStatistics(c evaluationCase, ds *data.Dataset) []float64 {
 // TestEvaluationRefuses checks the plan's and the run's errors.
 func TestEvaluationRefuses(t *testing.T) {
 	cs := evaluationCases()
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	if _, err := PlanEvaluation(cs[0].problem, b, HeldOut{}); err == nil {
 		t.Error("replace-one without the held-out rows: no error")
 	}
@@ -228,7 +228,7 @@ func TestEvaluationUnit(t *testing.T) {
 	run := func(unit float64) *Evaluation {
 		h := c.heldOut
 		h.Rows, h.Unit = ds.N, unit
-		e, err := PlanEvaluation(c.problem, Budget{Epsilon: 1, Delta: 1e-6}, h)
+		e, err := PlanEvaluation(c.problem, privacy.Budget{Epsilon: 1, Delta: 1e-6}, h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -250,7 +250,7 @@ func TestEvaluationUnit(t *testing.T) {
 	}
 	h := c.heldOut
 	h.Rows, h.Unit = ds.N, math.Inf(1)
-	if _, err := PlanEvaluation(c.problem, Budget{Epsilon: 1, Delta: 1e-6}, h); err == nil {
+	if _, err := PlanEvaluation(c.problem, privacy.Budget{Epsilon: 1, Delta: 1e-6}, h); err == nil {
 		t.Error("an infinite unit was accepted")
 	}
 }

@@ -3,6 +3,7 @@ package mech_test
 import (
 	"context"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/privacy"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
@@ -16,7 +17,7 @@ import (
 // privacy report. The rows here are synthetic: 2,000 points of the unit disc (the declared
 // bound ‖x‖₂ ≤ 1) labelled by the side of a line, with some noise. (The page and the command
 // line build the Dataset with data.Encode and a schema; internal/fit turns their settings into
-// the Problem and Budget.)
+// the Problem and privacy.Budget.)
 func Example() {
 	const n, d = 2000, 2
 	src := rng.Seeded(7)
@@ -33,7 +34,7 @@ func Example() {
 	}
 	problem := mech.Problem{Loss: mech.LossSpec{Name: "logistic"}, Dim: d, N: n,
 		Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1}, Domain: geom.Whole{D: d}, Radius: 10}
-	plan, err := mech.NoisyGD{}.Plan(mech.Budget{Epsilon: 1, Delta: 1e-6}, problem)
+	plan, err := mech.NoisyGD{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, problem)
 	if err != nil {
 		panic(err)
 	}

@@ -59,7 +59,7 @@ func (ExpMech) Paper() string {
 }
 
 // Plan fixes β, the solver's iterations and the predicted cost from public quantities.
-func (m ExpMech) Plan(b Budget, p Problem) (Plan, error) {
+func (m ExpMech) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	return planGibbs(m.Name(), m.Paper(), b, p, 0, 0)
 }
 
@@ -67,7 +67,7 @@ func (m ExpMech) Plan(b Budget, p Problem) (Plan, error) {
 // the pure-ε Rashomon-set sampler (ψ > 0).
 type gibbsPlan struct {
 	name, paper string
-	budget      Budget
+	budget      privacy.Budget
 	problem     Problem
 	dom         *boundedDomain
 	dim         int
@@ -91,8 +91,8 @@ type gibbsPlan struct {
 // planGibbs plans an exact Gibbs sampler at threshold psi ≥ 0. With psi > 0 the threshold
 // F* + ψ is computed to within eta = share·s/2 by a solver with an a-priori bound, and β
 // accounts for it: β = ε/(s + 2η).
-func planGibbs(name, paper string, b Budget, p Problem, psi, share float64) (*gibbsPlan, error) {
-	if err := b.Validate(); err != nil {
+func planGibbs(name, paper string, b privacy.Budget, p Problem, psi, share float64) (*gibbsPlan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
@@ -117,7 +117,7 @@ func planGibbs(name, paper string, b Budget, p Problem, psi, share float64) (*gi
 	}
 	pl := &gibbsPlan{name: name, paper: paper, budget: b, problem: p, dom: dom, dim: p.params(), g: c.Lipschitz, smooth: c.Smoothness, psi: psi}
 	pl.rangeBound = exampleRange(p, pl.g, dom.diam)
-	pl.scoreSens = b.Sensitivity(pl.rangeBound, p.N)
+	pl.scoreSens = Sensitivity(b, pl.rangeBound, p.N)
 	if psi > 0 {
 		if math.IsInf(pl.smooth, 1) {
 			return nil, fmt.Errorf("mech: the pure-ε Rashomon sampler needs a smooth loss (its threshold needs a solver with an a-priori bound), not %q", p.Loss.Name)
@@ -197,7 +197,7 @@ func (pl *gibbsPlan) Parameters() map[string]float64 {
 // Run certifies the floor (and the threshold), then samples exactly.
 func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.budget.lossOver(pl.problem, ds)
+	l, err := lossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -242,7 +242,7 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	rep, err := privacy.NewReport(pl.Guarantee(), privacy.ReportSpec{
 		Mechanism: pl.name + " (exact rejection sampler)", Paper: pl.paper,
 		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
+		Neighbouring: pl.budget.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.scoreSens + 2*pl.eta, Of: "the range over the domain of the change of the score between neighbouring datasets (β·sensitivity = ε)",
 			Derivation: pl.derivation()},
 		Sampler:    privacy.SamplerStatus{Exact: true, Statement: "exact: rejection sampling from uniform proposals on the domain, accepting x with probability exp(−β(score(x) − floor)) ≤ 1 for a floor certified below the minimum score, so the accepted point has exactly the Gibbs law (in real arithmetic: the float64 rounding of F_D, relative about n·2⁻⁵³, is not accounted); the number of proposals depends on the data and is not released"},
@@ -259,7 +259,7 @@ func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 
 // derivation states how the score's sensitivity follows from public constants.
 func (pl *gibbsPlan) derivation() string {
-	s := pl.budget.perExample("R", pl.problem.N)
+	s := perExample(pl.budget, "R", pl.problem.N)
 	s += fmt.Sprintf(" and R = %.6g, a bound on the range over the domain of one example's loss (the smaller of G·D, with G = %.6g in ℓ2 and the ℓ2 diameter D = %.6g, and the exact range of a margin loss)",
 		pl.rangeBound, pl.g, pl.dom.diam)
 	if pl.psi > 0 {

@@ -3,6 +3,7 @@ package mech
 import (
 	"context"
 	"errors"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
 	"testing"
 
@@ -152,7 +153,7 @@ func TestGibbsPrivacyRatio1D(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			p := boxProblem(t, d1, b)
-			plan, err := tc.mech.Plan(Budget{Epsilon: tc.eps}, p)
+			plan, err := tc.mech.Plan(privacy.Budget{Epsilon: tc.eps}, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -225,9 +226,9 @@ func TestGibbsPlanConstants(t *testing.T) {
 		p := boxProblem(t, ds, tc.b)
 		p.Loss.Name = tc.loss
 		for _, rel := range []struct {
-			nb     Budget
+			nb     privacy.Budget
 			factor float64
-		}{{Budget{Epsilon: 1}, 2}, {Budget{Epsilon: 1, Neighbouring: "add-remove"}, 1}} {
+		}{{privacy.Budget{Epsilon: 1}, 2}, {privacy.Budget{Epsilon: 1, Neighbouring: "add-remove"}, 1}} {
 			plan, err := ExpMech{}.Plan(rel.nb, p)
 			if err != nil {
 				t.Fatal(err)
@@ -269,7 +270,7 @@ func TestExactSamplerKS(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := smallData(30, tc.d, 11)
 			p := boxProblem(t, ds, 3)
-			plan, err := tc.mech.Plan(Budget{Epsilon: tc.eps}, p)
+			plan, err := tc.mech.Plan(privacy.Budget{Epsilon: tc.eps}, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -491,21 +492,21 @@ func TestBoundedDomain(t *testing.T) {
 func TestGibbsRejects(t *testing.T) {
 	ds := toyData(20, 2, 3)
 	whole := toyProblem(ds)
-	if _, err := (ExpMech{}).Plan(Budget{Epsilon: 1}, whole); err == nil {
+	if _, err := (ExpMech{}).Plan(privacy.Budget{Epsilon: 1}, whole); err == nil {
 		t.Error("the whole space accepted")
 	}
 	p := boxProblem(t, ds, 1)
 	tilted := p
 	tilted.Loss.Tilt = 1
-	if _, err := (ExpMech{}).Plan(Budget{Epsilon: 1}, tilted); err == nil {
+	if _, err := (ExpMech{}).Plan(privacy.Budget{Epsilon: 1}, tilted); err == nil {
 		t.Error("a tilted loss accepted")
 	}
 	hinge := p
 	hinge.Loss.Name = "hinge"
-	if _, err := (Rashomon{Psi: 0.1}).Plan(Budget{Epsilon: 1}, hinge); err == nil {
+	if _, err := (Rashomon{Psi: 0.1}).Plan(privacy.Budget{Epsilon: 1}, hinge); err == nil {
 		t.Error("the pure Rashomon sampler accepted a non-smooth loss")
 	}
-	if _, err := (ExpMech{}).Plan(Budget{Epsilon: 1}, hinge); err != nil {
+	if _, err := (ExpMech{}).Plan(privacy.Budget{Epsilon: 1}, hinge); err != nil {
 		t.Errorf("the exponential mechanism refused the hinge loss: %v", err)
 	}
 }
@@ -560,7 +561,7 @@ func TestGibbsAcceptancePrediction(t *testing.T) {
 		}
 	}
 	p := boxProblem(t, ds, 6)
-	plan, err := ExpMech{}.Plan(Budget{Epsilon: 2}, p)
+	plan, err := ExpMech{}.Plan(privacy.Budget{Epsilon: 2}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -606,7 +607,7 @@ func TestGibbsAcceptancePrediction(t *testing.T) {
 func BenchmarkGibbsProposal(b *testing.B) {
 	ds := smallData(32561, 2, 31)
 	p := boxProblem(b, ds, 10)
-	plan, err := ExpMech{}.Plan(Budget{Epsilon: 1}, p)
+	plan, err := ExpMech{}.Plan(privacy.Budget{Epsilon: 1}, p)
 	if err != nil {
 		b.Fatal(err)
 	}

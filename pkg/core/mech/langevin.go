@@ -90,12 +90,12 @@ type langevinPlan struct {
 }
 
 // Plan fixes μ, h, T, the grid and σ from the budget and the problem.
-func (m Langevin) Plan(b Budget, p Problem) (Plan, error) {
+func (m Langevin) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if m.MaxQueries == 0 {
 		m.MaxQueries = defaultMaxQueries
 	}
 	maxSteps := math.Max(1, math.Floor(m.MaxQueries/float64(max(p.N, 1))))
-	steps, c, err := newNoisySteps(m.Name(), b, p, 1, int(math.Min(maxSteps, math.MaxInt32)))
+	steps, c, err := newNoisySteps(m.Name(), b, p, 1, int(math.Min(maxSteps, math.MaxInt32)), 0)
 	if err != nil {
 		return nil, err
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-func planLangevin(t *testing.T, b Budget, p Problem) *langevinPlan {
+func planLangevin(t *testing.T, b privacy.Budget, p Problem) *langevinPlan {
 	t.Helper()
 	pl, err := Langevin{}.Plan(b, p)
 	if err != nil {
@@ -33,7 +33,7 @@ func TestLangevinCalibration(t *testing.T) {
 	box := base
 	box.Domain = boxDomain(t, 4, 3)
 	for _, p := range []Problem{base, box} {
-		for _, b := range []Budget{{Epsilon: 0.1, Delta: 1e-9}, {Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6},
+		for _, b := range []privacy.Budget{{Epsilon: 0.1, Delta: 1e-9}, {Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6},
 			{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
 			pl := planLangevin(t, b, p)
 			n, d := ds.N, float64(ds.D)
@@ -82,8 +82,8 @@ func TestLangevinUtilityOnAverage(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		p    Problem
-		b    Budget
-	}{{"whole", base, Budget{Epsilon: 1, Delta: 1e-6}}, {"whole ε = 4", base, Budget{Epsilon: 4, Delta: 1e-6}}, {"box", box, Budget{Epsilon: 1, Delta: 1e-6}}} {
+		b    privacy.Budget
+	}{{"whole", base, privacy.Budget{Epsilon: 1, Delta: 1e-6}}, {"whole ε = 4", base, privacy.Budget{Epsilon: 4, Delta: 1e-6}}, {"box", box, privacy.Budget{Epsilon: 1, Delta: 1e-6}}} {
 		pl := planLangevin(t, tc.b, tc.p)
 		fmin := minLowerBound(t, tc.p, ds)
 		const runs = 60
@@ -103,7 +103,7 @@ func TestLangevinUtilityOnAverage(t *testing.T) {
 }
 
 // noisyPlan plans a noisy gradient method and returns the plan and its steps.
-func noisyPlan(t *testing.T, m Mechanism, b Budget, p Problem) (Plan, *noisySteps) {
+func noisyPlan(t *testing.T, m Mechanism, b privacy.Budget, p Problem) (Plan, *noisySteps) {
 	t.Helper()
 	pl, err := m.Plan(b, p)
 	if err != nil {
@@ -130,7 +130,7 @@ func noisyPlan(t *testing.T, m Mechanism, b Budget, p Problem) (Plan, *noisyStep
 func TestNoisyStepsAnytime(t *testing.T) {
 	ds := toyData(100, 20, 3)
 	p := toyProblem(ds)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	for _, m := range []Mechanism{Langevin{}, NoisyGD{StepScale: 12, NoPrecondition: true}} {
 		pl, s := noisyPlan(t, m, b, p)
 		length := 1.0
@@ -205,7 +205,7 @@ func testNoisyRelease(t *testing.T, m Mechanism) {
 	ds := toyData(100, 3, 2)
 	p := toyProblem(ds)
 	p.Domain = boxDomain(t, 3, 0.5)
-	pl, s := noisyPlan(t, m, Budget{Epsilon: 2, Delta: 1e-6}, p)
+	pl, s := noisyPlan(t, m, privacy.Budget{Epsilon: 2, Delta: 1e-6}, p)
 	var last Progress
 	rel, err := pl.Run(context.Background(), ds, rng.Seeded(4), func(pr Progress) { last = pr })
 	if err != nil {
@@ -238,13 +238,13 @@ func TestNoisyStepsRejects(t *testing.T) {
 	robust.Loss.RobustRadius, robust.Loss.RobustNorm = 0.1, 2
 	for _, tc := range []struct {
 		name string
-		b    Budget
+		b    privacy.Budget
 		p    Problem
 	}{
-		{"pure", Budget{Epsilon: 1}, p},
-		{"tilted", Budget{Epsilon: 1, Delta: 1e-6}, tilted},
-		{"hinge", Budget{Epsilon: 1, Delta: 1e-6}, hinge},
-		{"robust", Budget{Epsilon: 1, Delta: 1e-6}, robust},
+		{"pure", privacy.Budget{Epsilon: 1}, p},
+		{"tilted", privacy.Budget{Epsilon: 1, Delta: 1e-6}, tilted},
+		{"hinge", privacy.Budget{Epsilon: 1, Delta: 1e-6}, hinge},
+		{"robust", privacy.Budget{Epsilon: 1, Delta: 1e-6}, robust},
 	} {
 		for _, m := range []Mechanism{Langevin{}, NoisyGD{}} {
 			if _, err := m.Plan(tc.b, tc.p); err == nil {
@@ -257,7 +257,7 @@ func TestNoisyStepsRejects(t *testing.T) {
 		{Clip: -0.1}, {Clip: 1.5}, {Clip: math.NaN()},
 		{PreconditionFrom: -1}, {PreconditionShare: 1}, {PreconditionShare: -0.1}, {PreconditionPower: -1},
 		{PreconditionPower: math.Inf(1)}, {PreconditionFloor: -1}, {PreconditionFloor: math.Inf(1)}} {
-		if _, err := m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
+		if _, err := m.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
 			t.Errorf("noisy-gd %+v accepted", m)
 		}
 	}
@@ -305,7 +305,7 @@ func TestMultinomial(t *testing.T) {
 	p.Loss = LossSpec{Name: "multinomial", Classes: 2}
 	p.Domain = geom.Whole{D: 6}
 	for _, m := range []Mechanism{OutputPerturbation{Gaussian: true}, Langevin{}, NoisyGD{}} {
-		pl, err := m.Plan(Budget{Epsilon: 4, Delta: 1e-6}, p)
+		pl, err := m.Plan(privacy.Budget{Epsilon: 4, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatalf("%s: %v", m.Name(), err)
 		}

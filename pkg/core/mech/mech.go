@@ -1,5 +1,5 @@
 // Package mech holds privopt's private mechanisms, behind one interface: a Mechanism plans
-// every parameter from a Budget and a Problem (public quantities only: never the data), and
+// every parameter from a privacy.Budget and a Problem (public quantities only: never the data), and
 // the Plan then runs on a dataset with a random source, a context and a progress callback,
 // returning a Release: the model, its privacy report, local diagnostics and the theory's
 // utility bound.
@@ -27,80 +27,62 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// Budget is the privacy target of a release and the neighbouring relation it protects.
-type Budget struct {
-	Epsilon float64 `json:"epsilon"`
-	Delta   float64 `json:"delta"`
-	// Neighbouring defaults to replace-one when empty.
-	Neighbouring privacy.Neighbouring `json:"neighbouring"`
-	// zcdp, when positive, is the ρ of zCDP that the discrete Gaussian releases are planned for
-	// instead of the largest that meets (ε, δ) (gaussianTarget): Auto plans its candidates
-	// so, with (ε, δ) a budget that ρ-zCDP meets.
-	zcdp float64
-}
-
 // MaxEpsilon is the largest ε a mechanism is planned for. Beyond it a guarantee says nothing
 // about privacy (an attacker's odds may grow by e^ε), and the accounting's e^ε overflows.
 const MaxEpsilon = 1e6
 
-// Validate checks the budget; δ = 0 asks for pure ε-DP.
-func (b Budget) Validate() error {
-	if err := (privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Validate(); err != nil {
+// ValidateBudget checks a budget for planning: privacy.Budget.Validate, and ε at most
+// MaxEpsilon; δ = 0 asks for pure ε-DP.
+func ValidateBudget(b privacy.Budget) error {
+	if err := b.Validate(); err != nil {
 		return err
 	}
 	if b.Epsilon > MaxEpsilon {
 		return fmt.Errorf("mech: ε = %g is above %g: a guarantee with ε that large says nothing about privacy, and privopt does not plan for it", b.Epsilon, MaxEpsilon)
 	}
-	return b.relation().Validate()
+	return nil
 }
 
-func (b Budget) relation() privacy.Neighbouring {
-	if b.Neighbouring == "" {
-		return privacy.ReplaceOne
-	}
-	return b.Neighbouring
-}
-
-// Sensitivity returns the sensitivity of a mean of per-example terms that are each
+// Sensitivity returns the sensitivity, under b's relation, of a mean of per-example terms that are each
 // G-Lipschitz (or have gradients of norm at most G), taken as their sum divided by the public
 // number of rows N (Problem.N): replacing one example moves the sum by at most 2G, so the mean
 // by 2G/N; adding or removing one moves it by at most G, so the mean by G/N, since the divisor
 // is the declared N, never the observed number of rows.
-func (b Budget) Sensitivity(g float64, n int) float64 {
-	if b.relation() == privacy.AddRemove {
+func Sensitivity(b privacy.Budget, g float64, n int) float64 {
+	if b.Relation() == privacy.AddRemove {
 		return g / float64(n)
 	}
 	return 2 * g / float64(n)
 }
 
-// sensitivityDerivation states how Sensitivity was computed, for the report.
-func (b Budget) sensitivityDerivation(g float64, n int) string {
-	return fmt.Sprintf("%s with G = %.6g", b.perExample("G", n), g)
+// meanSensitivityDerivation states how Sensitivity was computed, for the report.
+func meanSensitivityDerivation(b privacy.Budget, g float64, n int) string {
+	return fmt.Sprintf("%s with G = %.6g", perExample(b, "G", n), g)
 }
 
 // perExample states the sensitivity of a sum of terms bounded by the quantity named bound,
 // divided by the public number of rows n, under the budget's relation, for the reports.
-func (b Budget) perExample(bound string, n int) string {
-	if b.relation() == privacy.AddRemove {
+func perExample(b privacy.Budget, bound string, n int) string {
+	if b.Relation() == privacy.AddRemove {
 		return fmt.Sprintf("%s/N with N = %d, the declared public number of rows (add or remove one example: sums are divided by N, never by the observed number of rows)", bound, n)
 	}
 	return fmt.Sprintf("2%s/n with n = %d (replace one example)", bound, n)
 }
 
-// rows is the name the reports give the public number of rows: n, the size, under
+// rowsName is the name the reports give the public number of rows: n, the size, under
 // replace-one; N, the declared size, under add/remove.
-func (b Budget) rows() string {
-	if b.relation() == privacy.AddRemove {
+func rowsName(b privacy.Budget) string {
+	if b.Relation() == privacy.AddRemove {
 		return "N"
 	}
 	return "n"
 }
 
-// lossOver builds the problem's loss over a dataset the budget's relation admits: exactly N
+// lossOver builds the problem's loss over a dataset b's relation admits: exactly N
 // rows under replace-one (N is then the public number of rows), 1 to N rows under add/remove
 // (N is then the declared public size); either way every mean divides by N.
-func (b Budget) lossOver(p Problem, ds *data.Dataset) (loss.Loss, error) {
-	if b.relation() != privacy.AddRemove {
+func lossOver(b privacy.Budget, p Problem, ds *data.Dataset) (loss.Loss, error) {
+	if b.Relation() != privacy.AddRemove {
 		return p.NewLoss(ds)
 	}
 	if ds.D != p.Dim {
@@ -298,8 +280,8 @@ func (p Problem) probeData(label float64) *data.Dataset {
 
 // lipschitzConstants validates the budget and the problem and returns the losses' constants in
 // ℓ2 on the domain, or an error when the losses are not Lipschitz there.
-func lipschitzConstants(b Budget, p Problem) (loss.Constants, error) {
-	if err := b.Validate(); err != nil {
+func lipschitzConstants(b privacy.Budget, p Problem) (loss.Constants, error) {
+	if err := ValidateBudget(b); err != nil {
 		return loss.Constants{}, err
 	}
 	if err := p.Validate(); err != nil {
@@ -371,7 +353,7 @@ type Mechanism interface {
 	// Paper names the paper (and result) the mechanism follows.
 	Paper() string
 	// Plan fixes every parameter from the budget and the problem, before any data is touched.
-	Plan(b Budget, p Problem) (Plan, error)
+	Plan(b privacy.Budget, p Problem) (Plan, error)
 }
 
 // Plan is a run fixed in advance: its guarantee, its predicted cost and utility are known

@@ -37,7 +37,7 @@ import (
 // √(μ_v² + T·μ_k²)-GDP within τ_v + T·τ_k; the preconditioner built from them rescales
 // released drifts only, so it is post-processing too.
 type noisySteps struct {
-	budget    Budget
+	budget    privacy.Budget
 	n, dim    int
 	g         float64 // G, the losses' Lipschitz constant in ℓ2 (q·G when clipped)
 	clipAt    float64 // a: each example's derivative in the prediction is clipped to [−a, a] (+Inf: not clipped)
@@ -97,7 +97,7 @@ func (s *noisySteps) shapeToBias(p Problem, t float64) {
 	}
 	g := s.g
 	s.biasScale, s.biasStride, s.g = t, p.Dim, roundUp(g*share)
-	s.delta = roundUp(s.budget.Sensitivity(s.g, s.n) + meanGradientRounding(s.n, g))
+	s.delta = roundUp(Sensitivity(s.budget, s.g, s.n) + meanGradientRounding(s.n, g))
 }
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and the
@@ -113,7 +113,7 @@ func (s *noisySteps) shapeToBias(p Problem, t float64) {
 // loss.Linear.MeanClippedGrad), whose per-example gradients have norm at most a·‖x‖ ≤ q·G_S
 // (G_S = S·X̄ the Lipschitz constant of the loss where its derivative is at most S), and Δ is
 // computed from q·G_S. Other losses are not clipped (q = 1).
-func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int) (noisySteps, loss.Constants, error) {
+func newNoisySteps(name string, b privacy.Budget, p Problem, clip float64, maxSteps int, zcdp float64) (noisySteps, loss.Constants, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
 		return noisySteps{}, c, err
@@ -153,8 +153,8 @@ func newNoisySteps(name string, b Budget, p Problem, clip float64, maxSteps int)
 			s.clip, s.clipAt, s.g = clip, clip*lin.Slope(dom), roundUp(clip*g)
 		}
 	}
-	s.delta = roundUp(b.Sensitivity(s.g, p.N) + meanGradientRounding(p.N, s.g))
-	s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(b, maxSteps*s.dim+4*p.Dim)
+	s.delta = roundUp(Sensitivity(b, s.g, p.N) + meanGradientRounding(p.N, s.g))
+	s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(b, maxSteps*s.dim+4*p.Dim, zcdp)
 	return s, c, err
 }
 
@@ -180,10 +180,11 @@ const discretizationShare = 1.0 / 128
 // coordinates in all at most, may use for the budget b: under the Gaussian accounting (gdp)
 // μ²/2 for the μ that meets (ε, δ·(1 − 1/128)), with tvBudget = (δ/128)/(1 + e^ε) the total
 // variation the releases may add (see noisySteps); zCDP's ρ when that is larger or the
-// Gaussian accounting is not feasible (gdpFeasible); b's zcdp when it is set.
-func gaussianTarget(b Budget, coords int) (rho, tvBudget float64, gdp bool, err error) {
-	if b.zcdp > 0 {
-		return b.zcdp, 0, false, nil
+// Gaussian accounting is not feasible (gdpFeasible); zcdp when it is positive (Auto plans its
+// candidates so, with b a budget that zcdp-zCDP meets).
+func gaussianTarget(b privacy.Budget, coords int, zcdp float64) (rho, tvBudget float64, gdp bool, err error) {
+	if zcdp > 0 {
+		return zcdp, 0, false, nil
 	}
 	if rho, err = privacy.CalibrateZCDP(b.Epsilon, b.Delta); err != nil {
 		return 0, 0, false, err
@@ -332,7 +333,7 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 	rep, err := privacy.NewReport(base, privacy.ReportSpec{
 		Mechanism: m.Name() + " (projected noisy gradient descent, discrete Gaussian on a grid)", Paper: m.Paper(),
 		Target:       privacy.Budget{Epsilon: s.budget.Epsilon, Delta: s.budget.Delta},
-		Neighbouring: s.budget.relation(),
+		Neighbouring: s.budget.Relation(),
 		Sensitivity:  s.sensitivity(),
 		Sampler:      sampler,
 		Randomness:   randomness(r),
@@ -349,7 +350,7 @@ func (s *noisySteps) report(m Mechanism, k int, r *rng.Rand) (privacy.Report, er
 	}
 	if s.pre != nil {
 		rep.Statement += fmt.Sprintf(" Before the steps, the features' second moments diag(XᵀX)/%s are released once, rounded to a grid with discrete Gaussian noise σ_v = %.6g: their ℓ2 sensitivity is %s with R₄ = %.6g the rows' ℓ4 bound, plus a rounding allowance 4(%s + 4)·2⁻⁵³·R₄² and the grid's g√d (%.6g in all), so the release is %.6g-zCDP (%.6g-GDP up to its discretization), composed with the steps; the diagonal preconditioner built from it rescales the released drifts (post-processing).",
-			s.budget.rows(), s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), s.budget.rows(), s.pre.gsens, s.pre.rho, sqrtUp(2*s.pre.rho))
+			rowsName(s.budget), s.pre.sigma, s.pre.derivation(s.budget), math.Sqrt(s.pre.r4sq), rowsName(s.budget), s.pre.gsens, s.pre.rho, sqrtUp(2*s.pre.rho))
 	}
 	if s.clip < 1 {
 		scaled := ""
@@ -376,7 +377,7 @@ func (s *noisySteps) sensitivity() privacy.Sensitivity {
 	sens := privacy.Sensitivity{Value: s.stepSens,
 		Of: "the ℓ2 distance between one step's rounded drifts y − h∇F(y) on neighbouring datasets, in real units",
 		Derivation: fmt.Sprintf("h·Δ + 2g√d with h = %.6g, g = %.3g and Δ = %.6g the mean gradient's sensitivity: %s, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
-			s.h, s.grid.Spacing(), s.delta, s.budget.sensitivityDerivation(s.g, s.n), s.budget.rows())}
+			s.h, s.grid.Spacing(), s.delta, meanSensitivityDerivation(s.budget, s.g, s.n), rowsName(s.budget))}
 	if s.sensitivityOf != "" {
 		sens.Of, sens.Derivation = s.sensitivityOf, s.sensitivityDerivation
 	}
@@ -545,7 +546,7 @@ const lastIterateRelease = "The run was stopped before the average of the last h
 // steps actually taken.
 func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := s.budget.lossOver(f.problem, ds)
+	l, err := lossOver(s.budget, f.problem, ds)
 	if err != nil {
 		return nil, err
 	}

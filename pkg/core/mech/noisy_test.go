@@ -13,7 +13,7 @@ import (
 // gaussianTestTarget returns the largest ρ a release of discrete Gaussian noise may use for b:
 // under the Gaussian accounting (gdp) μ²/2 for the μ that meets (ε, δ·127/128), the rest of δ
 // being left to the discrete noise's total variation; otherwise the zCDP calibration.
-func gaussianTestTarget(t *testing.T, b Budget, gdp bool) float64 {
+func gaussianTestTarget(t *testing.T, b privacy.Budget, gdp bool) float64 {
 	t.Helper()
 	if gdp {
 		mu, err := privacy.CalibrateGDP(b.Epsilon, b.Delta*127/128)
@@ -69,13 +69,13 @@ func TestNoisyStepsGaussianAccounting(t *testing.T) {
 	p := toyProblem(ds)
 	for _, tc := range []struct {
 		m      Mechanism
-		b      Budget
+		b      privacy.Budget
 		refine bool // whether the default grid (σ_g < 2²⁴) is too coarse for τ to fit
 	}{
-		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, false},
-		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-8}, true},
-		{NoisyGD{MaxSteps: 5000, MaxStepLength: 0.2}, Budget{Epsilon: 8, Delta: 1e-6}, true},
-		{Langevin{}, Budget{Epsilon: 2, Delta: 1e-6}, false},
+		{NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, false},
+		{NoisyGD{}, privacy.Budget{Epsilon: 8, Delta: 1e-8}, true},
+		{NoisyGD{MaxSteps: 5000, MaxStepLength: 0.2}, privacy.Budget{Epsilon: 8, Delta: 1e-6}, true},
+		{Langevin{}, privacy.Budget{Epsilon: 2, Delta: 1e-6}, false},
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
 		if !s.gdp {
@@ -112,7 +112,7 @@ func TestNoisyStepsGaussianAccounting(t *testing.T) {
 			t.Errorf("%s %+v: report %+v, sampler %+v", tc.m.Name(), tc.b, r.Guarantee, r.Sampler)
 		}
 	}
-	pl, s := noisyPlan(t, NoisyGD{}, Budget{Epsilon: 1e4, Delta: 1e-6}, p)
+	pl, s := noisyPlan(t, NoisyGD{}, privacy.Budget{Epsilon: 1e4, Delta: 1e-6}, p)
 	rel, err := pl.Run(context.Background(), ds, rng.Seeded(3), nil)
 	if err != nil {
 		t.Fatal(err)

@@ -198,6 +198,9 @@ type NoisyGD struct {
 	// RidgeScale is κ > 0 in the categorical ridge λ = κ·G·√d/(D·n·√(2ρ)) (0 means the
 	// default, 0.5).
 	RidgeScale float64
+	// zcdp, when positive, is the ρ of zCDP the run spends instead of the largest that meets
+	// the budget: Auto sets it for its candidates.
+	zcdp float64
 }
 
 // Name returns "noisy-gd".
@@ -250,7 +253,7 @@ type noisyGDPlan struct {
 
 // Plan fixes h, m, T, the grid and σ, and from ρ ≥ ρ₀ the second moments' release, from the
 // budget and the problem.
-func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
+func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if m.StepScale == 0 {
 		m.StepScale = defaultStepScale
 		// A regression loss's predictions are in the label's units: the distance over which
@@ -277,7 +280,7 @@ func (m NoisyGD) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: noisy-gd needs PreconditionFrom > 0, PreconditionShare in (0, 1), and finite PreconditionPower > 0 and PreconditionFloor > 0 (have %g, %g, %g, %g)",
 			m.PreconditionFrom, m.PreconditionShare, m.PreconditionPower, m.PreconditionFloor)
 	}
-	steps, c, err := newNoisySteps(m.Name(), b, p, m.Clip, m.stepsBound())
+	steps, c, err := newNoisySteps(m.Name(), b, p, m.Clip, m.stepsBound(), m.zcdp)
 	if err != nil {
 		return nil, err
 	}
@@ -406,7 +409,7 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	if pl.ridge > 0 {
 		rule.ridge, rule.ridgeAt = pl.ridge, categoricalParams(pl.problem)
 		notes = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged.",
-			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, pl.budget.rows())
+			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, rowsName(pl.budget))
 	}
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),

@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
 	"strings"
 	"testing"
@@ -140,7 +141,7 @@ func TestNoisyGDBallOptimum(t *testing.T) {
 	if free < 2*radius {
 		t.Fatalf("the unconstrained optimum has norm %g: the ball of radius %g hardly constrains it", free, radius)
 	}
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 1e6, Delta: 1e-6}, p)
+	pl, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: 1e6, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -179,7 +180,7 @@ func TestNoisyGDBallOptimum(t *testing.T) {
 // A StepScale set by hand is kept.
 func TestNoisyGDRegressionRules(t *testing.T) {
 	ds := regressionData(400, 2)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	plan := func(m NoisyGD, name string, param, y, radius float64) (*noisyGDPlan, Problem) {
 		t.Helper()
 		p := Problem{Loss: LossSpec{Name: name, Param: param}, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: y, Bias: ds.Bias},
@@ -258,7 +259,7 @@ func TestNotLipschitzRefusal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, err = m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+			_, err = m.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 			if err == nil || (err.Error() != want && !strings.Contains(err.Error(), "bounded domain")) {
 				t.Errorf("%s on %T: %v, want %q", name, p.Domain, err, want)
 			}
@@ -285,7 +286,7 @@ func TestBallRegressionReleaseIdenticalEverywhere(t *testing.T) {
 	}
 	p := Problem{Loss: LossSpec{Name: "squared"}, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: ds.Bias},
 		Domain: ball, Radius: radius, Categorical: ds.Categorical}
-	pl, err := NoisyGD{}.Plan(Budget{Epsilon: 8, Delta: 1e-6}, p)
+	pl, err := NoisyGD{}.Plan(privacy.Budget{Epsilon: 8, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package mech
 
 import (
 	"context"
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
 	"strings"
 	"testing"
@@ -50,7 +51,7 @@ func TestNoisyGDMultinomialBiasShaping(t *testing.T) {
 	const k = 3
 	ds := multiBiasData(1000, 4, k, 3)
 	p := multiProblem(ds, k)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	pl, s := noisyPlan(t, NoisyGD{}, b, p)
 	_, iso := noisyPlan(t, NoisyGD{NoBiasShaping: true}, b, p)
 	share := p.Bounds.BiasScaledShare(4)
@@ -64,7 +65,7 @@ func TestNoisyGDMultinomialBiasShaping(t *testing.T) {
 		t.Errorf("%d steps of %v, isotropic %d of %v", s.steps, s.h, iso.steps, iso.h)
 	}
 	g := roundUp(iso.g * share)
-	if want := roundUp(b.Sensitivity(g, ds.N) + meanGradientRounding(ds.N, iso.g)); s.g != g || s.delta != want || !(iso.g >= math.Sqrt2) {
+	if want := roundUp(Sensitivity(b, g, ds.N) + meanGradientRounding(ds.N, iso.g)); s.g != g || s.delta != want || !(iso.g >= math.Sqrt2) {
 		t.Errorf("G = %v, Δ = %v, want %v and %v (isotropic G %v)", s.g, s.delta, g, want, iso.g)
 	}
 	if rho := s.rhoAt(s.steps); rho > s.rhoTarget || rho < s.rhoTarget*(1-1e-6) {
@@ -166,7 +167,7 @@ func TestNoisyGDRegressionIsotropic(t *testing.T) {
 		p := Problem{Loss: c.loss, Dim: ds.D, N: ds.N, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: ds.Bias},
 			Domain: c.dom, Radius: 10, Categorical: ds.Categorical}
 		for _, eps := range []float64{0.5, 8} {
-			b := Budget{Epsilon: eps, Delta: 1e-6}
+			b := privacy.Budget{Epsilon: eps, Delta: 1e-6}
 			pl, s := noisyPlan(t, NoisyGD{}, b, p)
 			iso, si := noisyPlan(t, NoisyGD{NoBiasShaping: true}, b, p)
 			if s.biasScale != 0 || s.g != si.g || s.delta != si.delta || s.steps != si.steps || s.sigma != si.sigma {

@@ -32,25 +32,25 @@ func TestNoisyGDCalibration(t *testing.T) {
 	p := toyProblem(ds)
 	for _, tc := range []struct {
 		m NoisyGD
-		b Budget
+		b privacy.Budget
 	}{
-		{NoisyGD{}, Budget{Epsilon: 0.1, Delta: 1e-9}},
-		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
-		{NoisyGD{}, Budget{Epsilon: 2, Delta: 1e-6}},
-		{NoisyGD{}, Budget{Epsilon: 4, Delta: 1e-6}},
-		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6}},
-		{NoisyGD{}, Budget{Epsilon: 8, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
-		{NoisyGD{NoPrecondition: true}, Budget{Epsilon: 8, Delta: 1e-6}},
-		{NoisyGD{PreconditionFrom: 0.01, PreconditionShare: 0.5}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, Budget{Epsilon: 2, Delta: 1e-6}},
-		{NoisyGD{Momentum: 0.5, StepScale: 1, MaxSteps: 7}, Budget{Epsilon: 8, Delta: 1e-6}},
-		{NoisyGD{MaxStepLength: 1}, Budget{Epsilon: 8, Delta: 1e-6}},
-		{NoisyGD{MaxStepLength: 0.5}, Budget{Epsilon: 0.1, Delta: 1e-6}},
-		{NoisyGD{MaxStepLength: 2.5, StepScale: 100}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{NoisyGD{Clip: 1}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{NoisyGD{Clip: 0.3}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 0.1, Delta: 1e-9}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 2, Delta: 1e-6}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 4, Delta: 1e-6}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 8, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{NoPrecondition: true}, privacy.Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.01, PreconditionShare: 0.5}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{PreconditionFrom: 0.05, PreconditionShare: 0.1}, privacy.Budget{Epsilon: 2, Delta: 1e-6}},
+		{NoisyGD{Momentum: 0.5, StepScale: 1, MaxSteps: 7}, privacy.Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{MaxStepLength: 1}, privacy.Budget{Epsilon: 8, Delta: 1e-6}},
+		{NoisyGD{MaxStepLength: 0.5}, privacy.Budget{Epsilon: 0.1, Delta: 1e-6}},
+		{NoisyGD{MaxStepLength: 2.5, StepScale: 100}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{Clip: 1}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{NoisyGD{Clip: 0.3}, privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
 		gp := pl.(*noisyGDPlan)
@@ -162,7 +162,7 @@ func TestNoisyGDBeatsLangevin(t *testing.T) {
 	ds := toyData(3000, 4, 5)
 	p := toyProblem(ds)
 	fmin := minLowerBound(t, p, ds)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	excess := map[string]float64{}
 	for _, m := range []Mechanism{NoisyGD{}, Langevin{}} {
 		pl, err := m.Plan(b, p)
@@ -200,7 +200,7 @@ func TestNoisyGDStepLengthStable(t *testing.T) {
 		ds.X[2*i], ds.Y[i] = 1, float64(1-2*(i%2))
 	}
 	p := toyProblem(ds)
-	pl, s := noisyPlan(t, NoisyGD{NoPrecondition: true}, Budget{Epsilon: 1e5, Delta: 1e-6}, p)
+	pl, s := noisyPlan(t, NoisyGD{NoPrecondition: true}, privacy.Budget{Epsilon: 1e5, Delta: 1e-6}, p)
 	l, err := p.NewLoss(ds)
 	if err != nil {
 		t.Fatal(err)
@@ -227,7 +227,7 @@ func TestNoisyGDStepLengthStable(t *testing.T) {
 func TestNoisyGDClipsTheSteps(t *testing.T) {
 	ds := toyData(500, 4, 21)
 	p := toyProblem(ds)
-	pl, s := noisyPlan(t, NoisyGD{Clip: 0.3, MaxSteps: 1, NoPrecondition: true}, Budget{Epsilon: 1e4, Delta: 1e-6}, p)
+	pl, s := noisyPlan(t, NoisyGD{Clip: 0.3, MaxSteps: 1, NoPrecondition: true}, privacy.Budget{Epsilon: 1e4, Delta: 1e-6}, p)
 	l, err := p.NewLoss(ds)
 	if err != nil {
 		t.Fatal(err)
@@ -272,7 +272,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 	ds := biasData(2000, 5, 3)
 	p := toyProblem(ds)
 	p.Bounds.Bias = ds.Bias
-	for _, b := range []Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
+	for _, b := range []privacy.Budget{{Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
 		_, s := noisyPlan(t, NoisyGD{}, b, p)
 		_, iso := noisyPlan(t, NoisyGD{NoBiasShaping: true}, b, p)
 		share := p.Bounds.BiasScaledShare(4)
@@ -286,7 +286,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 			t.Errorf("%+v: %d steps of %v, isotropic %d of %v", b, s.steps, s.h, iso.steps, iso.h)
 		}
 		g := roundUp(iso.g * share)
-		wantDelta := roundUp(b.Sensitivity(g, ds.N) + meanGradientRounding(ds.N, iso.g))
+		wantDelta := roundUp(Sensitivity(b, g, ds.N) + meanGradientRounding(ds.N, iso.g))
 		if s.g != g || s.delta != wantDelta {
 			t.Errorf("%+v: G = %v, Δ = %v, want %v and %v", b, s.g, s.delta, g, wantDelta)
 		}
@@ -299,7 +299,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 	}
 
 	// The scaled drifts of neighbouring datasets differ by at most h·Δ.
-	_, s := noisyPlan(t, NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, p)
+	_, s := noisyPlan(t, NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	l, err := p.NewLoss(ds)
 	if err != nil {
 		t.Fatal(err)
@@ -338,7 +338,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 	}
 
 	// Rows without the declared bias are refused.
-	pl, _ := noisyPlan(t, NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, p)
+	pl, _ := noisyPlan(t, NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	bad := biasData(2000, 5, 4)
 	bad.X[3*5+4] = 0.7
 	if _, err := pl.Run(context.Background(), bad, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "not the declared bias") {
@@ -353,7 +353,7 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 		m Mechanism
 		p Problem
 	}{{Langevin{}, p}, {NoisyGD{}, toyProblem(ds)}, {NoisyGD{}, q}} {
-		if _, s := noisyPlan(t, c.m, Budget{Epsilon: 1, Delta: 1e-6}, c.p); s.biasScale != 0 {
+		if _, s := noisyPlan(t, c.m, privacy.Budget{Epsilon: 1, Delta: 1e-6}, c.p); s.biasScale != 0 {
 			t.Errorf("%s with %+v: bias scale %v", c.m.Name(), c.p.Bounds, s.biasScale)
 		}
 	}
@@ -372,7 +372,7 @@ func TestNoisyGDBiasNoiseShape(t *testing.T) {
 		m      NoisyGD
 		lo, hi float64
 	}{{NoisyGD{MaxSteps: 1, NoPrecondition: true}, 10, 26}, {NoisyGD{MaxSteps: 1, NoPrecondition: true, NoBiasShaping: true}, 0.6, 1.6}} {
-		pl, err := c.m.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		pl, err := c.m.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -411,11 +411,11 @@ func TestNoisyGDCategoricalRidge(t *testing.T) {
 	p.Categorical = []int{1, 3}
 	for _, tc := range []struct {
 		m NoisyGD
-		b Budget
+		b privacy.Budget
 	}{
-		{NoisyGD{}, Budget{Epsilon: 0.5, Delta: 1e-6}},
-		{NoisyGD{}, Budget{Epsilon: 2, Delta: 1e-6}},
-		{NoisyGD{RidgeScale: 3, Clip: 1}, Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 0.5, Delta: 1e-6}},
+		{NoisyGD{}, privacy.Budget{Epsilon: 2, Delta: 1e-6}},
+		{NoisyGD{RidgeScale: 3, Clip: 1}, privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}},
 	} {
 		pl, s := noisyPlan(t, tc.m, tc.b, p)
 		gp := pl.(*noisyGDPlan)
@@ -449,7 +449,7 @@ func TestNoisyGDCategoricalRidge(t *testing.T) {
 		}
 	}
 	for _, scale := range []float64{-1, math.Inf(1), math.NaN()} {
-		if _, err := (NoisyGD{RidgeScale: scale}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
+		if _, err := (NoisyGD{RidgeScale: scale}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
 			t.Errorf("RidgeScale %g accepted", scale)
 		}
 	}
@@ -482,7 +482,7 @@ func TestNoisyGDCategoricalRidgeMinimizes(t *testing.T) {
 	ds := toyData(500, 4, 7)
 	p := toyProblem(ds)
 	p.Categorical = []int{0, 1}
-	b := Budget{Epsilon: 1e4, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1e4, Delta: 1e-6}
 	unit, err := NoisyGD{Clip: 1, NoPrecondition: true}.Plan(b, p)
 	if err != nil {
 		t.Fatal(err)

@@ -125,7 +125,7 @@ const (
 // outpertPlan is a planned run of output perturbation.
 type outpertPlan struct {
 	mech    OutputPerturbation
-	budget  Budget
+	budget  privacy.Budget
 	problem Problem
 	dim     int
 
@@ -155,7 +155,7 @@ type outpertPlan struct {
 }
 
 // Plan fixes λ, the certificate, the noise and the solver from the budget and the problem.
-func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
+func (m OutputPerturbation) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	c, err := lipschitzConstants(b, p)
 	if err != nil {
 		return nil, err
@@ -166,7 +166,7 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, errors.New("mech: ContinuousLaplace is for pure ε-DP output perturbation, not outpert-gauss")
 	case m.Gaussian && b.Delta == 0:
 		return nil, errors.New("mech: outpert-gauss is (ε, δ)-DP and needs δ > 0 (for pure ε-DP use outpert)")
-	case p.Loss.Tilt > 0 && b.relation() == privacy.AddRemove:
+	case p.Loss.Tilt > 0 && b.Relation() == privacy.AddRemove:
 		// The tilted mean's weights are a softmax over the rows present: adding one row to few
 		// moves its gradient by up to 2G, whatever the divisor, so no bound holds without n.
 		return nil, errors.New("mech: tilted ERM is supported under replace-one neighbours only: its sensitivity depends on the number of rows, which add/remove keeps private")
@@ -246,12 +246,12 @@ func (m OutputPerturbation) Plan(b Budget, p Problem) (Plan, error) {
 }
 
 // sensitivityNumerator returns L_g, the Lipschitz constant of F_D′ − F_D (see the type's
-// comment): b.Sensitivity(G, n), or the tilted bound 2G/(1 + (n − 1)e^{−tM}) with M the bound
+// comment): Sensitivity(b, G, n), or the tilted bound 2G/(1 + (n − 1)e^{−tM}) with M the bound
 // on the losses over C ∩ {‖w‖ ≤ G/λ} (over C when 0 ∉ C), which it also returns.
 func (pl *outpertPlan) sensitivityNumerator(lambda float64) (lg, m float64, err error) {
 	p := pl.problem
 	if p.Loss.Tilt == 0 {
-		return pl.budget.Sensitivity(pl.g, p.N), 0, nil
+		return Sensitivity(pl.budget, pl.g, p.N), 0, nil
 	}
 	radius := math.Inf(1)
 	if pl.origin {
@@ -487,7 +487,7 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 
 // solve returns the certified solution w_A of F_λ on ds, with the solver's statistics.
 func (pl *outpertPlan) solve(ctx context.Context, ds *data.Dataset) (*solve.Result, loss.Loss, error) {
-	l, err := pl.budget.lossOver(pl.problem, ds)
+	l, err := lossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -563,7 +563,7 @@ func (pl *outpertPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: pl.mech.Name() + pl.noiseLabel(), Paper: pl.mech.Paper(),
 		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
+		Neighbouring: pl.budget.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.gridSens, Of: pl.sensitivityOf(),
 			Derivation: pl.sensitivityDerivation()},
 		Sampler:    pl.sampler(),
@@ -606,7 +606,7 @@ func (pl *outpertPlan) sensitivityOf() string {
 
 // sensitivityDerivation says how the report's sensitivity follows from public constants.
 func (pl *outpertPlan) sensitivityDerivation() string {
-	lg := pl.budget.sensitivityDerivation(pl.g, pl.problem.N)
+	lg := meanSensitivityDerivation(pl.budget, pl.g, pl.problem.N)
 	if pl.problem.Loss.Tilt > 0 {
 		lg = fmt.Sprintf("2G/(1 + (n − 1)e^{−tM}) with G = %.6g, n = %d, t = %g and the loss bound M = %.6g (tilted ERM)", pl.g, pl.problem.N, pl.problem.Loss.Tilt, pl.tiltM)
 	}

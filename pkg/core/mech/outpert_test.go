@@ -39,7 +39,7 @@ func boxDomain(t *testing.T, d int, r float64) *geom.Box {
 	return b
 }
 
-func planOutPert(t *testing.T, m OutputPerturbation, b Budget, p Problem) *outpertPlan {
+func planOutPert(t *testing.T, m OutputPerturbation, b privacy.Budget, p Problem) *outpertPlan {
 	t.Helper()
 	pl, err := m.Plan(b, p)
 	if err != nil {
@@ -67,7 +67,7 @@ func TestOutPertCalibration(t *testing.T) {
 		p    Problem
 	}{{"logistic", base}, {"tilted", tilted}, {"robust", robust}, {"hinge", hinge}, {"box", box}} {
 		for _, m := range []OutputPerturbation{{}, {Gaussian: true}, {ContinuousLaplace: true}} {
-			for _, b := range []Budget{{Epsilon: 0.1, Delta: 1e-9}, {Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6},
+			for _, b := range []privacy.Budget{{Epsilon: 0.1, Delta: 1e-9}, {Epsilon: 1, Delta: 1e-6}, {Epsilon: 8, Delta: 1e-6},
 				{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}} {
 				if tc.p.Loss.Tilt > 0 && b.Neighbouring == privacy.AddRemove {
 					if _, err := m.Plan(b, tc.p); err == nil || !strings.Contains(err.Error(), "replace-one neighbours only") {
@@ -155,7 +155,7 @@ func TestOutPertSensitivity(t *testing.T) {
 		ds := toyData(tc.n, 3, 1)
 		p := toyProblem(ds)
 		p.Loss = tc.spec
-		pl := planOutPert(t, OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}, p)
+		pl := planOutPert(t, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		exact := *pl
 		exact.r0 = 1e-12 * pl.lg / pl.lambda
 		smooth := pl.solver != solverSubgradient
@@ -274,13 +274,13 @@ func TestOutPertUtilityOnAverage(t *testing.T) {
 		name string
 		p    Problem
 		m    OutputPerturbation
-		b    Budget
+		b    privacy.Budget
 	}{
-		{"gauss", base, OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{"laplace", base, OutputPerturbation{}, Budget{Epsilon: 2}},
-		{"continuous", base, OutputPerturbation{ContinuousLaplace: true}, Budget{Epsilon: 2}},
-		{"box", box, OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}},
-		{"tilted", tilted, OutputPerturbation{Gaussian: true}, Budget{Epsilon: 4, Delta: 1e-6}},
+		{"gauss", base, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{"laplace", base, OutputPerturbation{}, privacy.Budget{Epsilon: 2}},
+		{"continuous", base, OutputPerturbation{ContinuousLaplace: true}, privacy.Budget{Epsilon: 2}},
+		{"box", box, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{"tilted", tilted, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 4, Delta: 1e-6}},
 	} {
 		pl := planOutPert(t, tc.m, tc.b, tc.p)
 		fmin := minLowerBound(t, tc.p, ds)
@@ -312,12 +312,12 @@ func TestOutPertNoise(t *testing.T) {
 	p := toyProblem(ds)
 	for _, tc := range []struct {
 		m       OutputPerturbation
-		b       Budget
+		b       privacy.Budget
 		kurtSD2 float64 // the variance of z²/E z², per coordinate
 	}{
-		{OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}, 2},
-		{OutputPerturbation{}, Budget{Epsilon: 1}, 5},
-		{OutputPerturbation{ContinuousLaplace: true}, Budget{Epsilon: 1}, 6},
+		{OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, 2},
+		{OutputPerturbation{}, privacy.Budget{Epsilon: 1}, 5},
+		{OutputPerturbation{ContinuousLaplace: true}, privacy.Budget{Epsilon: 1}, 6},
 	} {
 		pl := planOutPert(t, tc.m, tc.b, p)
 		res, _, err := pl.solve(context.Background(), ds)
@@ -362,13 +362,13 @@ func TestOutPertRelease(t *testing.T) {
 	for _, tc := range []struct {
 		m    OutputPerturbation
 		p    Problem
-		b    Budget
+		b    privacy.Budget
 		says string
 	}{
-		{OutputPerturbation{Gaussian: true}, p, Budget{Epsilon: 1, Delta: 1e-6}, "discrete Gaussian noise"},
-		{OutputPerturbation{}, p, Budget{Epsilon: 1}, "discrete Laplace noise"},
-		{OutputPerturbation{ContinuousLaplace: true}, p, Budget{Epsilon: 1}, "exact arithmetic only"},
-		{OutputPerturbation{Gaussian: true}, box, Budget{Epsilon: 1, Delta: 1e-6}, "projected onto the domain"},
+		{OutputPerturbation{Gaussian: true}, p, privacy.Budget{Epsilon: 1, Delta: 1e-6}, "discrete Gaussian noise"},
+		{OutputPerturbation{}, p, privacy.Budget{Epsilon: 1}, "discrete Laplace noise"},
+		{OutputPerturbation{ContinuousLaplace: true}, p, privacy.Budget{Epsilon: 1}, "exact arithmetic only"},
+		{OutputPerturbation{Gaussian: true}, box, privacy.Budget{Epsilon: 1, Delta: 1e-6}, "projected onto the domain"},
 	} {
 		pl := planOutPert(t, tc.m, tc.b, tc.p)
 		var last Progress
@@ -422,7 +422,7 @@ func TestOutPertLambda(t *testing.T) {
 		p Problem
 		m OutputPerturbation
 	}{{p, OutputPerturbation{Gaussian: true}}, {box, OutputPerturbation{ContinuousLaplace: true, CertificateShare: 1e-9}}} {
-		b := Budget{Epsilon: 1, Delta: 1e-6}
+		b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 		pl := planOutPert(t, tc.m, b, tc.p)
 		m1, m2, _ := pl.moments()
 		sens := pl.lg/pl.lambda + 2*pl.r0
@@ -456,21 +456,21 @@ func TestOutPertRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		m    OutputPerturbation
-		b    Budget
+		b    privacy.Budget
 		p    Problem
 	}{
-		{"gauss without δ", OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1}, p},
-		{"gauss and continuous", OutputPerturbation{Gaussian: true, ContinuousLaplace: true}, Budget{Epsilon: 1, Delta: 1e-6}, p},
-		{"not Lipschitz", OutputPerturbation{}, Budget{Epsilon: 1}, squared},
-		{"subgradient too long", OutputPerturbation{}, Budget{Epsilon: 1}, bigHinge},
-		{"bad share", OutputPerturbation{CertificateShare: -1}, Budget{Epsilon: 1}, p},
-		{"bad budget", OutputPerturbation{}, Budget{Epsilon: math.NaN()}, p},
+		{"gauss without δ", OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1}, p},
+		{"gauss and continuous", OutputPerturbation{Gaussian: true, ContinuousLaplace: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, p},
+		{"not Lipschitz", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, squared},
+		{"subgradient too long", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, bigHinge},
+		{"bad share", OutputPerturbation{CertificateShare: -1}, privacy.Budget{Epsilon: 1}, p},
+		{"bad budget", OutputPerturbation{}, privacy.Budget{Epsilon: math.NaN()}, p},
 	} {
 		if _, err := tc.m.Plan(tc.b, tc.p); err == nil {
 			t.Errorf("%s: accepted", tc.name)
 		}
 	}
-	pl, err := OutputPerturbation{}.Plan(Budget{Epsilon: 1}, p)
+	pl, err := OutputPerturbation{}.Plan(privacy.Budget{Epsilon: 1}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -528,7 +528,7 @@ func TestOutPertCertifiesAPriori(t *testing.T) {
 			p := toyProblem(ds)
 			p.Domain = dom
 			for _, eps := range []float64{0.1, 1, 8} {
-				pl := planOutPert(t, OutputPerturbation{Gaussian: true}, Budget{Epsilon: eps, Delta: 1e-6}, p)
+				pl := planOutPert(t, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: eps, Delta: 1e-6}, p)
 				if pl.certifySteps < 1 {
 					t.Fatalf("K = %d", pl.certifySteps)
 				}
@@ -560,7 +560,7 @@ func TestOutPertCertifiesAPriori(t *testing.T) {
 func TestOutPertStopsWhileSolving(t *testing.T) {
 	ds := toyData(200, 4, 3)
 	for _, m := range []OutputPerturbation{{Gaussian: true}, {}} {
-		pl := planOutPert(t, m, Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
+		pl := planOutPert(t, m, privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
 		ctx, cancel := context.WithCancel(context.Background())
 		rel, err := pl.Run(ctx, ds, rng.Seeded(1), func(p Progress) {
 			if p.Stage == "solving" {

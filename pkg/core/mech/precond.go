@@ -55,7 +55,7 @@ type secondMoments struct {
 // newSecondMoments plans the release of v within rho (ρ_v ≤ rho, and within a relative 10⁻⁶
 // of it) for n rows of dim features bounded by bounds, on a grid with at least minUnits
 // spacings per σ_v, and the preconditioner of power γ and floor c_f·σ_v built from it.
-func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power, floor, minUnits float64) (*secondMoments, error) {
+func newSecondMoments(budget privacy.Budget, bounds loss.Bounds, n, dim int, rho, power, floor, minUnits float64) (*secondMoments, error) {
 	// The losses accept a row when its computed norm is at most X(1 + Slack); X(1 + 2Slack)
 	// bounds its exact norm (see loss.Slack), and NormBound converts that bound to ℓ4 and ℓ2.
 	x := bounds.X * (1 + 2*loss.Slack)
@@ -65,7 +65,7 @@ func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power,
 	}
 	m := &secondMoments{n: n, dim: dim, r4sq: roundUp(r4 * r4), r2: r2 * r2, power: power, floor: floor}
 	m.sens = roundUp(m.r4sq / float64(n))
-	if budget.relation() != privacy.AddRemove {
+	if budget.Relation() != privacy.AddRemove {
 		m.sens = roundUp(math.Sqrt2 * m.sens)
 	}
 	m.sens = roundUp(m.sens + meanGradientRounding(n, m.r4sq))
@@ -92,9 +92,9 @@ func newSecondMoments(budget Budget, bounds loss.Bounds, n, dim int, rho, power,
 }
 
 // derivation states how Δ_v follows from the neighbouring relation, for the report.
-func (m *secondMoments) derivation(b Budget) string {
-	if b.relation() == privacy.AddRemove {
-		return b.perExample("R₄²", m.n)
+func (m *secondMoments) derivation(b privacy.Budget) string {
+	if b.Relation() == privacy.AddRemove {
+		return perExample(b, "R₄²", m.n)
 	}
 	return fmt.Sprintf("√2·R₄²/n with n = %d (replace one example)", m.n)
 }

@@ -37,7 +37,7 @@ func TestSecondMomentsSensitivity(t *testing.T) {
 	}{
 		{privacy.ReplaceOne, 2}, {privacy.AddRemove, 2}, {privacy.ReplaceOne, math.Inf(1)}, {privacy.AddRemove, math.Inf(1)},
 	} {
-		b := Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: tc.rel}
+		b := privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: tc.rel}
 		m, err := newSecondMoments(b, loss.Bounds{X: 1, XNorm: tc.xnorm, Y: 1}, n, d, 0.01, 1, 1, 0)
 		if err != nil {
 			t.Fatal(err)
@@ -106,7 +106,7 @@ func TestSecondMomentsSensitivity(t *testing.T) {
 // probability below 10⁻⁴ over the 4 coordinates), and σ_v halved (variance −75 %) fails.
 func TestSecondMomentsNoise(t *testing.T) {
 	ds := toyData(300, 4, 8)
-	m, err := newSecondMoments(Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds).Bounds, ds.N, ds.D, 0.05, 1, 1, 0)
+	m, err := newSecondMoments(privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds).Bounds, ds.N, ds.D, 0.05, 1, 1, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +141,7 @@ func TestNoisyGDPreconditionThreshold(t *testing.T) {
 	for _, eps := range []float64{0.25, 0.5, 0.75} {
 		var digests []uint64
 		for _, m := range []NoisyGD{{}, {NoPrecondition: true}} {
-			pl, err := m.Plan(Budget{Epsilon: eps, Delta: 1e-6}, p)
+			pl, err := m.Plan(privacy.Budget{Epsilon: eps, Delta: 1e-6}, p)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -162,7 +162,7 @@ func TestNoisyGDPreconditionThreshold(t *testing.T) {
 func TestPreconditionedStep(t *testing.T) {
 	ds := toyData(200, 4, 6)
 	p := toyProblem(ds)
-	pl, err := NoisyGD{MaxSteps: 1}.Plan(Budget{Epsilon: 8, Delta: 1e-6}, p)
+	pl, err := NoisyGD{MaxSteps: 1}.Plan(privacy.Budget{Epsilon: 8, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -118,7 +118,7 @@ type RangesPlan struct {
 	// Level is L, the quantile level of the ranges' ends (rangeLevel), 0 when the noise is too
 	// large for the public number of rows (the plan then refuses to run).
 	Level  float64
-	budget Budget
+	budget privacy.Budget
 	points []float64
 	vectorNoise
 }
@@ -126,8 +126,8 @@ type RangesPlan struct {
 // PlanRanges plans the private ranges of columns columns of a dataset of n rows (the public
 // number: observed under replace-one, declared under add/remove; it sets the level only) under
 // budget b (δ = 0: pure ε-DP with Laplace noise).
-func PlanRanges(b Budget, columns, n int) (*RangesPlan, error) {
-	if err := b.Validate(); err != nil {
+func PlanRanges(b privacy.Budget, columns, n int) (*RangesPlan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if columns < 1 || columns > 1<<20 {
@@ -221,7 +221,7 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 		Mechanism:    "private ranges (noisy binary search for quantiles, " + p.noiseName() + ")",
 		Paper:        "the Gaussian and Laplace mechanisms on counting queries, answered adaptively; Canonne, Kamath and Steinke 2020 for the discrete noise",
 		Target:       privacy.Budget{Epsilon: p.budget.Epsilon, Delta: p.budget.Delta},
-		Neighbouring: p.budget.relation(),
+		Neighbouring: p.budget.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: p.gridSens, Of: fmt.Sprintf("%d counting queries released one at a time (%s of their answers)", p.queries(), p.sensitivityNorm()),
 			Derivation: fmt.Sprintf("each query #{zᵢ ≤ t} − L·n (L = %g) changes by at most 1", p.Level) + " when a row is replaced (the count by 1, n not at all) and by at most 1 − L when a row is added or removed; " +
 				"Q queries of sensitivity 1 compose like one release of Q coordinates of ℓ2 sensitivity √Q (ℓ1 Q), plus the grid's rounding"},

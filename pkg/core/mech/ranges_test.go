@@ -26,7 +26,7 @@ func TestRangeGrid(t *testing.T) {
 }
 
 // rangesRun runs a seeded plan on the given columns.
-func rangesRun(t *testing.T, b Budget, seed uint64, columns ...[]float64) *Ranges {
+func rangesRun(t *testing.T, b privacy.Budget, seed uint64, columns ...[]float64) *Ranges {
 	t.Helper()
 	p, err := PlanRanges(b, len(columns), len(columns[0]))
 	if err != nil {
@@ -54,7 +54,7 @@ func TestRangesFindQuantiles(t *testing.T) {
 	}
 	for _, rel := range []privacy.Neighbouring{privacy.ReplaceOne, privacy.AddRemove} {
 		for _, delta := range []float64{1e-6, 0} {
-			b := Budget{Epsilon: 1e6, Delta: delta, Neighbouring: rel}
+			b := privacy.Budget{Epsilon: 1e6, Delta: delta, Neighbouring: rel}
 			got := rangesRun(t, b, 1, uniform, small, point, indicator)
 			grid := RangeGrid()
 			at := func(q float64) int { return slices.IndexFunc(grid, func(g float64) bool { return g >= q }) }
@@ -86,7 +86,7 @@ func TestRangesNoise(t *testing.T) {
 	for i := range v {
 		v[i] = float64(i) / n
 	}
-	p, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 1, n)
+	p, err := PlanRanges(privacy.Budget{Epsilon: 1, Delta: 1e-6}, 1, n)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +111,7 @@ func TestRangesNoise(t *testing.T) {
 }
 
 func TestRangesGuarantee(t *testing.T) {
-	for _, b := range []Budget{{Epsilon: 0.1, Delta: 1e-7}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, {Epsilon: 0.5}} {
+	for _, b := range []privacy.Budget{{Epsilon: 0.1, Delta: 1e-7}, {Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, {Epsilon: 0.5}} {
 		for _, m := range []int{1, 6, 180} {
 			p, err := PlanRanges(b, m, 100000)
 			if err != nil {
@@ -132,7 +132,7 @@ func TestRangesGuarantee(t *testing.T) {
 			}
 		}
 	}
-	if _, err := PlanRanges(Budget{Epsilon: 1, Delta: 1e-6}, 0, 1000); err == nil {
+	if _, err := PlanRanges(privacy.Budget{Epsilon: 1, Delta: 1e-6}, 0, 1000); err == nil {
 		t.Error("no columns: no error")
 	}
 }
@@ -165,7 +165,7 @@ func TestRangesReplay(t *testing.T) {
 	defer func() { replay = replayHooks{} }()
 	for _, pr := range pairs {
 		for seed := range uint64(5) {
-			p, err := PlanRanges(Budget{Epsilon: 2, Delta: 1e-6, Neighbouring: pr.rel}, 2, len(base))
+			p, err := PlanRanges(privacy.Budget{Epsilon: 2, Delta: 1e-6, Neighbouring: pr.rel}, 2, len(base))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -208,7 +208,7 @@ func TestRangesIdenticalEverywhere(t *testing.T) {
 	for i := range v {
 		v[i] = math.Mod(float64(i)*0.618034, 1) * 0.01
 	}
-	got := rangesRun(t, Budget{Epsilon: 1, Delta: 1e-6}, 1, v, v)
+	got := rangesRun(t, privacy.Budget{Epsilon: 1, Delta: 1e-6}, 1, v, v)
 	want := []Interval{{Lo: 0.0001220703125, Hi: 0.011048543456039804}, {Lo: 0.0001220703125, Hi: 0.011048543456039804}}
 	if !slices.Equal(got.Intervals, want) {
 		t.Errorf("ranges %#v, pinned %#v", got.Intervals, want)

@@ -99,8 +99,8 @@ func (Rashomon) Paper() string {
 
 // Plan fixes every parameter from public quantities: the pure mode when the budget's δ is 0,
 // the Langevin mode otherwise.
-func (m Rashomon) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
+func (m Rashomon) Plan(b privacy.Budget, p Problem) (Plan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if !(m.Psi >= 0) || math.IsInf(m.Psi, 1) {
@@ -128,7 +128,7 @@ func (m Rashomon) Plan(b Budget, p Problem) (Plan, error) {
 // rashomonPlan is a planned run of the (ε, δ) Rashomon sampler.
 type rashomonPlan struct {
 	mech           Rashomon
-	budget         Budget
+	budget         privacy.Budget
 	problem        Problem
 	g, smooth      float64 // G and M₀ of the losses in ℓ2
 	lambda, psi    float64
@@ -143,7 +143,7 @@ type rashomonPlan struct {
 }
 
 // planLangevin plans the (ε, δ) mode.
-func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
+func (m Rashomon) planLangevin(b privacy.Budget, p Problem) (Plan, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
@@ -161,7 +161,7 @@ func (m Rashomon) planLangevin(b Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: the (ε, δ) Rashomon sampler needs a Lipschitz, smooth loss (its sensitivity uses the smoothness), not %q on this domain", p.Loss.Name)
 	}
 	pl := &rashomonPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, smooth: c.Smoothness, psi: m.Psi}
-	pl.sens = b.Sensitivity(pl.g, p.N)
+	pl.sens = Sensitivity(b, pl.g, p.N)
 	if pl.psi == 0 {
 		pl.psi = pl.sens * pl.sens / (2 * pl.smooth)
 	}
@@ -217,7 +217,7 @@ func (pl *rashomonPlan) planChain() error {
 	s := noisySteps{budget: pl.budget, n: pl.problem.N, dim: pl.problem.params(), g: pl.g, clipAt: math.Inf(1), clip: 1}
 	s.delta = roundUp(pl.deltaPsi + meanGradientRounding(pl.problem.N, pl.g))
 	var err error
-	if s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(pl.budget, pl.steps*s.dim); err != nil {
+	if s.rhoTarget, s.tvBudget, s.gdp, err = gaussianTarget(pl.budget, pl.steps*s.dim, 0); err != nil {
 		return err
 	}
 	s.h, s.steps = 1/(4*mm), pl.steps
@@ -226,7 +226,7 @@ func (pl *rashomonPlan) planChain() error {
 	}
 	s.sensitivityOf = "the ℓ2 distance between one step's rounded drifts w − η∇max{F_D + (λ/2)‖w‖², τ_D + ψ}(w) on neighbouring datasets, in real units"
 	s.sensitivityDerivation = fmt.Sprintf("η·Δ_ψ + 2g√d with η = 1/(4M) = %.6g, g = %.3g and Δ_ψ = s + √(2Mψ) = %.6g the thresholded gradient's sensitivity, with s = %s, M = %.6g (the smoothness of F_D + (λ/2)‖w‖²) and ψ = %.6g, plus a rounding allowance 4(%s + 4)·2⁻⁵³·G",
-		s.h, s.grid.Spacing(), pl.deltaPsi, pl.budget.sensitivityDerivation(pl.g, pl.problem.N), mm, pl.psi, pl.budget.rows())
+		s.h, s.grid.Spacing(), pl.deltaPsi, meanSensitivityDerivation(pl.budget, pl.g, pl.problem.N), mm, pl.psi, rowsName(pl.budget))
 	pl.chain = s
 	pl.step = s.sigma * s.sigma / 2
 	pl.beta = s.h / pl.step
@@ -259,7 +259,7 @@ func (pl *rashomonPlan) Parameters() map[string]float64 {
 // with the privacy of the steps taken.
 func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.budget.lossOver(pl.problem, ds)
+	l, err := lossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}

@@ -26,12 +26,12 @@ func TestRashomonLangevinCalibration(t *testing.T) {
 		name string
 		mech Rashomon
 		p    Problem
-		b    Budget
+		b    privacy.Budget
 	}{
-		{"defaults eps=0.5", Rashomon{}, whole, Budget{Epsilon: 0.5, Delta: 1e-6}},
-		{"defaults eps=4 box", Rashomon{}, box, Budget{Epsilon: 4, Delta: 1e-6}},
-		{"add-remove", Rashomon{}, whole, Budget{Epsilon: 1, Delta: 1e-5, Neighbouring: privacy.AddRemove}},
-		{"explicit", Rashomon{Psi: 0.01, Ridge: 0.05, Steps: 300}, whole, Budget{Epsilon: 1, Delta: 1e-6}},
+		{"defaults eps=0.5", Rashomon{}, whole, privacy.Budget{Epsilon: 0.5, Delta: 1e-6}},
+		{"defaults eps=4 box", Rashomon{}, box, privacy.Budget{Epsilon: 4, Delta: 1e-6}},
+		{"add-remove", Rashomon{}, whole, privacy.Budget{Epsilon: 1, Delta: 1e-5, Neighbouring: privacy.AddRemove}},
+		{"explicit", Rashomon{Psi: 0.01, Ridge: 0.05, Steps: 300}, whole, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 	} {
 		plan, err := tc.mech.Plan(tc.b, tc.p)
 		if err != nil {
@@ -107,7 +107,7 @@ func TestRashomonGradientSensitivity(t *testing.T) {
 	d2 := rowsData(1, rows, labels2)
 	p := Problem{Loss: LossSpec{Name: "logistic"}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1}, Domain: geom.Whole{D: 1}, Radius: 3}
 	for _, psi := range []float64{0.002, 0.02} {
-		plan, err := Rashomon{Psi: psi, Ridge: 0.05, Steps: 10}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		plan, err := Rashomon{Psi: psi, Ridge: 0.05, Steps: 10}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,7 +158,7 @@ func TestRashomonLangevinRuns(t *testing.T) {
 		}
 	}
 	for _, psi := range []float64{0, 0.05} {
-		plan, err := Rashomon{Psi: psi}.Plan(Budget{Epsilon: 2, Delta: 1e-5}, p)
+		plan, err := Rashomon{Psi: psi}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-5}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -195,13 +195,13 @@ func TestRashomonRejects(t *testing.T) {
 	p := toyProblem(ds)
 	hinge := p
 	hinge.Loss.Name = "hinge"
-	if _, err := (Rashomon{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, hinge); err == nil {
+	if _, err := (Rashomon{}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, hinge); err == nil {
 		t.Error("a non-smooth loss accepted")
 	}
-	if _, err := (Rashomon{Psi: -1}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
+	if _, err := (Rashomon{Psi: -1}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p); err == nil {
 		t.Error("ψ < 0 accepted")
 	}
-	if _, err := (Rashomon{Psi: math.NaN()}).Plan(Budget{Epsilon: 1}, boxProblem(t, ds, 1)); err == nil {
+	if _, err := (Rashomon{Psi: math.NaN()}).Plan(privacy.Budget{Epsilon: 1}, boxProblem(t, ds, 1)); err == nil {
 		t.Error("ψ = NaN accepted")
 	}
 }
@@ -247,7 +247,7 @@ func TestRashomonFlatTestAtLargeN(t *testing.T) {
 	const n = 300000
 	ds := toyData(n, 2, 31)
 	p := toyProblem(ds)
-	plan, err := Rashomon{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	plan, err := Rashomon{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

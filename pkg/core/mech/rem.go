@@ -122,7 +122,7 @@ func (REM) Paper() string {
 // remPlan is a planned run of the regularized exponential mechanism.
 type remPlan struct {
 	mech                REM
-	budget              Budget
+	budget              privacy.Budget
 	problem             Problem
 	g, beta, delta      float64 // G and β of the losses in ℓ2; Δ
 	k, mu, muGDP, theta float64
@@ -137,8 +137,8 @@ type remPlan struct {
 }
 
 // Plan fixes k, μ, the sampler's parameters and its certified error from public quantities.
-func (m REM) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
+func (m REM) Plan(b privacy.Budget, p Problem) (Plan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
@@ -173,7 +173,7 @@ func (m REM) Plan(b Budget, p Problem) (Plan, error) {
 		return nil, notLipschitz(p)
 	}
 	pl := &remPlan{mech: m, budget: b, problem: p, g: c.Lipschitz, beta: c.Smoothness, dim: p.params()}
-	pl.delta = b.Sensitivity(pl.g, p.N)
+	pl.delta = Sensitivity(b, pl.g, p.N)
 	oracle, certified := m.Sampler.oracle()
 	certified = certified || m.Sampler == SampleAuto
 	pl.certified = certified
@@ -327,7 +327,7 @@ func (pl *remPlan) Parameters() map[string]float64 {
 // Run samples from π_D.
 func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.budget.lossOver(pl.problem, ds)
+	l, err := lossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -362,9 +362,9 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: pl.mech.Name() + " (" + string(pl.mech.Sampler) + ")", Paper: pl.mech.Paper(),
 		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
+		Neighbouring: pl.budget.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.delta, Of: "the Lipschitz constant of F_D − F_D′ in ℓ2 (k times it for the potentials)",
-			Derivation: pl.budget.sensitivityDerivation(pl.g, pl.problem.N)},
+			Derivation: meanSensitivityDerivation(pl.budget, pl.g, pl.problem.N)},
 		Sampler: status, Randomness: randomness(r),
 	})
 	if err != nil {

@@ -48,7 +48,7 @@ func TestREMCalibration(t *testing.T) {
 	ds := toyData(200, 3, 1)
 	p := toyProblem(ds)
 	for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue, SampleMALA, SampleKinetic} {
-		pl, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		pl, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestREMCalibration(t *testing.T) {
 		}
 	}
 	// Add/remove halves the sensitivity.
-	pl, _ := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
+	pl, _ := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
 	if rp := pl.(*remPlan); rp.delta != rp.g/200 {
 		t.Errorf("add/remove: Δ = %g, want G/n", rp.delta)
 	}
@@ -78,7 +78,7 @@ func TestREMRuns(t *testing.T) {
 	ds := toyData(100, 3, 2)
 	p := toyProblem(ds)
 	for _, mode := range []SamplerMode{SampleEnvelope, SampleMALA, SampleKinetic} {
-		pl, err := REM{Sampler: mode, FastSteps: 500}.Plan(Budget{Epsilon: 2, Delta: 1e-5}, p)
+		pl, err := REM{Sampler: mode, FastSteps: 500}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-5}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestREMFastSteps(t *testing.T) {
 	p := toyProblem(ds)
 	box := p
 	box.Domain, box.Radius = cube(t, 3, 2), 2*math.Sqrt(3)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	for _, mode := range []SamplerMode{SampleMALA, SampleLangevin, SampleKinetic} {
 		pl, err := REM{Sampler: mode}.Plan(b, p)
 		if err != nil {
@@ -154,24 +154,24 @@ func TestREMFastSteps(t *testing.T) {
 func TestREMRejects(t *testing.T) {
 	ds := toyData(50, 2, 4)
 	p := toyProblem(ds)
-	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 0}, p); err == nil {
+	if _, err := (REM{}).Plan(privacy.Budget{Epsilon: 1, Delta: 0}, p); err == nil {
 		t.Error("pure DP accepted")
 	}
 	tilted := p
 	tilted.Loss.Tilt = 1
-	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, tilted); err == nil {
+	if _, err := (REM{}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, tilted); err == nil {
 		t.Error("a tilted loss accepted")
 	}
 	ball, _ := geom.NewBall(2, 1, 1, nil)
 	onBall := p
 	onBall.Domain = ball
-	if _, err := (REM{}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err == nil || !strings.Contains(err.Error(), "ℓ1 ball") {
+	if _, err := (REM{}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, onBall); err == nil || !strings.Contains(err.Error(), "ℓ1 ball") {
 		t.Errorf("certified sampling on an ℓ1 ball: error %v", err)
 	}
-	if _, err := (REM{Sampler: SampleMALA}).Plan(Budget{Epsilon: 1, Delta: 1e-6}, onBall); err != nil {
+	if _, err := (REM{Sampler: SampleMALA}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, onBall); err != nil {
 		t.Errorf("MALA on an ℓ1 ball: %v", err)
 	}
-	pl, _ := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	pl, _ := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	other := toyData(51, 2, 5)
 	if _, err := pl.Run(context.Background(), other, rng.Seeded(1), nil); err == nil {
 		t.Error("a dataset of another size accepted")
@@ -183,7 +183,7 @@ func TestREMRejects(t *testing.T) {
 func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 	ds := toyData(500, 4, 6)
 	p := toyProblem(ds)
-	pl, err := REM{}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+	pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +192,7 @@ func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 		t.Errorf("auto chose %s for the logistic loss", rp.mech.Sampler)
 	}
 	for _, mode := range []SamplerMode{SampleStochastic, SampleValue} {
-		other, err := REM{Sampler: mode}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		other, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +218,7 @@ func TestREMExampleRank(t *testing.T) {
 		p := toyProblem(ds)
 		p.Loss = tc.spec
 		p.Domain = geom.Whole{D: tc.dim}
-		pl, err := REM{Sampler: SampleStochastic}.Plan(Budget{Epsilon: 1, Delta: 1e-6}, p)
+		pl, err := REM{Sampler: SampleStochastic}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -267,7 +267,7 @@ func TestREMOnABall(t *testing.T) {
 		t.Fatal(err)
 	}
 	p.Domain, p.Radius = ball, 0.3
-	pl, err := REM{}.Plan(Budget{Epsilon: 2, Delta: 1e-6}, p)
+	pl, err := REM{}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,7 +77,7 @@ func (REMLp) Paper() string {
 // remLpPlan is a planned run of REM in ℓp.
 type remLpPlan struct {
 	mech                REMLp
-	budget              Budget
+	budget              privacy.Budget
 	problem             Problem
 	reg                 geom.Regularizer
 	gaussian            bool    // r = (σ₂/2)‖w‖²: no remainder
@@ -97,8 +97,8 @@ type remLpPlan struct {
 }
 
 // Plan fixes the regularizer, Θ, k, μ and the sampler's parameters from public quantities.
-func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
-	if err := b.Validate(); err != nil {
+func (m REMLp) Plan(b privacy.Budget, p Problem) (Plan, error) {
+	if err := ValidateBudget(b); err != nil {
 		return nil, err
 	}
 	if err := p.Validate(); err != nil {
@@ -164,7 +164,7 @@ func (m REMLp) Plan(b Budget, p Problem) (Plan, error) {
 			return nil, err
 		}
 	}
-	pl.delta = b.Sensitivity(pl.gp, p.N)
+	pl.delta = Sensitivity(b, pl.gp, p.N)
 	oracle, certified := m.Sampler.oracle()
 	pl.certified = certified
 	pl.deltaMech = b.Delta
@@ -351,7 +351,7 @@ func (pl *remLpPlan) Parameters() map[string]float64 {
 // Run samples from π_D.
 func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := pl.budget.lossOver(pl.problem, ds)
+	l, err := lossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}
@@ -369,9 +369,9 @@ func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	rep, err := privacy.NewReport(pl.base, privacy.ReportSpec{
 		Mechanism: fmt.Sprintf("%s (p = %g, %s)", pl.mech.Name(), pl.mech.Norm, pl.mech.Sampler), Paper: pl.mech.Paper(),
 		Target:       privacy.Budget{Epsilon: pl.budget.Epsilon, Delta: pl.budget.Delta},
-		Neighbouring: pl.budget.relation(),
+		Neighbouring: pl.budget.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: pl.delta, Of: fmt.Sprintf("the Lipschitz constant of F_D − F_D′ in the norm ℓ%g (Schatten for a matrix model), against the potentials' modulus kμσ_p in the same norm", pl.mech.Norm),
-			Derivation: pl.budget.sensitivityDerivation(pl.gp, pl.problem.N) + fmt.Sprintf(", G in ℓ%g; σ_p = %.6g", pl.mech.Norm, pl.sigmaP)},
+			Derivation: meanSensitivityDerivation(pl.budget, pl.gp, pl.problem.N) + fmt.Sprintf(", G in ℓ%g; σ_p = %.6g", pl.mech.Norm, pl.sigmaP)},
 		Sampler: status, Randomness: randomness(r),
 	})
 	if err != nil {

@@ -46,7 +46,7 @@ func TestREMLpCalibration(t *testing.T) {
 	} {
 		p := boxProblem(t, ds, tc.b)
 		p.Radius = tc.radius
-		budget := Budget{Epsilon: 1, Delta: 1e-6}
+		budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 		plan, err := REMLp{Norm: tc.norm, Sampler: tc.mode}.Plan(budget, p)
 		if err != nil {
 			t.Fatalf("p = %g: %v", tc.norm, err)
@@ -89,7 +89,7 @@ func TestREMLpCalibration(t *testing.T) {
 func TestREMLpMatchesREM(t *testing.T) {
 	ds := toyData(200, 3, 1)
 	p := toyProblem(ds)
-	b := Budget{Epsilon: 1, Delta: 1e-6}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	a, err := REMLp{Norm: 2}.Plan(b, p)
 	if err != nil {
 		t.Fatal(err)
@@ -195,7 +195,7 @@ func TestREMLpPrivacy2D(t *testing.T) {
 	d2 := rowsData(2, rows, labels2)
 	p := boxProblem(t, d1, 4)
 	p.Radius = 2
-	plan, err := REMLp{Norm: 1.5, Sampler: SampleMALA}.Plan(Budget{Epsilon: 1, Delta: 1e-2}, p)
+	plan, err := REMLp{Norm: 1.5, Sampler: SampleMALA}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-2}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func TestREMLpRuns(t *testing.T) {
 		{"l1 kinetic langevin", REMLp{Norm: 1, Sampler: SampleKinetic}, p, ds, 2},
 		{"schatten1.5 envelope", REMLp{Norm: 1.5, Sampler: SampleEnvelope}, mp, multi, 1},
 	} {
-		plan, err := tc.mech.Plan(Budget{Epsilon: 2, Delta: 1e-5}, tc.p)
+		plan, err := tc.mech.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-5}, tc.p)
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -330,12 +330,12 @@ func TestREMLpRejects(t *testing.T) {
 		name string
 		m    REMLp
 		p    Problem
-		b    Budget
+		b    privacy.Budget
 	}{
-		{"pure", REMLp{Norm: 2}, whole, Budget{Epsilon: 1}},
-		{"l1.5 on the whole space", REMLp{Norm: 1.5}, whole, Budget{Epsilon: 1, Delta: 1e-6}},
-		{"p < 1", REMLp{Norm: 0.5}, boxProblem(t, ds, 1), Budget{Epsilon: 1, Delta: 1e-6}},
-		{"l1 in dimension 2", REMLp{Norm: 1}, boxProblem(t, ds, 1), Budget{Epsilon: 1, Delta: 1e-6}},
+		{"pure", REMLp{Norm: 2}, whole, privacy.Budget{Epsilon: 1}},
+		{"l1.5 on the whole space", REMLp{Norm: 1.5}, whole, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{"p < 1", REMLp{Norm: 0.5}, boxProblem(t, ds, 1), privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{"l1 in dimension 2", REMLp{Norm: 1}, boxProblem(t, ds, 1), privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 	} {
 		if _, err := tc.m.Plan(tc.b, tc.p); err == nil {
 			t.Errorf("%s accepted", tc.name)

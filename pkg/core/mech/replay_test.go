@@ -372,7 +372,7 @@ var replayBox = func() *geom.Box {
 type replayCase struct {
 	name   string
 	m      Mechanism
-	budget Budget
+	budget privacy.Budget
 	// extremes lists the extreme rows paired with the base (every one when nil).
 	extremes []int
 	// domain, when not nil, replaces the problem's domain.
@@ -446,13 +446,13 @@ const replayBase, replayN = 300, 400
 // nothing but the noised values differs. The checks are deterministic (fixed seeds).
 func TestReplaySensitivities(t *testing.T) {
 	base, extremes := replayRows(t, replayBase)
-	budget := Budget{Epsilon: 1, Delta: 1e-6}
+	budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	few := []int{0, 1, 7, 41}
 	cases := []replayCase{
 		{"noisy-gd", NoisyGD{}, budget, nil, nil},
 		{"noisy-gd (no preconditioner, no clipping)", NoisyGD{NoPrecondition: true, Clip: 1, NoBiasShaping: true, NoCategoricalRidge: true}, budget, few, nil},
 		{"langevin", Langevin{}, budget, nil, nil},
-		{"outpert", OutputPerturbation{}, Budget{Epsilon: 1}, nil, nil},
+		{"outpert", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, nil, nil},
 		{"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil},
 		{"rem (certified)", REM{}, budget, few, nil},
 		{"rem (mala)", REM{Sampler: SampleMALA}, budget, few, nil},
@@ -503,17 +503,17 @@ func TestReplayOtherProblems(t *testing.T) {
 		base, extremes *data.Dataset
 		mechs          []replayCase
 	}
-	budget := Budget{Epsilon: 1, Delta: 1e-6}
+	budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	bounds := loss.Bounds{X: 1, XNorm: 2, Y: 1}
 	problems := []problem{
 		{"logistic on a box", Problem{Loss: LossSpec{Name: "logistic"}, Dim: 2, Bounds: bounds, Domain: replayBox, Radius: 2}, binary, binExtremes,
-			[]replayCase{{"expmech", ExpMech{}, Budget{Epsilon: 1}, nil, nil}, {"rashomon (pure)", Rashomon{}, Budget{Epsilon: 1}, nil, nil},
+			[]replayCase{{"expmech", ExpMech{}, privacy.Budget{Epsilon: 1}, nil, nil}, {"rashomon (pure)", Rashomon{}, privacy.Budget{Epsilon: 1}, nil, nil},
 				{"rem", REM{}, budget, nil, nil}, {"noisy-gd", NoisyGD{}, budget, nil, nil}}},
 		{"squared loss", Problem{Loss: LossSpec{Name: "squared"}, Dim: 2, Bounds: bounds, Domain: replayBox, Radius: 2}, reg, regExtremes,
 			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}, {"langevin", Langevin{}, budget, nil, nil},
 				{"auto", Auto{}, budget, nil, nil}}},
 		{"huber loss", Problem{Loss: LossSpec{Name: "huber", Param: 0.1}, Dim: 2, Bounds: bounds, Domain: geom.Whole{D: 2}, Radius: 2}, reg, regExtremes,
-			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert", OutputPerturbation{}, Budget{Epsilon: 1}, nil, nil}, {"rem", REM{}, budget, nil, nil}}},
+			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, nil, nil}, {"rem", REM{}, budget, nil, nil}}},
 		{"multinomial loss", Problem{Loss: LossSpec{Name: "multinomial", Classes: 3}, Dim: 2, Bounds: bounds, Domain: geom.Whole{D: 6}, Radius: 2}, classes, classExtremes,
 			[]replayCase{{"noisy-gd", NoisyGD{}, budget, nil, nil}, {"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil}, {"auto", Auto{}, budget, nil, nil}}},
 	}
@@ -568,7 +568,7 @@ func (p dividesByObservedN) Run(ctx context.Context, ds *data.Dataset, r *rng.Ra
 // its observed number of rows as N (parameters that differ); and a report that states n.
 func TestReplayCatchesAddRemoveMutants(t *testing.T) {
 	base, extremes := replayRows(t, replayBase)
-	budget := Budget{Epsilon: 1, Delta: 1e-6}
+	budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	exceeds := func(bad []string) bool {
 		return slices.ContainsFunc(bad, func(b string) bool { return strings.Contains(b, "above the declared") })
 	}
@@ -623,9 +623,9 @@ func TestReplayCatchesRawFloatRelease(t *testing.T) {
 	base, extremes := replayRows(t, replayBase)
 	pair := neighbours(privacy.ReplaceOne, base, extremes, 0)[0]
 	for _, c := range []replayCase{
-		{"noisy-gd", NoisyGD{}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
-		{"outpert-gauss", OutputPerturbation{Gaussian: true}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
-		{"rashomon (langevin)", Rashomon{}, Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+		{"noisy-gd", NoisyGD{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+		{"outpert-gauss", OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
+		{"rashomon (langevin)", Rashomon{}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, nil, nil},
 	} {
 		pl := replayPlan(t, c, privacy.ReplaceOne, adultReplayProblem(base, 0), pair.d0.N)
 		if bad, checked, _ := replayPair(t, pl, pl, pair, 1); len(bad) > 0 || checked == 0 {
@@ -646,7 +646,7 @@ func TestAddRemoveRefusesRowsBeyondN(t *testing.T) {
 	ds := toyData(41, 3, 1)
 	p := toyProblem(ds)
 	p.N = 40
-	pl, err := OutputPerturbation{Gaussian: true}.Plan(Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
+	pl, err := OutputPerturbation{Gaussian: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, p)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -41,11 +41,11 @@ type vectorNoise struct {
 
 // newVectorNoise returns the noise of kind for a release of coords coordinates under budget
 // b, with its target fixed (ρ for the discrete Gaussian) and not yet calibrated.
-func newVectorNoise(kind noiseKind, b Budget, coords int) (vectorNoise, error) {
+func newVectorNoise(kind noiseKind, b privacy.Budget, coords int) (vectorNoise, error) {
 	v := vectorNoise{noise: kind, coords: coords}
 	if kind == noiseDiscreteGaussian {
 		var err error
-		if v.rho, v.tvBudget, v.gdp, err = gaussianTarget(b, coords); err != nil {
+		if v.rho, v.tvBudget, v.gdp, err = gaussianTarget(b, coords, 0); err != nil {
 			return vectorNoise{}, err
 		}
 	}
@@ -54,7 +54,7 @@ func newVectorNoise(kind noiseKind, b Budget, coords int) (vectorNoise, error) {
 
 // calibrate fixes the grid, the noise scale and the guarantee for a vector whose ℓ2 and ℓ1
 // sensitivities (before the grid's rounding, which adds g√d and g·d) are at most l2 and l1.
-func (v *vectorNoise) calibrate(b Budget, l2, l1 float64) error {
+func (v *vectorNoise) calibrate(b privacy.Budget, l2, l1 float64) error {
 	d, eps := v.coords, b.Epsilon
 	var err error
 	switch v.noise {

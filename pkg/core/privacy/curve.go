@@ -91,13 +91,24 @@ func tradeoffFromProfile(c Curve, alpha float64) float64 {
 	return math.Max(best, at((lo+hi)/2))
 }
 
-// Budget is a target (ε, δ): the release must be (ε, δ)-DP.
+// Budget is a target: the release must be (ε, δ)-DP under the neighbouring relation.
 type Budget struct {
 	Epsilon float64 `json:"epsilon"`
 	Delta   float64 `json:"delta"`
+	// Neighbouring is the relation the guarantee protects; empty means replace-one.
+	Neighbouring Neighbouring `json:"neighbouring,omitempty"`
 }
 
-// Validate checks that ε is finite and positive and δ is in [0, 1).
+// Relation returns the budget's neighbouring relation: Neighbouring, or ReplaceOne when it is
+// empty.
+func (b Budget) Relation() Neighbouring {
+	if b.Neighbouring == "" {
+		return ReplaceOne
+	}
+	return b.Neighbouring
+}
+
+// Validate checks that ε is finite and positive, δ is in [0, 1) and the relation is known.
 func (b Budget) Validate() error {
 	switch {
 	case !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 1):
@@ -105,7 +116,7 @@ func (b Budget) Validate() error {
 	case !(b.Delta >= 0 && b.Delta < 1):
 		return fmt.Errorf("privacy: δ must be in [0, 1), got %g", b.Delta)
 	}
-	return nil
+	return b.Relation().Validate()
 }
 
 // Meets reports whether a guarantee satisfies the budget: c.Delta(ε) ≤ δ, evaluated.
