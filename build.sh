@@ -145,7 +145,7 @@ build() {
 	mkdir -p "$DIST/demo"
 	cp internal/demo/adult-train.csv internal/demo/adult-test.csv internal/demo/adult-lr.schema.json "$DIST/demo/"
 	cp index.html "$DIST/"
-	cp web/*.js web/*.css pkg/plot/plot.css "$DIST/"
+	cp web/*.js web/*.css pkg/plot/svgfile/plot.css "$DIST/"
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$DIST/"
 	go run ./internal/build/vuguhelper "$DIST/vugu-render.js"
 	local total_raw=0 total_gz=0 raw gz f
