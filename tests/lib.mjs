@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
+import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
 import { chromium } from 'playwright-core';
@@ -44,6 +45,23 @@ export function startServer(dir = env('PRIVOPT_DIST'), prefix = '/') {
       }
     });
     proc.on('exit', (code) => { clearTimeout(timer); reject(new Error(`privopt serve exited with ${code}:\n${log}`)); });
+  });
+}
+
+// startCoursePage serves one HTML page at / from a plain HTTP server on a free loopback port:
+// a site of another origin (a course page) that embeds privopt. It resolves with its URL, its
+// origin and a stop function.
+export function startCoursePage(html) {
+  const srv = http.createServer((req, res) => {
+    res.writeHead(req.url === '/' ? 200 : 404, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(req.url === '/' ? html : 'not found');
+  });
+  return new Promise((resolve, reject) => {
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const origin = `http://127.0.0.1:${srv.address().port}`;
+      resolve({ url: origin + '/', origin, stop: () => new Promise((done) => srv.close(done)) });
+    });
   });
 }
 

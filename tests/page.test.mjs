@@ -54,21 +54,24 @@ test('the page draws the curves, updates them as you type, and stays on its orig
   await page.fill('#eps', '1');
   await page.click('#use-largest-mu');
   await page.waitForFunction(() => document.querySelector('#verdict').textContent.includes('meets the target'));
-  assert.equal(await page.inputValue('#mu'), '0.268051');
+  assert.equal(await page.inputValue('#mu'), '0.236704'); // the largest μ for (1, 10⁻⁶): 0.2367044
 
-  // Invalid input: an error next to the field, the last valid curve kept.
-  const valid = await curve();
+  // Invalid input: an error next to the field, and no number or curve until it is corrected.
   await page.fill('#mu', '-3');
   await page.waitForSelector('#mu-error');
   assert.match(await text('#mu-error'), /positive/);
   assert.equal(await page.getAttribute('#mu', 'aria-invalid'), 'true');
-  assert.equal(await curve(), valid, 'an invalid μ keeps the last valid curve');
+  await page.waitForSelector('#curve', { state: 'detached' });
+  assert.equal(await page.$('#delta-at-eps'), null, 'a number is shown for an invalid μ');
+  assert.equal(await text('#curve-problem'), 'No curve is drawn while μ is invalid: correct it above.');
   await page.fill('#delta', '2');
   await page.waitForSelector('#delta-error');
-  await page.fill('#delta', '1e-5');
+  await page.fill('#delta', '1e-6');
   await page.fill('#mu', '1');
   await page.waitForSelector('#mu-error', { state: 'detached' });
   await page.waitForSelector('#delta-error', { state: 'detached' });
+  await page.waitForSelector('#curve');
+  assert.equal(await text('#delta-at-eps'), '0.1269');
 
   await page.screenshot({ path: path.join(artifacts(), 'page.png'), fullPage: true });
   await page.setViewportSize({ width: 360, height: 800 });

@@ -18,7 +18,7 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card about"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "about"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -61,7 +61,7 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgcomp = new(PlotView)
 					vgin.BuildEnv.WireComponent(vgcomp)
 				}
-				vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+				vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 				vgcomp.Drawing = c.A.Plot
 				vgcomp.ID = "bench-plot"
 				vgcomp.Label = "Test accuracy against ε for each mechanism on adult-lr, with the non-private and majority-class baselines"

@@ -12,6 +12,7 @@ import (
 
 	"github.com/vugu/vugu"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -166,7 +167,7 @@ func demoApp(t *testing.T, workers int) (*App, *testHost) {
 // table and the mechanism's heading.
 func TestOpensOnRecommended(t *testing.T) {
 	a := NewApp(newTestHost(t, 1))
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	if a.Mechanism != "noisy-gd" || !strings.Contains(html, `<tr class="chosen" id="plan-noisy-gd">`) ||
 		!strings.Contains(html, "Noisy gradient descent with momentum (recommended)") {
 		t.Errorf("the page opens on %q; its plans table or heading does not mark noisy-gd as recommended", a.Mechanism)
@@ -181,7 +182,7 @@ func TestDemoFlow(t *testing.T) {
 	if !a.HasCurves() || a.CurvePlot.ViewBox == "" || len(a.TradeoffPlot.Paths) != 3 {
 		t.Fatalf("the chosen mechanism's curves are not drawn: %+v", a.Plans)
 	}
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="attribution"`, "CC BY 4.0", `id="preview"`, "State-gov", `id="dataset-summary"`,
 		`id="privacy-curve"`, `id="privacy-tradeoff"`, `<tr class="chosen" id="plan-rem">`, "mixing not certified", `id="option-Sampler"`,
 		`id="data-changes"`, "workclass: ", "missing, replaced by the declared value",
@@ -195,7 +196,7 @@ func TestDemoFlow(t *testing.T) {
 	a.SetRuns("3")
 	a.SetSeed("11")
 	h.settle(a)
-	if a.ComposedText() == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="seed-warning"`) {
+	if a.ComposedText() == "" || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="seed-warning"`) {
 		t.Error("three runs: no composed guarantee, or no seed warning")
 	}
 	a.Run()
@@ -219,7 +220,7 @@ func TestDemoFlow(t *testing.T) {
 	if res.Release.Report.Randomness != privacy.SeededNotPrivate || a.Private() {
 		t.Errorf("a seeded run claims privacy: %+v", res.Release.Report)
 	}
-	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html = render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
 		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`,
 		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0."} {
@@ -284,7 +285,7 @@ func TestCancel(t *testing.T) {
 	h.settle(a)
 	a.Run()
 	h.waitProgress(a)
-	if a.Fraction() >= 1 || !a.Running || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="cancel-button"`) {
+	if a.Fraction() >= 1 || !a.Running || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="cancel-button"`) {
 		t.Fatalf("running: %v, %v", a.Running, a.Fraction())
 	}
 	// No other data can be opened while the runs need the current one.
@@ -323,7 +324,7 @@ func TestFileFlowConfirmation(t *testing.T) {
 	if a.Loaded == nil || a.Unconfirmed() != 6 || !a.ShowSchema {
 		t.Fatalf("loaded %+v, unconfirmed %d, load error %q", a.Loaded, a.Unconfirmed(), a.LoadErr)
 	}
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="unconfirmed"`, "from your data", "first 1000 rows only", `id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the unconfirmed schema's page lacks %s", want)
@@ -393,11 +394,11 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 	h.settle(a)
 	a.SetMin(0, "90")
 	a.SetMax(0, "17")
-	if a.Cols[0].Err == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="column-error-0"`) {
+	if a.Cols[0].Err == "" || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="column-error-0"`) {
 		t.Errorf("min > max: column error %q", a.Cols[0].Err)
 	}
 	a.SetMax(0, "abc")
-	if a.Cols[0].Max.Err == "" || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `aria-invalid="true"`) {
+	if a.Cols[0].Max.Err == "" || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `aria-invalid="true"`) {
 		t.Error("a non-numeric max is not marked invalid")
 	}
 	a.SetMax(0, "90")
@@ -410,14 +411,14 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 	if a.DataErrColumn != "city" || !strings.Contains(a.DataErr, "line 4") || a.ColumnDataErr(1) == "" {
 		t.Errorf("an undeclared category: %q in column %q", a.DataErr, a.DataErrColumn)
 	}
-	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="column-data-error-1"`) || !strings.Contains(html, `id="data-error"`) {
+	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `id="column-data-error-1"`) || !strings.Contains(html, `id="data-error"`) {
 		t.Error("the data error is not shown next to the file and the column")
 	}
 	// A malformed file is reported where it was opened, with its line.
 	h.choose(dataSource, "bad.csv", "a,b\n1,x\n2\n")
 	a.OpenFile(nil)
 	h.settle(a)
-	if !strings.Contains(a.LoadErr, "line 3") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="load-error"`) {
+	if !strings.Contains(a.LoadErr, "line 3") || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="load-error"`) {
 		t.Errorf("malformed file: %q", a.LoadErr)
 	}
 }
@@ -460,7 +461,7 @@ func TestRunBlockers(t *testing.T) {
 	a.SetDelta("1e-6")
 	a.SetOption("FastSteps", "many")
 	h.settle(a)
-	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="option-error-FastSteps"`) || !strings.Contains(html, `many&#34; is not an integer`) {
+	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `id="option-error-FastSteps"`) || !strings.Contains(html, `many&#34; is not an integer`) {
 		t.Error("a setting's error is not shown next to it")
 	}
 	a.SetEps("-1")
@@ -605,7 +606,7 @@ func TestOtherLabels(t *testing.T) {
 		if (res.Release.Diagnostics.TrainAccuracy != nil) != tc.accuracy {
 			t.Errorf("%s: training accuracy %v", tc.name, res.Release.Diagnostics.TrainAccuracy)
 		}
-		html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+		html := render(t, &Root{Widget: curves.New(), App: a})
 		if tc.loss == "multinomial" && !strings.Contains(html, `<th scope="col">class</th>`) {
 			t.Errorf("%s: the weights have no class column", tc.name)
 		}

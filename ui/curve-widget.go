@@ -1,6 +1,8 @@
 package ui
 
-// CurveWidget renders a GDPWidget.
+import "github.com/privopt/privopt/internal/curves"
+
+// CurveWidget renders the privacy-curve widget (curves.Widget) below the app's steps.
 type CurveWidget struct {
-	W *GDPWidget
+	W *curves.Widget
 }

@@ -18,7 +18,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "data"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "data-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -37,13 +37,13 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "dropzone"}}}
 		vgparent.AppendChild(vgn)
 		vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-			EventType: "dragover",
-			Func:      func(event vugu.DOMEvent) { c.DragOver(event) },
+			EventType:	"dragover",
+			Func:		func(event vugu.DOMEvent) { c.DragOver(event) },
 			// TODO: implement capture, etc. mostly need to decide syntax
 		})
 		vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-			EventType: "drop",
-			Func:      func(event vugu.DOMEvent) { c.Drop(event) },
+			EventType:	"drop",
+			Func:		func(event vugu.DOMEvent) { c.Drop(event) },
 			// TODO: implement capture, etc. mostly need to decide syntax
 		})
 		{
@@ -67,8 +67,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("disabled", c.App.Running)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.OpenFile(event) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.OpenFile(event) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
@@ -85,8 +85,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.UseDemo() },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.UseDemo() },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			{
@@ -116,8 +116,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "change",
-				Func:      func(event vugu.DOMEvent) { c.App.LoadSettings(event) },
+				EventType:	"change",
+				Func:		func(event vugu.DOMEvent) { c.App.LoadSettings(event) },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
@@ -297,8 +297,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "confirm-all"}}}
 						vgparent.AppendChild(vgn)
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType: "click",
-							Func:      func(event vugu.DOMEvent) { c.App.ConfirmAll() },
+							EventType:	"click",
+							Func:		func(event vugu.DOMEvent) { c.App.ConfirmAll() },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 						{
@@ -325,8 +325,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.AddAttrInterface("aria-expanded", boolText(c.App.ShowSchema))
 					vgn.SetInnerHTML(when(c.App.ShowSchema, "Hide the schema") + when(!c.App.ShowSchema, "Show and edit the schema"))
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "click",
-						Func:      func(event vugu.DOMEvent) { c.App.ToggleSchema() },
+						EventType:	"click",
+						Func:		func(event vugu.DOMEvent) { c.App.ToggleSchema() },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
@@ -351,7 +351,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgcomp = new(SchemaEditor)
 							vgin.BuildEnv.WireComponent(vgcomp)
 						}
-						vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+						vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 						vgcomp.App = c.App
 						vgout.Components = append(vgout.Components, vgcomp)
 						vgn = &vugu.VGNode{Component: vgcomp}
@@ -384,8 +384,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 						}
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType: "input",
-							Func:      func(event vugu.DOMEvent) { c.App.SetHoldout(event.PropString("target", "value")) },
+							EventType:	"input",
+							Func:		func(event vugu.DOMEvent) { c.App.SetHoldout(event.PropString("target", "value")) },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -412,8 +412,8 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgparent.AppendChild(vgn)
 					vgn.AddAttrInterface("disabled", len(c.App.DataBlockers()) > 0 || c.App.Checking)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "click",
-						Func:      func(event vugu.DOMEvent) { c.App.CheckData() },
+						EventType:	"click",
+						Func:		func(event vugu.DOMEvent) { c.App.CheckData() },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					{

@@ -64,7 +64,7 @@ type ColumnEdit struct {
 }
 
 func (a *App) initData() {
-	a.Holdout.set("20", checkHoldout)
+	a.Holdout.Set("20", checkHoldout)
 }
 
 func checkHoldout(v float64) string {
@@ -133,8 +133,8 @@ func (a *App) setSchema(s *data.Schema) {
 		a.refreshColumn(i)
 	}
 	a.NormP = Field{Text: fit.Exponent(s.Norm.P).String(), Value: s.Norm.P}
-	a.NormRadius.set(exactText(s.Norm.Radius), positive)
-	a.NormBias.set(exactText(s.Norm.Bias), func(float64) string { return "" })
+	a.NormRadius.Set(exactText(s.Norm.Radius), positive)
+	a.NormBias.Set(exactText(s.Norm.Bias), func(float64) string { return "" })
 	a.ShowSchema = len(s.Unconfirmed()) > 0
 	a.schemaChanged()
 	if len(s.Unconfirmed()) == 0 && a.Dataset == nil {
@@ -272,7 +272,7 @@ func (a *App) SetMax(i int, text string) {
 }
 
 func (a *App) setBound(i int, text string, f *Field, v *float64, name string) {
-	f.set(text, func(float64) string { return "" })
+	f.Set(text, func(float64) string { return "" })
 	if f.Err == "" {
 		*v = f.Value
 		a.confirm(i, name)
@@ -402,7 +402,7 @@ func (a *App) SetNormP(text string) {
 
 // SetNormRadius: see SetNormP.
 func (a *App) SetNormRadius(text string) {
-	a.NormRadius.set(text, positive)
+	a.NormRadius.Set(text, positive)
 	if a.NormRadius.Err == "" {
 		a.Schema.Norm.Radius = a.NormRadius.Value
 	}
@@ -411,7 +411,7 @@ func (a *App) SetNormRadius(text string) {
 
 // SetNormBias: see SetNormP.
 func (a *App) SetNormBias(text string) {
-	a.NormBias.set(text, func(v float64) string {
+	a.NormBias.Set(text, func(v float64) string {
 		if v < 0 {
 			return "The bias is at least 0 (0 for none)."
 		}
@@ -431,7 +431,7 @@ func (a *App) SetNormFit(fit string) {
 
 // SetHoldout sets the percentage of a file's rows held out for evaluation.
 func (a *App) SetHoldout(text string) {
-	a.Holdout.set(text, checkHoldout)
+	a.Holdout.Set(text, checkHoldout)
 	a.schemaChanged()
 }
 

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
 
@@ -16,7 +17,7 @@ import (
 // restores the share.
 func TestPrivateEvaluation(t *testing.T) {
 	a, h := demoApp(t, 1)
-	if page := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(page, `id="eval-share"`) || a.EvalShare.Text != "0" ||
+	if page := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(page, `id="eval-share"`) || a.EvalShare.Text != "0" ||
 		a.spec().EvalShare != 0 || strings.Contains(a.Query(), "eval=") {
 		t.Fatalf("the demo's evaluation control: %+v, link %s", a.EvalShare, a.Query())
 	}
@@ -41,7 +42,7 @@ func TestPrivateEvaluation(t *testing.T) {
 	if strings.Contains(text, `"test"`) || strings.Contains(text, `"diagnostics"`) {
 		t.Error("the release holds local figures")
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page := render(t, &Root{Widget: curves.New(), App: a})
 	ev := a.DoneRuns()[1].Result.Private
 	for _, want := range []string{`id="private-evaluation"`, "Local held-out accuracy: exact, for you only", "Private held-out accuracy: part of the release",
 		"not private", "The local figure is exact", "The private figure was released with noise, spending 10 % of each run&#39;s budget",
@@ -77,7 +78,7 @@ func TestEvalShareOffered(t *testing.T) {
 	a, _ := fileApp(t) // no held-out rows
 	a.SetEvalShare("10")
 	if a.EvalOffered() || a.spec().EvalShare != 0 || strings.Contains(a.Query(), "eval=") ||
-		strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="eval-share"`) || len(a.budgetErrors()) > 0 {
+		strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="eval-share"`) || len(a.budgetErrors()) > 0 {
 		t.Errorf("no held-out rows: offered %v, spec %v, link %s", a.EvalOffered(), a.spec().EvalShare, a.Query())
 	}
 	a.SetHoldout("20")
@@ -87,7 +88,7 @@ func TestEvalShareOffered(t *testing.T) {
 	for _, bad := range []string{"100", "-1", "ten", ""} {
 		a.SetEvalShare(bad)
 		if a.EvalShare.Err == "" || a.EvalShare.Value != 10 || !slices.Contains(a.budgetErrors(), "the private evaluation's share") ||
-			!strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="eval-share-error"`) {
+			!strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="eval-share-error"`) {
 			t.Errorf("%q: %+v", bad, a.EvalShare)
 		}
 	}
@@ -125,7 +126,7 @@ func TestPrivateEvaluationRegression(t *testing.T) {
 		f.Schema.Columns[2].Range == nil {
 		t.Fatalf("evaluation %+v, held out %+v", ev, f.Models[0].HeldOut)
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{"Local held-out mean loss: exact, for you only", "Private held-out error: part of the release",
 		"mean absolute error " + shortText(ev.MAE.Value) + " (95 % interval for the noise: ", "R² "} {
 		if !strings.Contains(page, want) {

@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 	"testing"
+
+	"github.com/privopt/privopt/internal/curves"
 )
 
 // TestBudgetGuidance: the privacy step explains ε and δ with the chosen plan's attack reading,
@@ -30,7 +32,7 @@ func TestBudgetGuidance(t *testing.T) {
 	if w := a.BudgetWarnings(); len(w) != 1 || !strings.Contains(w[0], "1/n = 1/4000") {
 		t.Errorf("δ = 0.5: warnings %q", w)
 	}
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	if !strings.Contains(html, `id="budget-warnings"`) || !strings.Contains(html, `id="budget-help"`) {
 		t.Error("the warnings or the help are not shown")
 	}
@@ -53,7 +55,7 @@ func TestBudgetGuidance(t *testing.T) {
 		!strings.HasPrefix(s[2], "Not covered:") {
 		t.Errorf("ε = 50: summary %q", s)
 	}
-	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html = render(t, &Root{Widget: curves.New(), App: a})
 	if i, j := strings.Index(html, `id="report-summary"`), strings.Index(html, `<details id="derivation">`); i < 0 || j < i ||
 		j > strings.Index(html, `id="report-statement"`) {
 		t.Error("the summary does not come before the derivation, or the derivation is not behind a click")
@@ -91,7 +93,7 @@ func TestPlainWords(t *testing.T) {
 	a, h := demoApp(t, 1)
 	a.SetMechanism("noisy-gd")
 	h.settle(a)
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	if !strings.Contains(html, `type="checkbox" id="option-NoPrecondition"`) || strings.Contains(html, "rho_zcdp") {
 		t.Error("noisy-gd's NoPrecondition is not a checkbox, or a parameter's identifier reaches the page")
 	}

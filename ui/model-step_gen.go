@@ -18,7 +18,7 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "model"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "model-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -51,8 +51,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "loss"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "loss-explain"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.SetLoss(event.PropString("target", "value")) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.SetLoss(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{
@@ -108,8 +108,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetLossParam(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetLossParam(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -150,8 +150,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "modifier"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "modifier-explain"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.SetModifier(event.PropString("target", "value")) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.SetModifier(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{
@@ -229,8 +229,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetTilt(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetTilt(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -270,8 +270,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetRobust(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetRobust(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -303,8 +303,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "rnorm"}}}
 					vgparent.AppendChild(vgn)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "change",
-						Func:      func(event vugu.DOMEvent) { c.App.SetRobustNorm(event.PropString("target", "value")) },
+						EventType:	"change",
+						Func:		func(event vugu.DOMEvent) { c.App.SetRobustNorm(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					{
@@ -377,8 +377,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "domain"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.SetDomain(event.PropString("target", "value")) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.SetDomain(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{
@@ -448,8 +448,8 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 				}
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "input",
-					Func:      func(event vugu.DOMEvent) { c.App.SetRadius(event.PropString("target", "value")) },
+					EventType:	"input",
+					Func:		func(event vugu.DOMEvent) { c.App.SetRadius(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}

@@ -37,10 +37,10 @@ const (
 func (a *App) initModel() {
 	a.Loss, a.Modifier, a.RobustNorm = "logistic", NoModifier, "inf"
 	a.Domain = fit.DefaultDomain(a.Loss)
-	a.LossParam.set("1", positive)
-	a.Tilt.set("1", positive)
-	a.Robust.set("0.05", positive)
-	a.Radius.set("10", positive)
+	a.LossParam.Set("1", positive)
+	a.Tilt.Set("1", positive)
+	a.Robust.Set("0.05", positive)
+	a.Radius.Set("10", positive)
 }
 
 // LabelKind is the label kind of the checked data, or of the schema's label column while
@@ -91,16 +91,16 @@ func (a *App) LossParamLabel() string {
 }
 
 // SetLossParam sets the loss's parameter.
-func (a *App) SetLossParam(text string) { a.LossParam.set(text, positive); a.specChanged() }
+func (a *App) SetLossParam(text string) { a.LossParam.Set(text, positive); a.specChanged() }
 
 // SetModifier sets the loss's modifier: none, tilted or adversarial.
 func (a *App) SetModifier(m string) { a.Modifier = m; a.specChanged() }
 
 // SetTilt sets the tilt t of tilted ERM.
-func (a *App) SetTilt(text string) { a.Tilt.set(text, positive); a.specChanged() }
+func (a *App) SetTilt(text string) { a.Tilt.Set(text, positive); a.specChanged() }
 
 // SetRobust sets the radius ρ of adversarial training.
-func (a *App) SetRobust(text string) { a.Robust.set(text, positive); a.specChanged() }
+func (a *App) SetRobust(text string) { a.Robust.Set(text, positive); a.specChanged() }
 
 // SetRobustNorm sets the norm of adversarial perturbations: "1", "2" or "inf".
 func (a *App) SetRobustNorm(q string) { a.RobustNorm = q; a.specChanged() }
@@ -109,7 +109,7 @@ func (a *App) SetRobustNorm(q string) { a.RobustNorm = q; a.specChanged() }
 func (a *App) SetDomain(d string) { a.Domain, a.domainChosen = d, true; a.specChanged() }
 
 // SetRadius sets the domain's radius.
-func (a *App) SetRadius(text string) { a.Radius.set(text, positive); a.specChanged() }
+func (a *App) SetRadius(text string) { a.Radius.Set(text, positive); a.specChanged() }
 
 // RadiusLabel describes the radius for the chosen domain.
 func (a *App) RadiusLabel() string {

@@ -18,7 +18,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "svg", Data: "svg", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "plot"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "img"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	vgn.AddAttrInterface("aria-label", c.Label)
 	vgn.AddAttrInterface("id", c.ID)
 	vgn.AddAttrInterface("viewBox", c.Drawing.ViewBox)

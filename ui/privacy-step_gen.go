@@ -18,7 +18,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "privacy"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "privacy-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -59,8 +59,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 				}
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "input",
-					Func:      func(event vugu.DOMEvent) { c.App.SetEps(event.PropString("target", "value")) },
+					EventType:	"input",
+					Func:		func(event vugu.DOMEvent) { c.App.SetEps(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -98,8 +98,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 				}
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "input",
-					Func:      func(event vugu.DOMEvent) { c.App.SetDelta(event.PropString("target", "value")) },
+					EventType:	"input",
+					Func:		func(event vugu.DOMEvent) { c.App.SetDelta(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -129,8 +129,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "neighbouring"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.SetNeighbouring(event.PropString("target", "value")) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.SetNeighbouring(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{
@@ -182,8 +182,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetPublicN(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetPublicN(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -227,8 +227,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 				}
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "input",
-					Func:      func(event vugu.DOMEvent) { c.App.SetRuns(event.PropString("target", "value")) },
+					EventType:	"input",
+					Func:		func(event vugu.DOMEvent) { c.App.SetRuns(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -266,8 +266,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 				}
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "input",
-					Func:      func(event vugu.DOMEvent) { c.App.SetSeed(event.PropString("target", "value")) },
+					EventType:	"input",
+					Func:		func(event vugu.DOMEvent) { c.App.SetSeed(event.PropString("target", "value")) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -306,8 +306,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetEvalShare(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetEvalShare(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -352,8 +352,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetScaleShare(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetScaleShare(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
@@ -523,8 +523,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "change",
-									Func:      func(event vugu.DOMEvent) { c.App.SetMechanism(r.Name) },
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetMechanism(r.Name) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n            "}
@@ -692,8 +692,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgparent.AppendChild(vgn)
 							vgn.AddAttrInterface("id", "option-"+o.Name)
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType: "change",
-								Func:      func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
+								EventType:	"change",
+								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
 							{
@@ -741,8 +741,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
 							}
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType: "change",
-								Func:      func(event vugu.DOMEvent) { c.App.SetOption(o.Name, when(event.PropBool("target", "checked"), "true")) },
+								EventType:	"change",
+								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, when(event.PropBool("target", "checked"), "true")) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
 						}
@@ -762,8 +762,8 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 							}
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType: "input",
-								Func:      func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
+								EventType:	"input",
+								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
 						}
@@ -825,7 +825,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgcomp = new(PlotView)
 						vgin.BuildEnv.WireComponent(vgcomp)
 					}
-					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 					vgcomp.Drawing = c.App.CurvePlot
 					vgcomp.ID = "privacy-curve"
 					vgcomp.Label = "The chosen mechanism's privacy curve δ(ε) on a log scale, with the target (ε, δ) marked"
@@ -844,7 +844,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgcomp = new(PlotView)
 						vgin.BuildEnv.WireComponent(vgcomp)
 					}
-					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 					vgcomp.Drawing = c.App.TradeoffPlot
 					vgcomp.ID = "privacy-tradeoff"
 					vgcomp.Label = "The chosen mechanism's tradeoff curve T(α) beside perfect privacy 1 − α and the target (ε, δ)"

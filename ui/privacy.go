@@ -6,6 +6,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/loss"
@@ -57,12 +58,12 @@ const Recommended = "noisy-gd"
 func (a *App) initPrivacy() {
 	a.Mechanism = Recommended
 	a.OptionText = map[string]string{}
-	a.Eps.set("1", checkEps)
-	a.Delta.set("1e-6", checkBudgetDelta)
+	a.Eps.Set(curves.DefaultEps, curves.CheckEps)
+	a.Delta.Set(curves.DefaultDelta, checkBudgetDelta)
 	a.Neighbouring = string(privacy.ReplaceOne)
-	a.Runs.set("1", checkRuns)
-	a.EvalShare.set("0", checkEvalShare)
-	a.ScaleShare.set(exactText(100*fit.DefaultScaleShare), checkScaleShare)
+	a.Runs.Set("1", checkRuns)
+	a.EvalShare.Set("0", checkEvalShare)
+	a.ScaleShare.Set(exactText(100*fit.DefaultScaleShare), checkScaleShare)
 }
 
 // relations lists the neighbouring relations with their explanations.
@@ -133,10 +134,10 @@ func (a *App) SetOption(field, text string) {
 }
 
 // SetEps, SetDelta, SetNeighbouring, SetRuns and SetSeed set the budget and the runs.
-func (a *App) SetEps(text string) { a.Eps.set(text, checkEps); a.specChanged() }
+func (a *App) SetEps(text string) { a.Eps.Set(text, curves.CheckEps); a.specChanged() }
 
 // SetDelta: see SetEps.
-func (a *App) SetDelta(text string) { a.Delta.set(text, checkBudgetDelta); a.specChanged() }
+func (a *App) SetDelta(text string) { a.Delta.Set(text, checkBudgetDelta); a.specChanged() }
 
 // SetNeighbouring sets the relation (see SetEps). When the data was checked with held-out rows
 // chosen the other relation's way (datasetRequest), it is checked again.
@@ -168,7 +169,7 @@ func (a *App) setPublicN(text string) {
 		a.PublicN = Field{Text: text}
 		return
 	}
-	a.PublicN.set(text, checkPublicN)
+	a.PublicN.Set(text, checkPublicN)
 }
 
 // prefillPublicN fills the N field from a loaded schema's "public_rows" (0: none) unless the
@@ -232,7 +233,7 @@ func (a *App) PublicNProblem() string {
 }
 
 // SetRuns: see SetEps.
-func (a *App) SetRuns(text string) { a.Runs.set(text, checkRuns); a.specChanged() }
+func (a *App) SetRuns(text string) { a.Runs.Set(text, checkRuns); a.specChanged() }
 
 // SetSeed: see SetEps. An empty seed means randomness from the browser's CSPRNG.
 func (a *App) SetSeed(text string) {
@@ -260,7 +261,7 @@ func (a *App) Seeded() bool { return a.seed() != nil }
 
 // SetEvalShare sets the percentage of each run's budget spent on a private evaluation of its
 // model on the held-out rows (see SetEps).
-func (a *App) SetEvalShare(text string) { a.EvalShare.set(text, checkEvalShare); a.specChanged() }
+func (a *App) SetEvalShare(text string) { a.EvalShare.Set(text, checkEvalShare); a.specChanged() }
 
 // EvalOffered reports whether the page offers a private evaluation: when there are held-out
 // rows to evaluate on, the demo's own or a file's held-out share. It depends on the person's
@@ -289,7 +290,7 @@ func (a *App) EvalText() string {
 }
 
 // SetScaleShare sets the percentage of the budget spent on private ranges (see SetEps).
-func (a *App) SetScaleShare(text string) { a.ScaleShare.set(text, checkScaleShare); a.specChanged() }
+func (a *App) SetScaleShare(text string) { a.ScaleShare.Set(text, checkScaleShare); a.specChanged() }
 
 // ScaleOffered reports whether the page offers private ranges: before a schema is loaded, and
 // when the schema leaves a numeric column to scale privately under the norm's fit "scale" (a
@@ -351,7 +352,7 @@ func (a *App) specChanged() {
 	}
 	facts := a.Dataset.Facts
 	spec := a.spec()
-	a.planID = a.send(0, engine.Request{Kind: "plan", Spec: &spec, Facts: &facts, Runs: int(a.Runs.Value), EpsMax: epsMax(a.Eps.Value)})
+	a.planID = a.send(0, engine.Request{Kind: "plan", Spec: &spec, Facts: &facts, Runs: int(a.Runs.Value), EpsMax: curves.EpsMax(a.Eps.Value)})
 }
 
 // receivePlan takes the engine's plans, when they answer the latest request.
@@ -386,15 +387,15 @@ func (a *App) redraw() {
 		return
 	}
 	c := a.Plans.Curves
-	deltas := []curveSeries{{"one run", "series-0", c.Delta}}
-	tradeoffs := []curveSeries{{"T(α), one run", "series-0", c.Tradeoff}}
+	deltas := []curves.Series{{Name: "one run", Class: "series-0", Ys: c.Delta}}
+	tradeoffs := []curves.Series{{Name: "T(α), one run", Class: "series-0", Ys: c.Tradeoff}}
 	if c.Runs > 1 {
-		deltas = append(deltas, curveSeries{fmt.Sprintf("%d runs composed", c.Runs), "series-2", c.ComposedDelta})
-		tradeoffs = append(tradeoffs, curveSeries{fmt.Sprintf("T(α), %d runs", c.Runs), "series-2", c.ComposedTradeoff})
+		deltas = append(deltas, curves.Series{Name: fmt.Sprintf("%d runs composed", c.Runs), Class: "series-2", Ys: c.ComposedDelta})
+		tradeoffs = append(tradeoffs, curves.Series{Name: fmt.Sprintf("T(α), %d runs", c.Runs), Class: "series-2", Ys: c.ComposedTradeoff})
 	}
 	title := a.MechanismTitle(a.Mechanism)
-	a.CurvePlot = privacyCurvePlot("Privacy curve δ(ε): "+shorten(title), c.Eps, deltas, a.Eps.Value, a.Delta.Value)
-	a.TradeoffPlot = tradeoffPlot("Tradeoff T(α): "+shorten(title), c.Alpha, tradeoffs, a.Eps.Value, a.Delta.Value)
+	a.CurvePlot = curves.PrivacyCurvePlot(pagePlots, "Privacy curve δ(ε): "+shorten(title), c.Eps, deltas, a.Eps.Value, a.Delta.Value)
+	a.TradeoffPlot = curves.TradeoffPlot(pagePlots, "Tradeoff T(α): "+shorten(title), c.Alpha, tradeoffs, a.Eps.Value, a.Delta.Value)
 }
 
 // shorten cuts a title to fit a plot's title line.

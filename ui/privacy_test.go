@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -38,7 +39,7 @@ func TestPublicNField(t *testing.T) {
 		if (a.PublicN.Err != "") != tc.bad || a.PublicN.Value != tc.value || a.PublicN.Text != tc.text {
 			t.Errorf("%q: %+v; want value %v, invalid %v", tc.text, a.PublicN, tc.value, tc.bad)
 		}
-		html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+		html := render(t, &Root{Widget: curves.New(), App: a})
 		if strings.Contains(html, `id="public-n-error"`) != tc.bad {
 			t.Errorf("%q: the error shown: %v", tc.text, !tc.bad)
 		}
@@ -49,12 +50,12 @@ func TestPublicNField(t *testing.T) {
 	}
 	// The field shows under add/remove only, and an invalid N blocks nothing under replace-one.
 	a := NewApp(newTestHost(t, 1))
-	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); strings.Contains(html, `id="public-n"`) ||
+	if html := render(t, &Root{Widget: curves.New(), App: a}); strings.Contains(html, `id="public-n"`) ||
 		!strings.Contains(html, "add or remove one row (the number of rows stays private: declare a public N)") {
 		t.Error("replace-one: the N field is shown, or the add/remove option is misworded")
 	}
 	a.SetNeighbouring(string(privacy.AddRemove))
-	html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	html := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`<label for="public-n">Public number of rows N</label>`, `id="public-n-help"`, "never silently dropped"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("add/remove: the page lacks %s", want)
@@ -115,7 +116,7 @@ func TestAddRemoveNeedsPublicN(t *testing.T) {
 		if b := a.RunBlockers(); len(b) != 1 || b[0] != a.PublicNProblem() {
 			t.Errorf("N %q: blockers %q", tc.text, b)
 		}
-		html := render(t, &Root{Widget: NewGDPWidget(), App: a})
+		html := render(t, &Root{Widget: curves.New(), App: a})
 		for _, want := range []string{`id="public-n-problem"`, "not planned: see the message above"} {
 			if !strings.Contains(html, want) {
 				t.Errorf("N %q: the page lacks %s", tc.text, want)
@@ -131,7 +132,7 @@ func TestAddRemoveNeedsPublicN(t *testing.T) {
 	if a.PublicNProblem() != "" || a.Plans == nil || a.ChosenPlan() == nil || a.ChosenPlan().Error != "" {
 		t.Fatalf("N = 5000: problem %q, plans %+v", a.PublicNProblem(), a.Plans)
 	}
-	if strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="public-n-problem"`) {
+	if strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="public-n-problem"`) {
 		t.Error("N = 5000: a problem is shown")
 	}
 	a.Run()

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/pkg/core/data"
@@ -19,7 +20,7 @@ func TestPrivateRanges(t *testing.T) {
 	if a.ScaleShare.Text != "20" || a.spec().ScaleShare != fit.DefaultScaleShare || !a.ScaleOffered() || a.ScaleNote() != "" {
 		t.Fatalf("the default share of the private ranges: %+v", a.ScaleShare)
 	}
-	if html := render(t, &Root{Widget: NewGDPWidget(), App: a}); !strings.Contains(html, `id="scale-share"`) || !strings.Contains(html, "privopt estimates") {
+	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `id="scale-share"`) || !strings.Contains(html, "privopt estimates") {
 		t.Error("the privacy step has no private ranges field")
 	}
 	a.SetMechanism("noisy-gd") // certified, so that the release claims privacy
@@ -52,7 +53,7 @@ func TestPrivateRanges(t *testing.T) {
 	if want := "age from [17, 90] to " + interval(age.Unscale(age.Range.Lo), age.Unscale(age.Range.Hi)) + "; education-num from [1, 16] to ["; !strings.Contains(a.RangesText(), want) {
 		t.Errorf("the ranges text %q lacks %q", a.RangesText(), want)
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="ranges-text"`, "They cost 20 % of the budget", "counts them once", "capital-gain from [0, 99999] to ["} {
 		if !strings.Contains(page, want) {
 			t.Errorf("the results lack %s", want)
@@ -100,7 +101,7 @@ func TestCancelBeforeTheRanges(t *testing.T) {
 func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 	a, h := demoApp(t, 1)
 	a.SetNormFit(string(data.FitClip))
-	if a.ScaleOffered() || a.spec().ScaleShare != 0 || strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="scale-share"`) {
+	if a.ScaleOffered() || a.spec().ScaleShare != 0 || strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="scale-share"`) {
 		t.Errorf("under clip: offered %v, share %g", a.ScaleOffered(), a.spec().ScaleShare)
 	}
 	a.SetScaleShare("100")
@@ -120,7 +121,7 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 	if a.Loss != "squared" || a.Domain != fit.Ball {
 		t.Errorf("a numeric label: loss %q on %q, want squared on %q", a.Loss, a.Domain, fit.Ball)
 	}
-	if note := a.ScaleNote(); !strings.Contains(note, "too few rows") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="scale-note"`) {
+	if note := a.ScaleNote(); !strings.Contains(note, "too few rows") || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="scale-note"`) {
 		t.Errorf("six rows: the note %q", note)
 	}
 	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy

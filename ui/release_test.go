@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/privopt/privopt/internal/curves"
 	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/onnx"
 	"github.com/privopt/privopt/internal/release"
@@ -105,7 +106,7 @@ func TestDownloadIsARelease(t *testing.T) {
 			t.Errorf("the release holds %q", unwanted)
 		}
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page := render(t, &Root{Widget: curves.New(), App: a})
 	if f.Together == "" || a.ReleasedText() != f.Together || !strings.Contains(page, `id="released"`) || !strings.Contains(page, `id="use-model"`) {
 		t.Errorf("the results do not state the file's guarantee %q", f.Together)
 	}
@@ -158,7 +159,7 @@ func TestLinkRestoresTypedSchema(t *testing.T) {
 	h2.choose(dataSource, "other.csv", fileCSV)
 	c.OpenFile(nil)
 	h2.settle(c)
-	if c.Unconfirmed() == 0 || c.pendingSchema == nil || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: c}), `id="settings-status"`) {
+	if c.Unconfirmed() == 0 || c.pendingSchema == nil || !strings.Contains(render(t, &Root{Widget: curves.New(), App: c}), `id="settings-status"`) {
 		t.Errorf("a schema for other columns was applied: %d to confirm", c.Unconfirmed())
 	}
 }
@@ -236,7 +237,7 @@ func TestLoadSettingsFromRelease(t *testing.T) {
 	if b.SettingsErr != "" || !bytes.Equal(got, want) || b.Runs.Text != "2" || b.pendingSchema == nil {
 		t.Fatalf("settings %s (%q), want %s; runs %q", got, b.SettingsErr, want, b.Runs.Text)
 	}
-	if html := render(t, &Root{Widget: NewGDPWidget(), App: b}); !strings.Contains(html, "The settings of privopt-release.json are set") {
+	if html := render(t, &Root{Widget: curves.New(), App: b}); !strings.Contains(html, "The settings of privopt-release.json are set") {
 		t.Error("the page does not say which settings it took")
 	}
 	h2.choose(dataSource, "people.csv", peopleCSV)
@@ -261,7 +262,7 @@ func TestLoadSettingsFromRelease(t *testing.T) {
 	h3.choose(settingsSource, "old.json", `{"format": "privopt-release/1", "settings": {}, "releases": []}`)
 	c.LoadSettings(nil)
 	h3.settle(c)
-	if !strings.Contains(c.SettingsErr, "first format") || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: c}), `id="settings-status" role="status" class="error"`) {
+	if !strings.Contains(c.SettingsErr, "first format") || !strings.Contains(render(t, &Root{Widget: curves.New(), App: c}), `id="settings-status" role="status" class="error"`) {
 		t.Errorf("a first-format file: %q", c.SettingsErr)
 	}
 }
@@ -304,14 +305,14 @@ func TestUseModelBinary(t *testing.T) {
 	if a.Row == nil || a.Row.Label != want.Label || !slices.Equal(a.Row.Probabilities, want.Probabilities) || len(want.Probabilities) != 2 {
 		t.Fatalf("the panel predicts %+v (%q), want %+v", a.Row, a.RowErr, want)
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page := render(t, &Root{Widget: curves.New(), App: a})
 	if !strings.Contains(page, "Prediction: "+html.EscapeString(want.Label)) || !strings.Contains(page, `id="use-0"`) || !strings.Contains(page, "age, from 17 to 90") ||
 		!strings.Contains(page, "computed in this page") || !strings.Contains(page, "missing (read as ?)") {
 		t.Errorf("the panel does not show the form and the prediction %q", want.Label)
 	}
 	// A value the schema refuses: no prediction, the reason names the column, the field is marked.
 	a.SetRowValue(1, "Astronaut")
-	page = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page = render(t, &Root{Widget: curves.New(), App: a})
 	if a.Row != nil || a.RowErrColumn != "workclass" || !strings.Contains(a.RowResult(), `column "workclass"`) ||
 		!strings.Contains(page, `aria-invalid="true" id="use-1"`) || !strings.Contains(page, `id="use-result" role="status" class="error"`) {
 		t.Errorf("an undeclared category: %q in %q", a.RowErr, a.RowErrColumn)
@@ -376,7 +377,7 @@ func TestScoreFile(t *testing.T) {
 		t.Fatalf("scores %+v (%q), want WriteCSV's %d bytes", a.Scores, a.ScoreErr, want.Len())
 	}
 	a.DownloadScores()
-	if h.downloads["adult-test-predictions.csv"] != want.String() || !strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="download-scores"`) {
+	if h.downloads["adult-test-predictions.csv"] != want.String() || !strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="download-scores"`) {
 		t.Error("the predictions do not download as scored")
 	}
 	// Another run forgets the scores of the previous model.
@@ -391,7 +392,7 @@ func TestScoreFile(t *testing.T) {
 	a.ScoreFile(nil)
 	h.settle(a)
 	if a.Scores != nil || !strings.Contains(a.ScoreErr, `line 2, column "age"`) ||
-		!strings.Contains(render(t, &Root{Widget: NewGDPWidget(), App: a}), `id="score-status" role="status" class="error"`) {
+		!strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="score-status" role="status" class="error"`) {
 		t.Errorf("a bad row: %q", a.ScoreErr)
 	}
 }
@@ -427,7 +428,7 @@ func TestUseReceivedRelease(t *testing.T) {
 	if !b.UsesReceived() || b.UsesRuns() || b.Loaded != nil || b.HasResults() || b.UseModel != 1 {
 		t.Fatalf("the loaded file's models are not in the panel: %q", b.SettingsErr)
 	}
-	page := render(t, &Root{Widget: NewGDPWidget(), App: b})
+	page := render(t, &Root{Widget: curves.New(), App: b})
 	for _, want := range []string{`id="received"`, "Models of privopt-release.json", "holds 2 models and no data", html.EscapeString(f.Together),
 		`id="use-model-number"`, `<option selected="selected" value="1">model 1</option>`, `id="use-0"`, "age, from 17 to 90",
 		"what model 1 of privopt-release.json predicts", `id="score-file"`} {
@@ -480,14 +481,14 @@ func TestUseReceivedRelease(t *testing.T) {
 	h.choose(settingsSource, "received.json", text)
 	a.LoadSettings(nil)
 	h.settle(a)
-	page = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page = render(t, &Root{Widget: curves.New(), App: a})
 	if !a.UsesReceived() || !a.HasResults() || strings.Count(page, `id="use-result"`) != 1 || !strings.Contains(page, "Models of received.json") {
 		t.Errorf("a file loaded over results: received %v, %d panels", a.UsesReceived(), strings.Count(page, `id="use-result"`))
 	}
 	// The next fit's models take it back.
 	a.Run()
 	h.settle(a)
-	page = render(t, &Root{Widget: NewGDPWidget(), App: a})
+	page = render(t, &Root{Widget: curves.New(), App: a})
 	if !a.UsesRuns() || strings.Count(page, `id="use-result"`) != 1 || strings.Contains(page, `id="received"`) {
 		t.Errorf("after a fit: runs %v, %d panels (%q %v)", a.UsesRuns(), strings.Count(page, `id="use-result"`), a.RunErr, a.RunErrors())
 	}

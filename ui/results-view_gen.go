@@ -18,7 +18,7 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "results"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "results-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -52,8 +52,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "select-run"}}}
 					vgparent.AppendChild(vgn)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "change",
-						Func:      func(event vugu.DOMEvent) { c.App.Select(atoi(event.PropString("target", "value"))) },
+						EventType:	"change",
+						Func:		func(event vugu.DOMEvent) { c.App.Select(atoi(event.PropString("target", "value"))) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					{
@@ -418,7 +418,7 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgcomp = new(PlotView)
 						vgin.BuildEnv.WireComponent(vgcomp)
 					}
-					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+					vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 					vgcomp.Drawing = c.App.ROCPlot()
 					vgcomp.ID = "roc"
 					vgcomp.Label = "The selected run's ROC curve on the held-out rows (not private), beside the diagonal of guessing"
@@ -448,8 +448,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("aria-pressed", boolText(!c.App.SortByWeight))
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.SetSort(false) },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.SetSort(false) },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			{
@@ -464,8 +464,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("aria-pressed", boolText(c.App.SortByWeight))
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.SetSort(true) },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.SetSort(true) },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			{
@@ -570,7 +570,7 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgcomp = new(UseModel)
 					vgin.BuildEnv.WireComponent(vgcomp)
 				}
-				vgin.BuildEnv.UseComponent(vgcompKey, vgcomp) // ensure we can use this in the cache next time around
+				vgin.BuildEnv.UseComponent(vgcompKey, vgcomp)	// ensure we can use this in the cache next time around
 				vgcomp.App = c.App
 				vgout.Components = append(vgout.Components, vgcomp)
 				vgn = &vugu.VGNode{Component: vgcomp}
@@ -594,8 +594,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "download"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "primary"}}}
 			vgparent.AppendChild(vgn)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.Download() },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.Download() },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			{
@@ -610,8 +610,8 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.SetInnerHTML("Download the model of run " + itoa(c.App.Selected+1) + " (ONNX)")
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.DownloadONNX() },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.DownloadONNX() },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}

@@ -18,7 +18,7 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "card"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "run"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "run-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -45,8 +45,8 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgparent.AppendChild(vgn)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "click",
-				Func:      func(event vugu.DOMEvent) { c.App.Run() },
+				EventType:	"click",
+				Func:		func(event vugu.DOMEvent) { c.App.Run() },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			{
@@ -62,8 +62,8 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn.AddAttrInterface("disabled", c.App.Cancelling)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "click",
-					Func:      func(event vugu.DOMEvent) { c.App.Cancel() },
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.App.Cancel() },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{

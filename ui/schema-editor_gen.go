@@ -18,7 +18,7 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "schema-editor"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "schema"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -71,8 +71,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetNormP(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetNormP(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -110,8 +110,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetNormRadius(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetNormRadius(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -149,8 +149,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 					}
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "input",
-						Func:      func(event vugu.DOMEvent) { c.App.SetNormBias(event.PropString("target", "value")) },
+						EventType:	"input",
+						Func:		func(event vugu.DOMEvent) { c.App.SetNormBias(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -180,8 +180,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "norm-fit"}}}
 					vgparent.AppendChild(vgn)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-						EventType: "change",
-						Func:      func(event vugu.DOMEvent) { c.App.SetNormFit(event.PropString("target", "value")) },
+						EventType:	"change",
+						Func:		func(event vugu.DOMEvent) { c.App.SetNormFit(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					{
@@ -279,8 +279,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgparent.AppendChild(vgn)
 							vgn.AddAttrInterface("id", id("kind", i))
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType: "change",
-								Func:      func(event vugu.DOMEvent) { c.App.SetKind(i, event.PropString("target", "value")) },
+								EventType:	"change",
+								Func:		func(event vugu.DOMEvent) { c.App.SetKind(i, event.PropString("target", "value")) },
 								// TODO: implement capture, etc. mostly need to decide syntax
 							})
 							{
@@ -338,8 +338,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetMin(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetMin(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -356,8 +356,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-min", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
-											Func:      func(event vugu.DOMEvent) { c.App.Confirm(i, "min") },
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Confirm(i, "min") },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{
@@ -405,8 +405,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetMax(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetMax(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -423,8 +423,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-max", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
-											Func:      func(event vugu.DOMEvent) { c.App.Confirm(i, "max") },
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Confirm(i, "max") },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{
@@ -466,8 +466,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetValues(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetValues(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -484,7 +484,7 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-values", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
+											EventType:	"click",
 											Func: func(event vugu.DOMEvent) {
 												c.App.Confirm(i, when(col.Kind == "categorical", "categories")+when(col.Kind != "categorical", "classes"))
 											},
@@ -523,8 +523,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "change",
-									Func:      func(event vugu.DOMEvent) { c.App.SetOther(i, event.PropBool("target", "checked")) },
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetOther(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -574,8 +574,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetPositive(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetPositive(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -592,8 +592,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-positive", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
-											Func:      func(event vugu.DOMEvent) { c.App.Confirm(i, "positive") },
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Confirm(i, "positive") },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{
@@ -640,8 +640,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetNegative(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetNegative(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -658,8 +658,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-negative", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
-											Func:      func(event vugu.DOMEvent) { c.App.Confirm(i, "negative") },
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Confirm(i, "negative") },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{
@@ -695,8 +695,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "change",
-									Func:      func(event vugu.DOMEvent) { c.App.SetRestNegative(i, event.PropBool("target", "checked")) },
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetRestNegative(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -739,8 +739,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								vgparent.AppendChild(vgn)
 								vgn.AddAttrInterface("id", id("missing-policy", i))
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "change",
-									Func:      func(event vugu.DOMEvent) { c.App.SetMissingPolicy(i, event.PropString("target", "value")) },
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetMissingPolicy(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								{
@@ -807,8 +807,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 								}
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-									EventType: "input",
-									Func:      func(event vugu.DOMEvent) { c.App.SetMissing(i, event.PropString("target", "value")) },
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetMissing(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
@@ -825,8 +825,8 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										vgparent.AppendChild(vgn)
 										vgn.AddAttrInterface("id", id("confirm-missing", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-											EventType: "click",
-											Func:      func(event vugu.DOMEvent) { c.App.Confirm(i, "missing") },
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Confirm(i, "missing") },
 											// TODO: implement capture, etc. mostly need to decide syntax
 										})
 										{

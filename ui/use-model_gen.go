@@ -18,7 +18,7 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	_ = vgiterkey
 	var vgn *vugu.VGNode
 	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "use-model"}, vugu.VGAttribute{Namespace: "", Key: "aria-labelledby", Val: "use-heading"}}}
-	vgout.Out = append(vgout.Out, vgn) // root for output
+	vgout.Out = append(vgout.Out, vgn)	// root for output
 	{
 		vgparent := vgn
 		_ = vgparent
@@ -50,8 +50,8 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "use-model-number"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "change",
-					Func:      func(event vugu.DOMEvent) { c.App.ChooseModel(atoi(event.PropString("target", "value"))) },
+					EventType:	"change",
+					Func:		func(event vugu.DOMEvent) { c.App.ChooseModel(atoi(event.PropString("target", "value"))) },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{
@@ -117,8 +117,8 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 						}
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType: "input",
-							Func:      func(event vugu.DOMEvent) { c.App.SetRowValue(f.Index, event.PropString("target", "value")) },
+							EventType:	"input",
+							Func:		func(event vugu.DOMEvent) { c.App.SetRowValue(f.Index, event.PropString("target", "value")) },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 					}
@@ -130,8 +130,8 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						vgn.AddAttrInterface("aria-invalid", f.Invalid)
 						vgn.AddAttrInterface("id", id("use", f.Index))
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType: "change",
-							Func:      func(event vugu.DOMEvent) { c.App.SetRowValue(f.Index, event.PropString("target", "value")) },
+							EventType:	"change",
+							Func:		func(event vugu.DOMEvent) { c.App.SetRowValue(f.Index, event.PropString("target", "value")) },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 						{
@@ -184,8 +184,8 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "file"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "score-file"}, vugu.VGAttribute{Namespace: "", Key: "accept", Val: ".csv,.tsv,.txt,text/csv,text/tab-separated-values"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "score-status"}}}
 			vgparent.AppendChild(vgn)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-				EventType: "change",
-				Func:      func(event vugu.DOMEvent) { c.App.ScoreFile(event) },
+				EventType:	"change",
+				Func:		func(event vugu.DOMEvent) { c.App.ScoreFile(event) },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
@@ -210,8 +210,8 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "download-scores"}}}
 				vgparent.AppendChild(vgn)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-					EventType: "click",
-					Func:      func(event vugu.DOMEvent) { c.App.DownloadScores() },
+					EventType:	"click",
+					Func:		func(event vugu.DOMEvent) { c.App.DownloadScores() },
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				{

@@ -1,6 +1,7 @@
-// Starts privopt's page: compiles app.wasm (Go, run with wasm_exec.js) and runs it. The
-// compiled module is kept in window.privoptWasmModule: the page hands it to the engine's Web
-// Worker, which runs the same module in its engine role, so it is downloaded and compiled once.
+// Starts privopt's page: compiles app.wasm (Go, run with wasm_exec.js) with compile.js's
+// privoptCompile and runs it. The compiled module is kept in window.privoptWasmModule: the page
+// hands it to the engine's Web Worker, which runs the same module in its engine role, so it is
+// downloaded and compiled once.
 //
 // Vugu's DOM renderer installs its JavaScript helper by calling window.eval, which the page's
 // Content-Security-Policy forbids (no 'unsafe-eval'). vugu-render.js, generated at build time
@@ -27,16 +28,6 @@
     }
   }
 
-  async function compile(url) {
-    const response = await fetch(url);
-    if (!response.ok) throw new Error(url + ': HTTP ' + response.status);
-    // Streaming compilation needs the application/wasm type, which some static hosts omit.
-    if ((response.headers.get('Content-Type') || '').startsWith('application/wasm')) {
-      return WebAssembly.compileStreaming(response);
-    }
-    return WebAssembly.compile(await response.arrayBuffer());
-  }
-
   // fetchDemo fetches the demo's files while the page loads, so that using the demo needs no
   // request later (they are not compiled into app.wasm, to keep it small); null when they
   // cannot be fetched, and the page then says so if the demo is asked for.
@@ -57,7 +48,7 @@
   async function start() {
     if (typeof WebAssembly !== 'object') throw new Error('this browser does not support WebAssembly');
     const demo = fetchDemo();
-    window.privoptWasmModule = await compile('app.wasm');
+    window.privoptWasmModule = await window.privoptCompile('app.wasm');
     window.privoptDemo = await demo;
     const go = new Go();
     const instance = await WebAssembly.instantiate(window.privoptWasmModule, go.importObject);
@@ -70,5 +61,11 @@
     }
   }
 
+  // A link to the curve widget alone (?embed=curve, which privopt documented before the widget
+  // had a page of its own) goes to that page, with the same query, before app.wasm is fetched.
+  if (new URLSearchParams(location.search).get('embed') === 'curve') {
+    location.replace('widget.html' + location.search);
+    return;
+  }
   start().catch(fail);
 })();

@@ -16,6 +16,7 @@ import (
 	"github.com/privopt/privopt/internal/devsuite"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/plot/svgfile"
 )
 
 const benchSynopsis = `Runs the adult-lr benchmark (bench/ADULT.md): every mechanism at every ε, several runs each
@@ -321,7 +322,7 @@ func writePlot(path string, res bench.Result) error {
 		return err
 	}
 	var buf bytes.Buffer
-	if err := d.WriteSVG(&buf); err != nil {
+	if err := svgfile.Write(&buf, d); err != nil {
 		return err
 	}
 	return os.WriteFile(path, buf.Bytes(), 0o644)

@@ -14,6 +14,7 @@ import (
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
+	"github.com/privopt/privopt/pkg/plot/svgfile"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -72,7 +73,7 @@ func TestBenchmarkTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := d.WriteSVG(&buf); err != nil {
+	if err := svgfile.Write(&buf, d); err != nil {
 		t.Fatal(err)
 	}
 	if err := xml.Unmarshal(buf.Bytes(), new(struct{})); err != nil || !strings.Contains(buf.String(), "outpert-gauss") {

@@ -11,6 +11,7 @@ import (
 	"github.com/privopt/privopt/internal/bench"
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/plot"
+	"github.com/privopt/privopt/pkg/plot/svgfile"
 )
 
 // mechanismOf names the mechanism of a suite run's fits as fit's --mech and --opt flags would.
@@ -216,7 +217,7 @@ func WriteSVG(w io.Writer, res Result) error {
 	width, height := float64(cols*panelWidth), float64(titleHeight+rows*panelHeight+legendHeight)
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%g" height="%g" viewBox="0 0 %g %g">`+"\n", width, height, width, height)
-	b.WriteString("<style>\n" + plot.Style + "</style>\n")
+	b.WriteString("<style>\n" + svgfile.Style + "</style>\n")
 	writeText(&b, plot.Text{X: fmt.Sprint(width / 2), Y: "20", Anchor: "middle", Class: "title",
 		Text: fmt.Sprintf("devsuite: privopt's default fit on validation rows against ε (δ = %g, mean of %d runs)", res.Delta, res.Runs)})
 	for i, d := range panels {
@@ -297,7 +298,7 @@ func epsLabel(xs []float64) string {
 	return "ε, log scale (" + strings.Join(list, ", ") + ")"
 }
 
-// writeDrawing writes a drawing's elements as plot's WriteSVG does, without the document
+// writeDrawing writes a drawing's elements as svgfile.Write does, without the document
 // around them.
 func writeDrawing(b *strings.Builder, d plot.Drawing) {
 	for _, l := range d.Lines {

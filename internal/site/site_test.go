@@ -226,21 +226,27 @@ func TestUnder(t *testing.T) {
 	}
 }
 
-// The page repeats the policy in a meta tag, for static hosts that cannot set headers.
-func TestIndexHTMLCarriesThePolicy(t *testing.T) {
-	page, err := os.ReadFile("../../index.html")
-	if err != nil {
-		t.Fatal(err)
-	}
-	m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindSubmatch(page)
-	if m == nil {
-		t.Fatal("index.html has no Content-Security-Policy meta tag")
-	}
-	if string(m[1]) != ContentSecurityPolicy {
-		t.Errorf("index.html's policy %q differs from the served one %q", m[1], ContentSecurityPolicy)
-	}
-	if regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).Match(page) {
-		t.Error("index.html loads a resource from another origin")
+// The pages (the app and the light curve widget) repeat the policy in a meta tag, for static
+// hosts that cannot set headers.
+func TestPagesCarryThePolicy(t *testing.T) {
+	for _, name := range []string{"index.html", "widget.html"} {
+		page, err := os.ReadFile("../../" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := regexp.MustCompile(`<meta http-equiv="Content-Security-Policy" content="([^"]*)">`).FindSubmatch(page)
+		if m == nil {
+			t.Fatalf("%s has no Content-Security-Policy meta tag", name)
+		}
+		if string(m[1]) != ContentSecurityPolicy {
+			t.Errorf("%s's policy %q differs from the served one %q", name, m[1], ContentSecurityPolicy)
+		}
+		if regexp.MustCompile(`(?i)(src|href)="(https?:)?//`).Match(page) {
+			t.Errorf("%s loads a resource from another origin", name)
+		}
+		if !regexp.MustCompile(`<meta name="referrer" content="no-referrer">`).Match(page) {
+			t.Errorf("%s has no referrer policy meta tag", name)
+		}
 	}
 }
 

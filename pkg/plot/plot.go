@@ -2,15 +2,14 @@
 //
 // A Figure (axes, series, markers) is turned by Draw into a Drawing: lines, paths, texts and
 // circles in pixel coordinates with their coordinates already formatted as strings. The UI
-// renders a Drawing element by element from a Vugu template; WriteSVG writes it as a
-// standalone SVG document (for reports and the README). No styling is inline: every element
-// carries a CSS class, so the page's Content-Security-Policy can forbid inline styles.
+// renders a Drawing element by element from a Vugu template, the light curve widget creates
+// its Elements in the DOM, and pkg/plot/svgfile writes it as a standalone SVG document (for
+// reports and the README). No styling is inline: every element carries a CSS class, so the
+// page's Content-Security-Policy can forbid inline styles.
 package plot
 
 import (
-	_ "embed"
-	"fmt"
-	"io"
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -112,6 +111,20 @@ const (
 // px formats a pixel coordinate with two decimals, which is finer than any screen needs.
 func px(v float64) string { return strconv.FormatFloat(v, 'f', 2, 64) }
 
+// num writes a number as fmt's %g does. The package does without fmt, which would add about
+// 200 kB (gzip) to the light curve widget (wasm/widget).
+func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+
+// Grid returns n ≥ 2 evenly spaced values from lo to hi, both included: where a curve is
+// sampled for a plot.
+func Grid(lo, hi float64, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
+	}
+	return xs
+}
+
 // frame maps data coordinates to pixels for one figure.
 type frame struct {
 	left, right, top, bottom float64
@@ -144,14 +157,14 @@ func (f frame) clampY(y float64) float64 {
 // non-positive size, an empty or inverted axis range, or a non-positive bound on a log axis.
 func (fig *Figure) Draw() (Drawing, error) {
 	if !(fig.Width > 0 && fig.Height > 0) {
-		return Drawing{}, fmt.Errorf("plot: size %gx%g is not positive", fig.Width, fig.Height)
+		return Drawing{}, errors.New("plot: size " + num(fig.Width) + "x" + num(fig.Height) + " is not positive")
 	}
 	for _, a := range []Axis{fig.X, fig.Y} {
 		if !(a.Min < a.Max) || math.IsInf(a.Min, 0) || math.IsInf(a.Max, 0) {
-			return Drawing{}, fmt.Errorf("plot: axis %q has range [%g, %g]", a.Label, a.Min, a.Max)
+			return Drawing{}, errors.New("plot: axis " + strconv.Quote(a.Label) + " has range [" + num(a.Min) + ", " + num(a.Max) + "]")
 		}
 		if a.Scale == Log10 && a.Min <= 0 {
-			return Drawing{}, fmt.Errorf("plot: log axis %q needs a positive minimum, got %g", a.Label, a.Min)
+			return Drawing{}, errors.New("plot: log axis " + strconv.Quote(a.Label) + " needs a positive minimum, got " + num(a.Min))
 		}
 	}
 	fr := frame{
@@ -160,7 +173,7 @@ func (fig *Figure) Draw() (Drawing, error) {
 		x: fig.X, y: fig.Y,
 	}
 	if !(fr.bottom > fr.top) {
-		return Drawing{}, fmt.Errorf("plot: a %gx%g figure has no room for its plot and legend", fig.Width, fig.Height)
+		return Drawing{}, errors.New("plot: a " + num(fig.Width) + "x" + num(fig.Height) + " figure has no room for its plot and legend")
 	}
 	d := Drawing{
 		Width:   px(fig.Width),
@@ -187,6 +200,16 @@ func (fig *Figure) Draw() (Drawing, error) {
 		d.drawLegend(fr, fig.Series)
 	}
 	return d, nil
+}
+
+// MustDraw is Draw for a figure whose size and axes are valid by construction: an error is a
+// programming error, and it panics.
+func (fig *Figure) MustDraw() Drawing {
+	d, err := fig.Draw()
+	if err != nil {
+		panic(err)
+	}
+	return d
 }
 
 // legendRowHeight is the height of a legend entry, in pixels.
@@ -403,39 +426,39 @@ func FormatNumber(v float64) string {
 	return mant + " × 10" + Superscript(n)
 }
 
-// WriteSVG writes the drawing as a standalone SVG document. Classes are kept, and the
-// style sheet Style is embedded so that the file looks right outside the app.
-func (d Drawing) WriteSVG(w io.Writer) error {
-	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="%s">`+"\n", d.Width, d.Height, d.ViewBox)
-	b.WriteString("<style>\n" + Style + "</style>\n")
-	for _, l := range d.Lines {
-		fmt.Fprintf(&b, `<line x1="%s" y1="%s" x2="%s" y2="%s" class="%s"/>`+"\n", l.X1, l.Y1, l.X2, l.Y2, escape(l.Class))
-	}
-	for _, p := range d.Paths {
-		fmt.Fprintf(&b, `<path d="%s" class="%s"/>`+"\n", p.D, escape(p.Class))
-	}
-	for _, c := range d.Circles {
-		fmt.Fprintf(&b, `<circle cx="%s" cy="%s" r="%s" class="%s"/>`+"\n", c.CX, c.CY, c.R, escape(c.Class))
-	}
-	for _, t := range d.Texts {
-		transform := ""
-		if t.Rotate != "" {
-			transform = ` transform="` + t.Rotate + `"`
-		}
-		fmt.Fprintf(&b, `<text x="%s" y="%s" text-anchor="%s" class="%s"%s>%s</text>`+"\n", t.X, t.Y, t.Anchor, escape(t.Class), transform, escape(t.Text))
-	}
-	b.WriteString("</svg>\n")
-	_, err := io.WriteString(w, b.String())
-	return err
+// Attr is an attribute of an SVG element.
+type Attr struct {
+	Name, Value string
 }
 
-var escaper = strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;", "'", "&#39;")
+// Element is one SVG element of a Drawing: its name, its attributes in order and, for a
+// text, its content.
+type Element struct {
+	Name  string
+	Attrs []Attr
+	Text  string
+}
 
-func escape(s string) string { return escaper.Replace(s) }
-
-// Style is the style sheet of the plot classes (plot.css). WriteSVG embeds it, and the
-// build copies plot.css next to the app so the page and the files look the same.
-//
-//go:embed plot.css
-var Style string
+// Elements returns the drawing's SVG elements in drawing order: lines, paths, circles, then
+// texts. pkg/plot/svgfile writes them to a file; the light curve widget (wasm/widget) creates
+// them in the DOM.
+func (d Drawing) Elements() []Element {
+	els := make([]Element, 0, len(d.Lines)+len(d.Paths)+len(d.Circles)+len(d.Texts))
+	for _, l := range d.Lines {
+		els = append(els, Element{Name: "line", Attrs: []Attr{{"x1", l.X1}, {"y1", l.Y1}, {"x2", l.X2}, {"y2", l.Y2}, {"class", l.Class}}})
+	}
+	for _, p := range d.Paths {
+		els = append(els, Element{Name: "path", Attrs: []Attr{{"d", p.D}, {"class", p.Class}}})
+	}
+	for _, c := range d.Circles {
+		els = append(els, Element{Name: "circle", Attrs: []Attr{{"cx", c.CX}, {"cy", c.CY}, {"r", c.R}, {"class", c.Class}}})
+	}
+	for _, t := range d.Texts {
+		attrs := []Attr{{"x", t.X}, {"y", t.Y}, {"text-anchor", t.Anchor}, {"class", t.Class}}
+		if t.Rotate != "" {
+			attrs = append(attrs, Attr{"transform", t.Rotate})
+		}
+		els = append(els, Element{Name: "text", Attrs: attrs, Text: t.Text})
+	}
+	return els
+}

@@ -38,23 +38,16 @@ func main() {
 	}
 	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}}
 	root := ui.NewRoot(pageQuery(), h)
-	if root.App != nil {
-		h.app = root.App
-		h.start()
-		loc := js.Global().Get("location")
-		root.App.BaseURL = loc.Get("origin").String() + loc.Get("pathname").String()
-		root.App.Start()
-		go h.tick()
-	}
-	first := true
+	h.app = root.App
+	h.start()
+	loc := js.Global().Get("location")
+	root.App.BaseURL = loc.Get("origin").String() + loc.Get("pathname").String()
+	root.App.Start()
+	go h.tick()
 	for ok := true; ok; ok = renderer.EventWait() {
 		if err := renderer.Render(buildEnv.RunBuild(root)); err != nil {
 			panic(err)
 		}
-		if first && root.Embed {
-			markReady() // the embed mode uses no engine: it is ready once drawn
-		}
-		first = false
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/plot"
 )
 
 // Plans answers "plan": every mechanism planned for the spec's problem and budget, each with
@@ -164,7 +165,7 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 // several runs that of releasing them together, composed (fit.Together).
 func curves(g, composed privacy.Curve, runs int, b privacy.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
-	c.Eps, c.Alpha = Grid(0, epsMax, CurvePoints), Grid(0, 1, CurvePoints)
+	c.Eps, c.Alpha = plot.Grid(0, epsMax, CurvePoints), plot.Grid(0, 1, CurvePoints)
 	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
 	c.Found = Number(1 - g.Tradeoff(AttackFPR))
 	if runs > 1 {
@@ -187,16 +188,6 @@ func curves(g, composed privacy.Curve, runs int, b privacy.Budget, epsMax float6
 		}
 	}
 	return c, nil
-}
-
-// Grid returns n ≥ 2 equally spaced points from lo to hi (both included): the points at which
-// the engine samples curves, and the page its own.
-func Grid(lo, hi float64, n int) []float64 {
-	xs := make([]float64, n)
-	for i := range xs {
-		xs[i] = lo + (hi-lo)*float64(i)/float64(n-1)
-	}
-	return xs
 }
 
 // sample evaluates f at xs.

@@ -2,9 +2,9 @@ package privacy
 
 import (
 	"errors"
-	"fmt"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -20,7 +20,7 @@ func ComposeGDP(mus ...float64) (GDP, error) {
 	top := 0.0
 	for _, m := range mus {
 		if !(m > 0) || math.IsInf(m, 1) {
-			return GDP{}, fmt.Errorf("privacy: μ must be finite and positive, got %g", m)
+			return GDP{}, errors.New("privacy: μ must be finite and positive, got " + num(m))
 		}
 		top = math.Max(top, m)
 	}
@@ -43,7 +43,7 @@ func ComposeGDP(mus ...float64) (GDP, error) {
 		mu = math.Nextafter(mu, math.Inf(1))
 	}
 	if math.IsInf(mu, 1) {
-		return GDP{}, fmt.Errorf("privacy: the composed μ overflows")
+		return GDP{}, errors.New("privacy: the composed μ overflows")
 	}
 	return GDP{Mu: mu}, nil
 }
@@ -57,7 +57,7 @@ func ComposePure(epss ...float64) (PureDP, error) {
 	sum := 0.0
 	for _, e := range epss {
 		if !(e > 0) || math.IsInf(e, 1) {
-			return PureDP{}, fmt.Errorf("privacy: ε must be finite and positive, got %g", e)
+			return PureDP{}, errors.New("privacy: ε must be finite and positive, got " + num(e))
 		}
 		sum += e
 	}
@@ -80,7 +80,7 @@ func NewPureComposition(eps float64, k int) (PureComposition, error) {
 		return PureComposition{}, err
 	}
 	if k < 1 {
-		return PureComposition{}, fmt.Errorf("privacy: the number of mechanisms must be at least 1, got %d", k)
+		return PureComposition{}, errors.New("privacy: the number of mechanisms must be at least 1, got " + strconv.Itoa(k))
 	}
 	return PureComposition{Eps: eps, K: k}, nil
 }
@@ -126,7 +126,7 @@ func (p PureComposition) Tradeoff(alpha float64) float64 { return tradeoffFromPr
 
 // String describes the guarantee.
 func (p PureComposition) String() string {
-	return fmt.Sprintf("%d-fold composition of %.6g-DP (optimal composition)", p.K, p.Eps)
+	return strconv.Itoa(p.K) + "-fold composition of " + sig(p.Eps, 6) + "-DP (optimal composition)"
 }
 
 // WithSamplerError is a guarantee whose mechanism is run with an approximate sampler whose
@@ -142,7 +142,7 @@ type WithSamplerError struct {
 // total-variation error tv ≥ 0.
 func FoldSamplerError(base Curve, tv float64) (WithSamplerError, error) {
 	if !(tv >= 0 && tv < 1) {
-		return WithSamplerError{}, fmt.Errorf("privacy: a total-variation error must be in [0, 1), got %g", tv)
+		return WithSamplerError{}, errors.New("privacy: a total-variation error must be in [0, 1), got " + num(tv))
 	}
 	return WithSamplerError{Base: base, TV: tv}, nil
 }
@@ -191,7 +191,7 @@ func (w WithSamplerError) Tradeoff(alpha float64) float64 {
 
 // String describes the guarantee.
 func (w WithSamplerError) String() string {
-	return fmt.Sprintf("%v, with a sampler within total variation %.3g", w.Base, w.TV)
+	return describe(w.Base) + ", with a sampler within total variation " + sig(w.TV, 3)
 }
 
 // SplitDelta divides a δ budget at ε between the mechanism and its sampler: the sampler gets
@@ -203,7 +203,7 @@ func SplitDelta(eps, delta, share float64) (deltaMech, tv float64, err error) {
 		return 0, 0, err
 	}
 	if !(share > 0 && share < 1) {
-		return 0, 0, fmt.Errorf("privacy: the sampler's share of δ must be in (0, 1), got %g", share)
+		return 0, 0, errors.New("privacy: the sampler's share of δ must be in (0, 1), got " + num(share))
 	}
 	tv = share * delta / (1 + detmath.Exp(eps))
 	deltaMech = delta - (1+detmath.Exp(eps))*tv
@@ -266,7 +266,7 @@ func composeBases(parts []Curve) (Curve, error) {
 			mus, pures = append(mus, c.Mus...), append(pures, c.Pures...)
 			rdps, points = append(rdps, c.RDPs...), append(points, c.Points...)
 		default:
-			return nil, fmt.Errorf("privacy: cannot compose %v (%T)", p, p)
+			return nil, errors.New("privacy: cannot compose " + describe(p))
 		}
 	}
 	switch {
@@ -355,16 +355,16 @@ func (m Mixed) Tradeoff(alpha float64) float64 { return tradeoffFromProfile(m, a
 func (m Mixed) String() string {
 	var kinds []string
 	if len(m.Mus) > 0 {
-		kinds = append(kinds, fmt.Sprintf("%d Gaussian", len(m.Mus)))
+		kinds = append(kinds, strconv.Itoa(len(m.Mus))+" Gaussian")
 	}
 	if len(m.Pures) > 0 {
-		kinds = append(kinds, fmt.Sprintf("%d pure", len(m.Pures)))
+		kinds = append(kinds, strconv.Itoa(len(m.Pures))+" pure")
 	}
 	if len(m.RDPs) > 0 {
-		kinds = append(kinds, fmt.Sprintf("%d Rényi", len(m.RDPs)))
+		kinds = append(kinds, strconv.Itoa(len(m.RDPs))+" Rényi")
 	}
 	if len(m.Points) > 0 {
-		kinds = append(kinds, fmt.Sprintf("%d (ε, δ)", len(m.Points)))
+		kinds = append(kinds, strconv.Itoa(len(m.Points))+" (ε, δ)")
 	}
 	return "composition of " + strings.Join(kinds, ", ") + " mechanisms (Rényi DP with the CKS conversion, basic composition for (ε, δ) parts)"
 }

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 )
@@ -24,7 +24,7 @@ type Curve interface {
 
 // errDelta is the error for a δ outside (0, 1).
 func errDelta(delta float64) error {
-	return fmt.Errorf("privacy: δ must be in (0, 1), got %g", delta)
+	return errors.New("privacy: δ must be in (0, 1), got " + num(delta))
 }
 
 // epsilonByBisection returns the smallest ε ≥ 0 with c.Delta(ε) ≤ delta for a profile with no
@@ -41,7 +41,7 @@ func epsilonByBisection(c Curve, delta float64) (float64, error) {
 	for c.Delta(hi) > delta {
 		lo, hi = hi, 2*hi
 		if hi > 1e6 {
-			return 0, fmt.Errorf("privacy: %v does not reach δ = %g for any ε ≤ 1e6", c, delta)
+			return 0, errors.New("privacy: " + describe(c) + " does not reach δ = " + num(delta) + " for any ε ≤ 1e6")
 		}
 	}
 	for hi-lo > 1e-13*hi {
@@ -112,9 +112,9 @@ func (b Budget) Relation() Neighbouring {
 func (b Budget) Validate() error {
 	switch {
 	case !(b.Epsilon > 0) || math.IsInf(b.Epsilon, 1):
-		return fmt.Errorf("privacy: ε must be finite and positive, got %g", b.Epsilon)
+		return errors.New("privacy: ε must be finite and positive, got " + num(b.Epsilon))
 	case !(b.Delta >= 0 && b.Delta < 1):
-		return fmt.Errorf("privacy: δ must be in [0, 1), got %g", b.Delta)
+		return errors.New("privacy: δ must be in [0, 1), got " + num(b.Delta))
 	}
 	return b.Relation().Validate()
 }

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 )
@@ -18,7 +18,7 @@ type GDP struct {
 // NewGDP returns μ-GDP, or an error unless μ is finite and positive.
 func NewGDP(mu float64) (GDP, error) {
 	if !(mu > 0) || math.IsInf(mu, 1) {
-		return GDP{}, fmt.Errorf("privacy: μ must be finite and positive, got %g", mu)
+		return GDP{}, errors.New("privacy: μ must be finite and positive, got " + num(mu))
 	}
 	return GDP{Mu: mu}, nil
 }
@@ -48,7 +48,7 @@ func newtonBracketed(lo, hi, x float64, increasing bool, eval func(x float64) (h
 }
 
 // String describes the guarantee.
-func (g GDP) String() string { return fmt.Sprintf("μ-GDP with μ = %.6g", g.Mu) }
+func (g GDP) String() string { return "μ-GDP with μ = " + sig(g.Mu, 6) }
 
 // legendre8 are the nodes (on [−1, 1]) and weights of 8-point Gauss–Legendre quadrature.
 var legendre8 = [8][2]float64{
@@ -122,7 +122,7 @@ func (g GDP) otherTail(eps float64) float64 {
 // Newton iteration on log δ(ε) = log delta, whose derivative is −otherTail(ε)/δ(ε).
 func (g GDP) Epsilon(delta float64) (float64, error) {
 	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("privacy: δ must be in (0, 1), got %g", delta)
+		return 0, errors.New("privacy: δ must be in (0, 1), got " + num(delta))
 	}
 	if g.Delta(0) <= delta {
 		return 0, nil
@@ -133,7 +133,7 @@ func (g GDP) Epsilon(delta float64) (float64, error) {
 	for g.LogDelta(hi) > logTarget {
 		lo, hi = hi, 2*hi
 		if math.IsInf(hi, 1) {
-			return 0, fmt.Errorf("privacy: the ε of %v at δ = %g is out of the range of a double", g, delta)
+			return 0, errors.New("privacy: the ε of " + g.String() + " at δ = " + num(delta) + " is out of the range of a double")
 		}
 	}
 	eps := newtonBracketed(lo, hi, hi, false, func(eps float64) (h, step float64) {
@@ -167,10 +167,10 @@ func (g GDP) Tradeoff(alpha float64) float64 {
 // safeguarded Newton iteration on log δ_μ(eps) = log delta in μ, using dδ/dμ = φ(eps/μ − μ/2).
 func CalibrateGDP(eps, delta float64) (float64, error) {
 	if !(eps >= 0) || math.IsInf(eps, 1) {
-		return 0, fmt.Errorf("privacy: ε must be finite and at least 0, got %g", eps)
+		return 0, errors.New("privacy: ε must be finite and at least 0, got " + num(eps))
 	}
 	if !(delta > 0 && delta < 1) {
-		return 0, fmt.Errorf("privacy: δ must be in (0, 1), got %g", delta)
+		return 0, errors.New("privacy: δ must be in (0, 1), got " + num(delta))
 	}
 	logTarget := detmath.Log(delta)
 	logDelta := func(mu float64) float64 { return GDP{Mu: mu}.LogDelta(eps) }
@@ -184,13 +184,13 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 	// steps, where δ is 0 or 1 and the loops end; the bounds only make that explicit.
 	for k := 0; logDelta(lo) > logTarget; k++ {
 		if lo /= 2; k == maxCalibrationSteps || lo == 0 {
-			return 0, fmt.Errorf("privacy: no μ > 0 meets (ε = %g, δ = %g)", eps, delta)
+			return 0, errors.New("privacy: no μ > 0 meets " + target(eps, delta))
 		}
 	}
 	hi := 2 * lo
 	for k := 0; logDelta(hi) <= logTarget; k++ {
 		if lo, hi = hi, 2*hi; k == maxCalibrationSteps || math.IsInf(hi, 1) {
-			return 0, fmt.Errorf("privacy: every μ meets (ε = %g, δ = %g): the budget does not bound the noise", eps, delta)
+			return 0, errors.New("privacy: every μ meets " + target(eps, delta) + ": the budget does not bound the noise")
 		}
 	}
 	mu := newtonBracketed(lo, hi, lo, true, func(mu float64) (h, step float64) {
@@ -199,11 +199,11 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 		return h, -h * detmath.Exp(ld) / detmath.NormalPDF(eps/mu-mu/2) // −h/h′ with h′ = φ(ε/μ − μ/2)/δ
 	})
 	if !(mu > 0) || math.IsInf(mu, 1) {
-		return 0, fmt.Errorf("privacy: no finite μ > 0 meets (ε = %g, δ = %g): ε is too large for the Gaussian curve to be evaluated", eps, delta)
+		return 0, errors.New("privacy: no finite μ > 0 meets " + target(eps, delta) + ": ε is too large for the Gaussian curve to be evaluated")
 	}
 	for k := 0; (GDP{Mu: mu}).Delta(eps) > delta; k++ {
 		if mu = math.Nextafter(mu, 0); k == maxCalibrationSteps {
-			return 0, fmt.Errorf("privacy: internal error: the GDP calibration for (ε = %g, δ = %g) did not converge", eps, delta)
+			return 0, errors.New("privacy: internal error: the GDP calibration for " + target(eps, delta) + " did not converge")
 		}
 	}
 	return mu, nil
@@ -219,7 +219,7 @@ const maxCalibrationSteps = 4096
 // mechanism with the returned σ has δ(eps) ≤ delta.
 func GaussianSigma(sensitivity, eps, delta float64) (float64, error) {
 	if !(sensitivity > 0) || math.IsInf(sensitivity, 1) {
-		return 0, fmt.Errorf("privacy: the sensitivity must be finite and positive, got %g", sensitivity)
+		return 0, errors.New("privacy: the sensitivity must be finite and positive, got " + num(sensitivity))
 	}
 	mu, err := CalibrateGDP(eps, delta)
 	if err != nil {
@@ -227,7 +227,7 @@ func GaussianSigma(sensitivity, eps, delta float64) (float64, error) {
 	}
 	sigma := sensitivity / mu
 	if !(sigma > 0) || math.IsInf(sigma, 1) {
-		return 0, fmt.Errorf("privacy: σ = %g/%g is out of the range of a double", sensitivity, mu)
+		return 0, errors.New("privacy: σ = " + num(sensitivity) + "/" + num(mu) + " is out of the range of a double")
 	}
 	for (GDP{Mu: sensitivity / sigma}).Delta(eps) > delta {
 		sigma = math.Nextafter(sigma, math.Inf(1))
@@ -239,7 +239,7 @@ func GaussianSigma(sensitivity, eps, delta float64) (float64, error) {
 // noise standard deviation σ: exactly (S/σ)-GDP.
 func GaussianMechanism(sensitivity, sigma float64) (GDP, error) {
 	if !(sensitivity > 0) || !(sigma > 0) || math.IsInf(sensitivity, 1) || math.IsInf(sigma, 1) {
-		return GDP{}, fmt.Errorf("privacy: sensitivity and σ must be finite and positive, got %g and %g", sensitivity, sigma)
+		return GDP{}, errors.New("privacy: sensitivity and σ must be finite and positive, got " + num(sensitivity) + " and " + num(sigma))
 	}
 	return NewGDP(sensitivity / sigma)
 }

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
 )
@@ -16,7 +16,7 @@ type PureDP struct {
 // NewPureDP returns pure ε-DP, or an error unless ε is finite and positive.
 func NewPureDP(eps float64) (PureDP, error) {
 	if !(eps > 0) || math.IsInf(eps, 1) {
-		return PureDP{}, fmt.Errorf("privacy: ε must be finite and positive, got %g", eps)
+		return PureDP{}, errors.New("privacy: ε must be finite and positive, got " + num(eps))
 	}
 	return PureDP{Eps: eps}, nil
 }
@@ -50,7 +50,7 @@ func (p PureDP) Tradeoff(alpha float64) float64 {
 }
 
 // String describes the guarantee.
-func (p PureDP) String() string { return fmt.Sprintf("pure ε-DP with ε = %.6g", p.Eps) }
+func (p PureDP) String() string { return "pure ε-DP with ε = " + sig(p.Eps, 6) }
 
 // ApproxDP is a single (ε, δ)-DP guarantee, as a curve: the tightest profile and tradeoff
 // function implied by (ε, δ)-DP alone (Kairouz, Oh and Viswanath 2015; Dong, Roth and Su 2019,
@@ -62,10 +62,10 @@ type ApproxDP struct {
 // NewApproxDP returns the (ε, δ)-DP guarantee, with ε ≥ 0 finite and δ in [0, 1).
 func NewApproxDP(eps, delta float64) (ApproxDP, error) {
 	if !(eps >= 0) || math.IsInf(eps, 1) {
-		return ApproxDP{}, fmt.Errorf("privacy: ε must be finite and at least 0, got %g", eps)
+		return ApproxDP{}, errors.New("privacy: ε must be finite and at least 0, got " + num(eps))
 	}
 	if !(delta >= 0 && delta < 1) {
-		return ApproxDP{}, fmt.Errorf("privacy: δ must be in [0, 1), got %g", delta)
+		return ApproxDP{}, errors.New("privacy: δ must be in [0, 1), got " + num(delta))
 	}
 	return ApproxDP{Eps: eps, Del: delta}, nil
 }
@@ -86,7 +86,7 @@ func (a ApproxDP) Epsilon(delta float64) (float64, error) {
 		return 0, errDelta(delta)
 	}
 	if delta < a.Del {
-		return 0, fmt.Errorf("privacy: an (ε, %g)-DP guarantee never reaches δ = %g", a.Del, delta)
+		return 0, errors.New("privacy: an (ε, " + num(a.Del) + ")-DP guarantee never reaches δ = " + num(delta))
 	}
 	// Solve δ + (1 − δ)·(1 − e^{ε′−ε})/(1 + e^{−ε}) = delta for ε′.
 	r := (delta - a.Del) / (1 - a.Del) * (1 + detmath.Exp(-a.Eps))
@@ -108,5 +108,5 @@ func (a ApproxDP) Tradeoff(alpha float64) float64 {
 
 // String describes the guarantee.
 func (a ApproxDP) String() string {
-	return fmt.Sprintf("(ε, δ)-DP with ε = %.6g, δ = %.3g", a.Eps, a.Del)
+	return "(ε, δ)-DP with ε = " + sig(a.Eps, 6) + ", δ = " + sig(a.Del, 3)
 }

@@ -1,9 +1,10 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
+	"strconv"
 )
 
 // RDP is a Rényi-DP guarantee (Mironov 2017): for every order α > 1, the Rényi divergence of
@@ -44,7 +45,7 @@ func (c Conversion) String() string {
 // μ = S/σ): Eps(α) = α·μ²/2, exact.
 func GaussianRDP(mu float64) RDP {
 	c := mu * mu / 2
-	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: fmt.Sprintf("Rényi DP of %.6g-GDP", mu), linear: c}
+	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: "Rényi DP of " + sig(mu, 6) + "-GDP", linear: c}
 }
 
 // LangevinRDP returns the Rényi-DP curve of the whole trajectory of Langevin diffusion (or
@@ -54,7 +55,7 @@ func GaussianRDP(mu float64) RDP {
 func LangevinRDP(beta, gradSensitivity, time float64) RDP {
 	mu := beta * gradSensitivity * math.Sqrt(time/2)
 	r := GaussianRDP(mu)
-	r.Name = fmt.Sprintf("Rényi DP of a Langevin trajectory (β = %.6g, Δ = %.6g, t = %.6g)", beta, gradSensitivity, time)
+	r.Name = "Rényi DP of a Langevin trajectory (β = " + sig(beta, 6) + ", Δ = " + sig(gradSensitivity, 6) + ", t = " + sig(time, 6) + ")"
 	return r
 }
 
@@ -62,7 +63,7 @@ func LangevinRDP(beta, gradSensitivity, time float64) RDP {
 // response, Eps(α) = log[(sinh(αε) − sinh((α − 1)ε))/sinh(ε)]/(α − 1) (Mironov 2017,
 // Proposition 10; it is at most min(ε, αε²/2)), evaluated in log space.
 func PureRDP(eps float64) RDP {
-	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: fmt.Sprintf("Rényi DP of %.6g-DP", eps)}
+	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + sig(eps, 6) + "-DP"}
 }
 
 // pureRDP evaluates the Rényi divergence of order α between randomized-response outputs:
@@ -88,7 +89,7 @@ func (r RDP) Sum(others ...RDP) RDP {
 			}
 			return s
 		},
-		Name:       fmt.Sprintf("Rényi DP of a composition of %d mechanisms", len(parts)),
+		Name:       "Rényi DP of a composition of " + strconv.Itoa(len(parts)) + " mechanisms",
 		Conversion: r.Conversion,
 	}
 }
@@ -200,7 +201,7 @@ func (r RDP) Convert(delta float64) (eps, alpha float64, err error) {
 	}
 	eps, alpha = minOverOrders(func(a float64) float64 { return r.EpsilonAt(a, delta) })
 	if math.IsInf(eps, 1) || math.IsNaN(eps) {
-		return 0, 0, fmt.Errorf("privacy: the ε of %v at δ = %g is out of the range of a double", r, delta)
+		return 0, 0, errors.New("privacy: the ε of " + r.String() + " at δ = " + num(delta) + " is out of the range of a double")
 	}
 	return math.Max(eps, 0), alpha, nil
 }

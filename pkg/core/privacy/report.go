@@ -1,6 +1,9 @@
 package privacy
 
-import "fmt"
+import (
+	"errors"
+	"strconv"
+)
 
 // ReportVersion identifies the JSON form of Report; it changes only when a field's meaning does.
 const ReportVersion = "privopt-report/1"
@@ -18,7 +21,7 @@ const (
 // Validate checks that the relation is one privopt knows.
 func (n Neighbouring) Validate() error {
 	if n != ReplaceOne && n != AddRemove {
-		return fmt.Errorf("privacy: unknown neighbouring relation %q (want %q or %q)", n, ReplaceOne, AddRemove)
+		return errors.New("privacy: unknown neighbouring relation " + strconv.Quote(string(n)) + " (want " + strconv.Quote(string(ReplaceOne)) + " or " + strconv.Quote(string(AddRemove)) + ")")
 	}
 	return nil
 }
@@ -138,10 +141,10 @@ func NewReport(base Curve, spec ReportSpec) (Report, error) {
 		return Report{}, err
 	}
 	if spec.Randomness != OSSeeded && spec.Randomness != SeededNotPrivate {
-		return Report{}, fmt.Errorf("privacy: unknown randomness %q", spec.Randomness)
+		return Report{}, errors.New("privacy: unknown randomness " + strconv.Quote(string(spec.Randomness)))
 	}
 	if spec.Sampler.Exact && spec.Sampler.TV != 0 {
-		return Report{}, fmt.Errorf("privacy: an exact sampler has no total-variation error, got %g", spec.Sampler.TV)
+		return Report{}, errors.New("privacy: an exact sampler has no total-variation error, got " + num(spec.Sampler.TV))
 	}
 	certified := base
 	if spec.Sampler.Certified && spec.Sampler.TV > 0 {
@@ -153,7 +156,7 @@ func NewReport(base Curve, spec ReportSpec) (Report, error) {
 	}
 	achieved := certified.Delta(spec.Target.Epsilon)
 	if achieved > spec.Target.Delta {
-		return Report{}, fmt.Errorf("privacy: %v gives δ = %.3g at ε = %g, above the target δ = %.3g", certified, achieved, spec.Target.Epsilon, spec.Target.Delta)
+		return Report{}, errors.New("privacy: " + describe(certified) + " gives δ = " + sig(achieved, 3) + " at ε = " + num(spec.Target.Epsilon) + ", above the target δ = " + sig(spec.Target.Delta, 3))
 	}
 	mixingOK := spec.Sampler.Exact || spec.Sampler.Certified
 	r := Report{
@@ -196,16 +199,16 @@ func reportEpsilons(target float64) []float64 {
 // statement is the report's statement in words. A seeded release says first that it is not
 // private, and then what the mechanism would guarantee with private randomness.
 func statement(r Report, certified Curve) string {
-	s := fmt.Sprintf("The release is (ε = %g, δ = %.3g)-differentially private under the %s relation: %s.",
-		r.Achieved.Epsilon, r.Achieved.Delta, r.Neighbouring, certified)
+	s := "The release is (ε = " + num(r.Achieved.Epsilon) + ", δ = " + sig(r.Achieved.Delta, 3) +
+		")-differentially private under the " + string(r.Neighbouring) + " relation: " + describe(certified) + "."
 	if r.Randomness == SeededNotPrivate {
-		s = fmt.Sprintf("This release is NOT private: its random numbers came from a user-chosen seed, and anyone with the seed can reproduce the noise. With private randomness the mechanism would be (ε = %g, δ = %.3g)-differentially private under the %s relation: %s.",
-			r.Achieved.Epsilon, r.Achieved.Delta, r.Neighbouring, certified)
+		s = "This release is NOT private: its random numbers came from a user-chosen seed, and anyone with the seed can reproduce the noise. With private randomness the mechanism would be (ε = " +
+			num(r.Achieved.Epsilon) + ", δ = " + sig(r.Achieved.Delta, 3) + ")-differentially private under the " + string(r.Neighbouring) + " relation: " + describe(certified) + "."
 	}
 	switch {
 	case r.Sampler.Exact:
 	case r.Sampler.Certified:
-		s += fmt.Sprintf(" The sampler's total-variation error, at most %.3g for every dataset, is included.", r.Sampler.TV)
+		s += " The sampler's total-variation error, at most " + sig(r.Sampler.TV, 3) + " for every dataset, is included."
 	default:
 		s += " Mixing is not certified: the guarantee holds for the exact distribution only, and no privacy is claimed for this release."
 	}

@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"math"
 
 	"github.com/privopt/privopt/pkg/detmath"
@@ -23,10 +23,10 @@ import (
 // (value log(1/γ)). ρ must be positive and finite and γ in (0, 1).
 func RandomStopping(rho, gamma float64) (RDP, error) {
 	if !(rho > 0) || math.IsInf(rho, 1) {
-		return RDP{}, fmt.Errorf("privacy: ρ must be positive and finite, got %g", rho)
+		return RDP{}, errors.New("privacy: ρ must be positive and finite, got " + num(rho))
 	}
 	if !(gamma > 0 && gamma < 1) {
-		return RDP{}, fmt.Errorf("privacy: the stopping probability γ must be in (0, 1), got %g", gamma)
+		return RDP{}, errors.New("privacy: the stopping probability γ must be in (0, 1), got " + num(gamma))
 	}
 	l := -detmath.Log(gamma) // log(1/γ) = log E[K]
 	inner := l               // at λ̂ = 1
@@ -39,7 +39,7 @@ func RandomStopping(rho, gamma float64) (RDP, error) {
 		Eps: func(alpha float64) float64 {
 			return (rho*alpha + 2*inner + l/(alpha-1)) * up
 		},
-		Name: fmt.Sprintf("Rényi DP of the best of a geometric number of runs (mean %.6g) of a %.6g-zCDP algorithm", 1/gamma, rho),
+		Name: "Rényi DP of the best of a geometric number of runs (mean " + sig(1/gamma, 6) + ") of a " + sig(rho, 6) + "-zCDP algorithm",
 	}, nil
 }
 
@@ -52,7 +52,7 @@ func CalibrateRandomStopping(gamma, eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	if delta == 0 {
-		return 0, fmt.Errorf("privacy: private selection by random stopping needs δ > 0")
+		return 0, errors.New("privacy: private selection by random stopping needs δ > 0")
 	}
 	meets := func(rho float64) bool {
 		c, err := RandomStopping(rho, gamma)
@@ -66,7 +66,7 @@ func CalibrateRandomStopping(gamma, eps, delta float64) (float64, error) {
 	lo := hi
 	for !meets(lo) {
 		if lo /= 2; lo < 1e-300 {
-			return 0, fmt.Errorf("privacy: no ρ lets the best of a geometric number of runs (mean %g) meet (ε = %g, δ = %g)", 1/gamma, eps, delta)
+			return 0, errors.New("privacy: no ρ lets the best of a geometric number of runs (mean " + num(1/gamma) + ") meet " + target(eps, delta))
 		}
 	}
 	for hi/lo > 1+1e-9 {

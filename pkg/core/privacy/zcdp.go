@@ -1,7 +1,7 @@
 package privacy
 
 import (
-	"fmt"
+	"errors"
 	"math"
 
 	"github.com/privopt/privopt/pkg/detmath"
@@ -16,9 +16,9 @@ import (
 // profile. ρ must be finite and at least 0 (0 is perfect privacy).
 func ZCDP(rho float64) (RDP, error) {
 	if !(rho >= 0) || math.IsInf(rho, 1) {
-		return RDP{}, fmt.Errorf("privacy: ρ must be finite and at least 0, got %g", rho)
+		return RDP{}, errors.New("privacy: ρ must be finite and at least 0, got " + num(rho))
 	}
-	return RDP{Eps: func(alpha float64) float64 { return alpha * rho }, Name: fmt.Sprintf("%.6g-zCDP", rho), linear: rho}, nil
+	return RDP{Eps: func(alpha float64) float64 { return alpha * rho }, Name: sig(rho, 6) + "-zCDP", linear: rho}, nil
 }
 
 // CalibrateZCDP returns the largest ρ (to a relative 1e-12) for which ρ-zCDP, converted by the
@@ -39,7 +39,7 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 		return 0, err
 	}
 	if delta == 0 {
-		return 0, fmt.Errorf("privacy: zCDP needs δ > 0 to meet an (ε, δ) target")
+		return 0, errors.New("privacy: zCDP needs δ > 0 to meet an (ε, δ) target")
 	}
 	logTarget := detmath.Log(delta)
 	excess := func(rho float64) (float64, bool) { // log δ(ρ) − log δ_target, and whether ρ meets
@@ -63,7 +63,7 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 	for k := 0; !ok; k++ { // never taken in exact arithmetic; a guard against rounding
 		lo /= 2
 		if lo < 1e-300 || k == maxCalibrationSteps {
-			return 0, fmt.Errorf("privacy: no ρ meets (ε = %g, δ = %g)", eps, delta)
+			return 0, errors.New("privacy: no ρ meets " + target(eps, delta))
 		}
 		flo, ok = excess(lo)
 	}
@@ -72,7 +72,7 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 	for ok {
 		lo, flo, hi = hi, fhi, 2*hi
 		if math.IsInf(hi, 1) {
-			return 0, fmt.Errorf("privacy: every ρ meets (ε = %g, δ = %g)", eps, delta)
+			return 0, errors.New("privacy: every ρ meets " + target(eps, delta))
 		}
 		fhi, ok = excess(hi)
 	}
@@ -80,7 +80,7 @@ func CalibrateZCDP(eps, delta float64) (float64, error) {
 	side := 0 // which end the last step moved: −1 for lo, +1 for hi
 	for iter := 0; hi-lo > tol*lo; iter++ {
 		if iter == maxCalibrationSteps {
-			return 0, fmt.Errorf("privacy: internal error: the zCDP calibration for (ε = %g, δ = %g) did not converge", eps, delta)
+			return 0, errors.New("privacy: internal error: the zCDP calibration for " + target(eps, delta) + " did not converge")
 		}
 		x := lo + (hi-lo)/2
 		if t := -flo / (fhi - flo); iter < 50 && t > 0 && t < 1 && !math.IsInf(flo, 0) && !math.IsInf(fhi, 0) {
