@@ -22,7 +22,6 @@ import (
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
-	"gonum.org/v1/gonum/floats"
 )
 
 const fitSynopsis = `Fits a differentially private linear model to a CSV file on this machine and prints JSON:
@@ -101,16 +100,11 @@ func (d *dataDiagnostics) warnings() []string {
 	return out
 }
 
-// testDiagnostics are the model's accuracy and loss on a held-out file: computed from data,
-// so local and not private.
+// testDiagnostics are the model's evaluation on a held-out file (the page's, fit.EvaluateLocally):
+// computed from data, so local and not private.
 type testDiagnostics struct {
-	NotPrivate string   `json:"not_private"`
-	Rows       int      `json:"rows"`
-	Accuracy   *float64 `json:"accuracy,omitempty"`
-	Loss       float64  `json:"loss"`
-	// RMSE is a regression model's root mean squared error in the label's units, against the
-	// labels as declared (not clipped to a private range).
-	RMSE *float64 `json:"rmse,omitempty"`
+	NotPrivate string `json:"not_private"`
+	*fit.LocalEvaluation
 	// Data says what encoding the held-out file changed, as the output's data section does
 	// for the training file.
 	Data *dataDiagnostics `json:"data"`
@@ -251,10 +245,6 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	problem, err := fit.Problem(opts.spec, facts)
-	if err != nil {
-		return usageError{err.Error()}
-	}
 	plan, err := fit.Plan(opts.spec, facts)
 	if err != nil {
 		return usageError{err.Error()}
@@ -294,9 +284,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
 		}
-		if out.Test, err = evaluate(test, declared.Y, diag, problem, rel.Model.Weights); err != nil {
+		local, err := fit.EvaluateLocally(opts.spec, facts, train.Y, test, declared.Y, rel.Model.Weights)
+		if err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
 		}
+		out.Test = &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", LocalEvaluation: local, Data: newDataDiagnostics(diag)}
 		for _, w := range out.Test.Data.warnings() {
 			fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.test, w)
 		}
@@ -414,32 +406,6 @@ func allLosses() []string {
 		out = append(out, fit.Losses[kind]...)
 	}
 	return out
-}
-
-// evaluate computes the held-out accuracy and loss of the model on an encoded file (labels as
-// the model sees them) and a regression's RMSE against the labels as declared, raw: local
-// diagnostics, not private.
-func evaluate(ds *data.Dataset, raw []float64, diag *data.Diagnostics, p mech.Problem, w []float64) (*testDiagnostics, error) {
-	p.N = ds.N
-	l, err := p.NewLoss(ds)
-	if err != nil {
-		return nil, err
-	}
-	t := &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", Rows: ds.N, Loss: l.Mean(nil, w),
-		Data: newDataDiagnostics(diag)}
-	if acc, ok := mech.Accuracy(p, ds, w); ok {
-		t.Accuracy = &acc
-	}
-	if ds.Label.Kind == data.LabelNumeric {
-		sum := 0.0
-		for i := range ds.N {
-			e := ds.Label.Raw(floats.Dot(w, ds.Row(i))) - raw[i]
-			sum += e * e
-		}
-		rmse := math.Sqrt(sum / float64(ds.N))
-		t.RMSE = &rmse
-	}
-	return t, nil
 }
 
 // suggestions returns a line for each privately scaled column of the schema as used whose

@@ -1,19 +1,14 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"math"
-	"slices"
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
-	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
-	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -27,29 +22,13 @@ type Result struct {
 	Release *mech.Release `json:"release"`
 	// Test evaluates the model on the held-out rows (local: not private), or is nil when no
 	// rows are held out.
-	Test *Evaluation `json:"test,omitempty"`
+	Test *fit.LocalEvaluation `json:"test,omitempty"`
 	// Private is the model's private evaluation on the held-out rows when the spec spends a
 	// share of the budget on one (Spec.EvalShare > 0), nil otherwise: noisy sums released with
 	// the model, part of the release file. HeldOut states the public facts it was planned
 	// with, as the release file holds them (release.Model).
 	Private *mech.Evaluation `json:"private,omitempty"`
 	HeldOut *mech.HeldOut    `json:"held_out,omitempty"`
-}
-
-// Evaluation is a model's accuracy and mean loss on held-out rows: computed from the data,
-// shown to its owner only.
-type Evaluation struct {
-	// Rows is the number of held-out rows.
-	Rows int `json:"rows"`
-	// Accuracy is the fraction of rows classified right, nil for a regression loss; Majority
-	// that of always predicting the training rows' most frequent class (the smallest on a
-	// tie), the baseline a model must beat.
-	Accuracy *float64 `json:"accuracy,omitempty"`
-	Majority *float64 `json:"majority,omitempty"`
-	// ROC is a binary classifier's ROC curve on the held-out rows (nil for the others).
-	ROC *ROC `json:"roc,omitempty"`
-	// Loss is the mean loss of the held-out rows (the plain per-row loss, or the robust one).
-	Loss float64 `json:"loss"`
 }
 
 // activeRun is the run in progress.
@@ -142,7 +121,7 @@ func (res *Result) evaluate(s fit.Spec, d *dataset, r *rng.Rand) error {
 	w := res.Release.Model.Weights
 	var err error
 	if d.test != nil && d.test.N > 0 {
-		if res.Test, err = evaluate(s, d, w); err != nil {
+		if res.Test, err = fit.EvaluateLocally(s, d.summary.Facts, d.train.Y, d.test, nil, w); err != nil {
 			return err
 		}
 	}
@@ -153,111 +132,6 @@ func (res *Result) evaluate(s fit.Spec, d *dataset, r *rng.Rand) error {
 		res.Private, res.HeldOut, err = release.Evaluate(s, d.summary.Facts, d.test, w, r)
 	}
 	return err
-}
-
-// evaluate returns the accuracy and mean loss of a model on the held-out rows. They are local
-// diagnostics, not private: the mean is over the held-out rows themselves, whatever the
-// relation (under add/remove the fit divides by a declared public N instead).
-func evaluate(s fit.Spec, d *dataset, w []float64) (*Evaluation, error) {
-	facts := d.summary.Facts
-	facts.N = d.test.N
-	s.Budget.Neighbouring = privacy.ReplaceOne // the problem's size is then facts.N
-	p, err := fit.Problem(s, facts)
-	if err != nil {
-		return nil, err
-	}
-	l, err := p.NewLoss(d.test)
-	if err != nil {
-		return nil, fmt.Errorf("engine: the held-out rows: %w", err)
-	}
-	ev := &Evaluation{Rows: d.test.N, Loss: l.Mean(nil, w)}
-	if acc, ok := mech.Accuracy(p, d.test, w); ok {
-		m := majorityAccuracy(d.train.Y, d.test.Y)
-		ev.Accuracy, ev.Majority = &acc, &m
-		if p.Loss.Name != "multinomial" {
-			ev.ROC = rocOf(d.test, w)
-		}
-	}
-	return ev, nil
-}
-
-// ROC is a ROC curve: the false- and true-positive rates of the rule "positive when the score
-// ⟨w, x⟩ is at least t", for thresholds t from +∞ down to −∞ (at most rocPoints + 1 points,
-// from (0, 0) to (1, 1)), and the area under the full curve.
-type ROC struct {
-	FPR []float64 `json:"fpr"`
-	TPR []float64 `json:"tpr"`
-	AUC float64   `json:"auc"`
-}
-
-// rocPoints bounds the points of a ROC curve sent to the page.
-const rocPoints = 100
-
-// rocOf returns the ROC curve of the scores ⟨w, x⟩ of the rows of ds against their labels
-// (positive when y > 0); nil when either class is absent. Tied scores move together, so the
-// area is the probability that a positive row scores above a negative one, ties counting half.
-func rocOf(ds *data.Dataset, w []float64) *ROC {
-	type scored struct {
-		s   float64
-		pos bool
-	}
-	rows := make([]scored, ds.N)
-	pos := 0
-	for i := range rows {
-		s := 0.0
-		for j, v := range ds.Row(i) {
-			s += w[j] * v
-		}
-		rows[i] = scored{s, ds.Y[i] > 0}
-		if rows[i].pos {
-			pos++
-		}
-	}
-	neg := ds.N - pos
-	if pos == 0 || neg == 0 {
-		return nil
-	}
-	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.s, a.s) })
-	r := &ROC{FPR: []float64{0}, TPR: []float64{0}}
-	tp, fp, every, drawn := 0, 0, max(1, ds.N/rocPoints), 0
-	for i := 0; i < len(rows); {
-		tp0, fp0, score := tp, fp, rows[i].s
-		for ; i < len(rows) && rows[i].s == score; i++ {
-			if rows[i].pos {
-				tp++
-			} else {
-				fp++
-			}
-		}
-		r.AUC += float64(fp-fp0) * float64(tp+tp0) / 2 // trapezoid: ties count half
-		if i == len(rows) || i-drawn >= every {
-			r.FPR, r.TPR, drawn = append(r.FPR, float64(fp)/float64(neg)), append(r.TPR, float64(tp)/float64(pos)), i
-		}
-	}
-	r.AUC /= float64(pos) * float64(neg)
-	return r
-}
-
-// majorityAccuracy returns the fraction of the labels test equal to the most frequent of
-// train (the smallest on a tie).
-func majorityAccuracy(train, test []float64) float64 {
-	counts := map[float64]int{}
-	for _, y := range train {
-		counts[y]++
-	}
-	best, bestCount := math.Inf(1), 0
-	for y, c := range counts {
-		if c > bestCount || (c == bestCount && y < best) {
-			best, bestCount = y, c
-		}
-	}
-	hits := 0
-	for _, y := range test {
-		if y == best {
-			hits++
-		}
-	}
-	return float64(hits) / float64(max(len(test), 1))
 }
 
 // cancel stops the run of request req.Target if it is still running; its end is then
