@@ -1,5 +1,7 @@
 package ui
 
+import "github.com/privopt/privopt/pkg/core/mech"
+
 // The page's plain-language descriptions of the losses, their modifiers and the mechanisms.
 // A mechanism registered in pkg/core/mech without a description here still appears on the
 // page, with its name, its paper and its settings.
@@ -8,12 +10,12 @@ package ui
 type lossDescription struct{ title, explain string }
 
 var lossText = map[string]lossDescription{
-	"logistic":     {"logistic regression", "log(1 + e^(−y⟨w, x⟩)) for labels ±1: smooth, and Lipschitz with the declared row bound."},
-	"hinge":        {"hinge (support vector machine)", "max(0, 1 − y⟨w, x⟩) for labels ±1: Lipschitz but not smooth."},
-	"smooth-hinge": {"smoothed hinge", "The hinge with its corner replaced by a parabola of width H: Lipschitz and smooth."},
-	"squared":      {"least squares", "½(⟨w, x⟩ − y)² for a numeric label: Lipschitz only on a bounded domain, with the label's declared range."},
-	"huber":        {"Huber regression", "Quadratic for residuals within δ, linear beyond: least squares that outliers cannot dominate."},
-	"multinomial":  {"multinomial logistic regression", "One weight vector per class; the loss is log Σₖ e^⟨wₖ, x⟩ − ⟨w_y, x⟩."},
+	mech.LossLogistic:    {"logistic regression", "log(1 + e^(−y⟨w, x⟩)) for labels ±1: smooth, and Lipschitz with the declared row bound."},
+	mech.LossHinge:       {"hinge (support vector machine)", "max(0, 1 − y⟨w, x⟩) for labels ±1: Lipschitz but not smooth."},
+	mech.LossSmoothHinge: {"smoothed hinge", "The hinge with its corner replaced by a parabola of width H: Lipschitz and smooth."},
+	mech.LossSquared:     {"least squares", "½(⟨w, x⟩ − y)² for a numeric label: Lipschitz only on a bounded domain, with the label's declared range."},
+	mech.LossHuber:       {"Huber regression", "Quadratic for residuals within δ, linear beyond: least squares that outliers cannot dominate."},
+	mech.LossMultinomial: {"multinomial logistic regression", "One weight vector per class; the loss is log Σₖ e^⟨wₖ, x⟩ − ⟨w_y, x⟩."},
 }
 
 // LossExplain explains the chosen loss.

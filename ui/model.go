@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"github.com/privopt/privopt/pkg/core/mech"
 	"math"
 	"slices"
 
@@ -35,7 +36,7 @@ const (
 )
 
 func (a *App) initModel() {
-	a.Loss, a.Modifier, a.RobustNorm = "logistic", NoModifier, "inf"
+	a.Loss, a.Modifier, a.RobustNorm = mech.LossLogistic, NoModifier, "inf"
 	a.Domain = fit.DefaultDomain(a.Loss)
 	a.LossParam.Set("1", positive)
 	a.Tilt.Set("1", positive)
@@ -80,11 +81,11 @@ func (a *App) defaultDomain() {
 }
 
 // HasLossParam reports whether the loss takes a parameter.
-func (a *App) HasLossParam() bool { return a.Loss == "smooth-hinge" || a.Loss == "huber" }
+func (a *App) HasLossParam() bool { return a.Loss == mech.LossSmoothHinge || a.Loss == mech.LossHuber }
 
 // LossParamLabel names the loss's parameter.
 func (a *App) LossParamLabel() string {
-	if a.Loss == "huber" {
+	if a.Loss == mech.LossHuber {
 		return "Huber threshold δ (residuals beyond it count linearly)"
 	}
 	return "smoothing width H"
@@ -136,7 +137,7 @@ func (a *App) dataReady() {
 		a.Loss = choices[0]
 		a.defaultDomain()
 	}
-	if a.Loss == "multinomial" && a.Modifier == Adversarial {
+	if a.Loss == mech.LossMultinomial && a.Modifier == Adversarial {
 		a.Modifier = NoModifier
 	}
 	a.specChanged()

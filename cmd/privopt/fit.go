@@ -329,7 +329,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.StringVar(&o.out, "out", "", "also write the release file (privopt-release/2: the schema, encoding, settings, model, report; no diagnostics) to this JSON file, for privopt predict and export")
 	fs.StringVar(&sp.Mechanism, "mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
 	fs.Var(settings(sp.Options), "opt", "a setting of the mechanism, NAME=VALUE (repeatable; e.g. Sampler=mala, Norm=1.5)")
-	fs.StringVar(&sp.Loss, "loss", "logistic", "the loss: "+strings.Join(allLosses(), ", "))
+	fs.StringVar(&sp.Loss, "loss", mech.LossLogistic, "the loss: "+strings.Join(allLosses(), ", "))
 	fs.Float64Var(&sp.LossParam, "param", 0, "the smoothing width of smooth-hinge or the threshold of huber")
 	fs.Float64Var(&sp.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
 	fs.Float64Var(&sp.Robust, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")

@@ -107,7 +107,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	if err := baselines(cfg, &res); err != nil {
 		return res, err
 	}
-	p := mech.Problem{Loss: mech.LossSpec{Name: "logistic"}, Dim: cfg.Train.D, N: cfg.Train.N,
+	p := mech.Problem{Loss: mech.LossSpec{Name: mech.LossLogistic}, Dim: cfg.Train.D, N: cfg.Train.N,
 		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1, Bias: cfg.Train.Bias}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius,
 		Categorical: cfg.Train.Categorical}
 	rates := cost.ReferenceFor(p.QueryWidth(loss.RowWidth(cfg.Train)))
@@ -182,7 +182,7 @@ func evaluate(ds *data.Dataset, w []float64) (acc, logLoss float64) {
 	if err != nil {
 		return math.NaN(), math.NaN()
 	}
-	acc, _ = mech.Accuracy(mech.Problem{Loss: mech.LossSpec{Name: "logistic"}}, ds, w)
+	acc, _ = mech.Accuracy(mech.Problem{Loss: mech.LossSpec{Name: mech.LossLogistic}}, ds, w)
 	return acc, l.Mean(nil, w)
 }
 

@@ -44,7 +44,7 @@ func devsuiteBaselines(t Task, train, valid *data.Dataset) (trivial, nonPrivate 
 		if err != nil {
 			return nil, nil, err
 		}
-		nonPrivate = measures(t, mech.LossSpec{Name: "logistic"}, l, zva, w, 0)
+		nonPrivate = measures(t, mech.LossSpec{Name: mech.LossLogistic}, l, zva, w, 0)
 	case fit.Class:
 		k := len(train.Label.Classes)
 		w, err := fitRidgeMultinomial(ztr, k, lambda)
@@ -55,7 +55,7 @@ func devsuiteBaselines(t Task, train, valid *data.Dataset) (trivial, nonPrivate 
 		if err != nil {
 			return nil, nil, err
 		}
-		nonPrivate = measures(t, mech.LossSpec{Name: "multinomial", Classes: k}, l, zva, w, 0)
+		nonPrivate = measures(t, mech.LossSpec{Name: mech.LossMultinomial, Classes: k}, l, zva, w, 0)
 	default:
 		return nil, nil, fmt.Errorf("unknown label kind %q", t.Label)
 	}

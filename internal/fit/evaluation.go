@@ -51,7 +51,7 @@ func EvaluateLocally(s Spec, facts Facts, train []float64, test *data.Dataset, d
 	if acc, ok := mech.Accuracy(p, test, w); ok {
 		m := majorityAccuracy(train, test.Y)
 		ev.Accuracy, ev.Majority = &acc, &m
-		if p.Loss.Name != "multinomial" {
+		if p.Loss.Name != mech.LossMultinomial {
 			ev.ROC = rocOf(test, w)
 		}
 	}

@@ -139,9 +139,9 @@ func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
 
 // Losses lists the losses for each label kind, the first being the default.
 var Losses = map[string][]string{
-	Binary:  {"logistic", "hinge", "smooth-hinge"},
-	Numeric: {"squared", "huber"},
-	Class:   {"multinomial"},
+	Binary:  {mech.LossLogistic, mech.LossHinge, mech.LossSmoothHinge},
+	Numeric: {mech.LossSquared, mech.LossHuber},
+	Class:   {mech.LossMultinomial},
 }
 
 // Domains of Spec.Domain.
@@ -159,7 +159,7 @@ const (
 // bounded only on a bounded domain (with the default radius 10 it fits labels in [−1, 1],
 // where private ranges put a numeric label), Whole for the others.
 func DefaultDomain(loss string) string {
-	if loss == "squared" {
+	if loss == mech.LossSquared {
 		return Ball
 	}
 	return Whole
@@ -242,12 +242,12 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	}
 	ls := mech.LossSpec{Name: s.Loss, Tilt: s.Tilt}
 	switch s.Loss {
-	case "smooth-hinge", "huber":
+	case mech.LossSmoothHinge, mech.LossHuber:
 		if !(s.LossParam > 0) || math.IsInf(s.LossParam, 1) {
 			return mech.Problem{}, fmt.Errorf("fit: the %s loss needs a positive finite parameter, got %g", s.Loss, s.LossParam)
 		}
 		ls.Param = s.LossParam
-	case "multinomial":
+	case mech.LossMultinomial:
 		ls.Classes = len(f.Classes)
 	}
 	if s.Robust != 0 {
@@ -262,7 +262,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 		b.Y = math.Max(math.Abs(lo), math.Abs(hi))
 	}
 	params := f.D
-	if s.Loss == "multinomial" {
+	if s.Loss == mech.LossMultinomial {
 		params = len(f.Classes) * f.D
 	}
 	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {

@@ -62,7 +62,7 @@ func (p *Predictor) Classes() []string {
 // HasProbabilities reports whether the model's predictions carry probabilities (logistic and
 // multinomial models; the hinge losses and regression do not).
 func (p *Predictor) HasProbabilities() bool {
-	return p.model.Loss == "logistic" || p.model.Loss == "multinomial"
+	return p.model.Loss == mech.LossLogistic || p.model.Loss == mech.LossMultinomial
 }
 
 // Predict returns the prediction for one encoded row x (the model's features). A regression's

@@ -369,7 +369,7 @@ func (f *File) check() error {
 			return fmt.Errorf("release: model %d has features %d that are not the schema's %d", k+1, len(m.Model.Features), len(features))
 		}
 		want := len(features)
-		if m.Model.Loss == "multinomial" {
+		if m.Model.Loss == mech.LossMultinomial {
 			want *= len(m.Model.Classes)
 		}
 		if len(m.Model.Weights) != want {

@@ -2,6 +2,7 @@ package statement
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/mech"
 	"math"
 	"slices"
 	"strings"
@@ -27,7 +28,7 @@ func (r *release) rowsPublic() string {
 // predicting "Y"".
 func (r *release) models() string {
 	weights := r.in.Facts.D
-	if r.in.Settings.Loss == "multinomial" {
+	if r.in.Settings.Loss == mech.LossMultinomial {
 		weights *= len(r.in.Facts.Classes)
 	}
 	noun, each := "linear model", ""
@@ -116,7 +117,7 @@ func norm(s *data.Schema) string {
 func (r *release) settings() string {
 	s := r.in.Settings
 	loss := s.Loss
-	if s.LossParam > 0 && (s.Loss == "smooth-hinge" || s.Loss == "huber") {
+	if s.LossParam > 0 && (s.Loss == mech.LossSmoothHinge || s.Loss == mech.LossHuber) {
 		loss += fmt.Sprintf(" (parameter %s)", num(s.LossParam))
 	}
 	if s.Tilt > 0 {

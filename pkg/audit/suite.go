@@ -43,14 +43,14 @@ const auditN = 10
 // ‖x‖ ≤ 1 on the whole line, at the radius 0.2, where the mechanisms' outputs stay in |w| < 1
 // (the region where the pair is tight).
 func HingeProblem(n int) mech.Problem {
-	return mech.Problem{Loss: mech.LossSpec{Name: "hinge"}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+	return mech.Problem{Loss: mech.LossSpec{Name: mech.LossHinge}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
 		Domain: geom.Whole{D: 1}, Radius: 0.2}
 }
 
 // HuberProblem is the problem of HuberPair with n rows: the Huber loss with threshold 0.1 in one
 // dimension on the whole line, at the radius 0.3, where the outputs stay in |w| < 0.9.
 func HuberProblem(n int) mech.Problem {
-	return mech.Problem{Loss: mech.LossSpec{Name: "huber", Param: 0.1}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
+	return mech.Problem{Loss: mech.LossSpec{Name: mech.LossHuber, Param: 0.1}, Dim: 1, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1},
 		Domain: geom.Whole{D: 1}, Radius: 0.3}
 }
 
@@ -102,7 +102,7 @@ func Cases() []Case {
 	// 0.729 times the isotropic one (a regression loss keeps isotropic noise); one step on
 	// BiasPair tests that reduction.
 	biasStep := oneStep
-	biasStep.Problem = mech.Problem{Loss: mech.LossSpec{Name: "smooth-hinge", Param: 0.1}, Dim: 2, N: auditN,
+	biasStep.Problem = mech.Problem{Loss: mech.LossSpec{Name: mech.LossSmoothHinge, Param: 0.1}, Dim: 2, N: auditN,
 		Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: math.Sqrt2 / 2}, Domain: geom.Whole{D: 2}, Radius: 0.3}
 	biasStep.Variant, biasStep.PairName, biasStep.Pair = "one step, bias shaping", "bias", BiasPair
 	// REM on an ℓ2 ball runs the certified sampler's ball path (in one dimension its proposals

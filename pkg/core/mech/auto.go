@@ -271,7 +271,7 @@ func (pl *autoPlan) stops(r *rng.Rand) bool {
 func (pl *autoPlan) scoreOf(ds *data.Dataset, w []float64, r *rng.Rand) (float64, error) {
 	p := pl.problem
 	classes := 0
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		classes = p.Loss.Classes
 	}
 	y := p.Bounds.Y

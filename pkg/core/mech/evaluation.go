@@ -88,7 +88,7 @@ func PlanEvaluation(p Problem, b privacy.Budget, h HeldOut) (*EvaluationPlan, er
 		}
 	default:
 		e.classes = 2
-		if p.Loss.Name == "multinomial" {
+		if p.Loss.Name == LossMultinomial {
 			e.classes = p.Loss.Classes
 		}
 		coords, e.l2, e.l1 = e.classes*e.classes, math.Sqrt2, 2
@@ -219,7 +219,7 @@ func (e *EvaluationPlan) sums(ds *data.Dataset, w []float64) ([]float64, error) 
 			continue
 		}
 		truth, pred := 0, 0
-		if e.classes == 2 && p.Loss.Name != "multinomial" {
+		if e.classes == 2 && p.Loss.Name != LossMultinomial {
 			if y > 0 {
 				truth = 1
 			}

@@ -198,7 +198,7 @@ func fistaIterations(smooth, diam, gap float64) (int, error) {
 // second is exactly Z, about half of G·D on a box centred at the origin.
 func exampleRange(p Problem, g2, diam float64) float64 {
 	r := g2 * diam * (1 + fpSlack)
-	if p.Loss.RobustRadius > 0 || p.Loss.Name == "multinomial" {
+	if p.Loss.RobustRadius > 0 || p.Loss.Name == LossMultinomial {
 		return r
 	}
 	s, err := p.Loss.scalar()
@@ -247,7 +247,7 @@ func meanScore(l loss.Loss, n int, nonNegative bool, clip float64) gibbsScore {
 // cross-entropy log Σe^{z_k} − z_y, and the robust versions of the margin losses).
 func nonNegative(s LossSpec) bool {
 	switch s.Name {
-	case "logistic", "hinge", "smooth-hinge", "squared", "huber", "multinomial":
+	case LossLogistic, LossHinge, LossSmoothHinge, LossSquared, LossHuber, LossMultinomial:
 		return s.Tilt == 0
 	}
 	return false

@@ -107,18 +107,28 @@ type LossSpec struct {
 	RobustNorm   float64 `json:"robust_norm,omitempty"`
 }
 
+// The losses of LossSpec.Name, as settings, schemas and release files spell them.
+const (
+	LossLogistic    = "logistic"
+	LossHinge       = "hinge"
+	LossSmoothHinge = "smooth-hinge"
+	LossSquared     = "squared"
+	LossHuber       = "huber"
+	LossMultinomial = "multinomial"
+)
+
 // scalar returns the margin or prediction loss of a linear model.
 func (s LossSpec) scalar() (loss.Scalar, error) {
 	switch s.Name {
-	case "logistic":
+	case LossLogistic:
 		return loss.Logistic{}, nil
-	case "hinge":
+	case LossHinge:
 		return loss.Hinge{}, nil
-	case "smooth-hinge":
+	case LossSmoothHinge:
 		return loss.SmoothHinge{H: s.Param}, nil
-	case "squared":
+	case LossSquared:
 		return loss.Squared{}, nil
-	case "huber":
+	case LossHuber:
 		return loss.Huber{Delta: s.Param}, nil
 	}
 	return nil, fmt.Errorf("mech: unknown loss %q (logistic, hinge, smooth-hinge, squared, huber, multinomial)", s.Name)
@@ -153,7 +163,7 @@ type Problem struct {
 
 // params returns the number of parameters (d, or K·d for the multinomial loss).
 func (p Problem) params() int {
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		return p.Loss.Classes * p.Dim
 	}
 	return p.Dim
@@ -165,7 +175,7 @@ func (p Problem) params() int {
 // (the norm of w), which never hold rows sparse. Like rows, it describes the data: it is for
 // predicting run times locally, never for planning.
 func (p Problem) QueryWidth(rows loss.Width) loss.Width {
-	if p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 {
+	if p.Loss.Name == LossMultinomial || p.Loss.RobustRadius > 0 {
 		return loss.Width{Entries: float64(p.params())}
 	}
 	return rows
@@ -187,7 +197,7 @@ func (p Problem) Validate() error {
 	case !(p.Bounds.X > 0) || math.IsInf(p.Bounds.X, 1):
 		return fmt.Errorf("mech: the declared bound on the rows must be finite and positive, got %g", p.Bounds.X)
 	}
-	if p.Loss.Name == "multinomial" && p.Loss.Classes < 2 {
+	if p.Loss.Name == LossMultinomial && p.Loss.Classes < 2 {
 		return fmt.Errorf("mech: the multinomial loss needs at least 2 classes, got %d", p.Loss.Classes)
 	}
 	if !(p.Loss.Tilt >= 0) || math.IsInf(p.Loss.Tilt, 1) {
@@ -222,7 +232,7 @@ func (p Problem) NewLoss(ds *data.Dataset) (loss.Loss, error) {
 func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
 	b := p.Bounds
 	b.Rows = p.N
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		return loss.NewMultinomial(ds, p.Loss.Classes, b)
 	}
 	s, err := p.Loss.scalar()
@@ -247,7 +257,7 @@ func (p Problem) buildLoss(ds *data.Dataset) (loss.Loss, error) {
 func (p Problem) Constants(norm float64) (loss.Constants, error) {
 	label := 0.0 // a class index, or a regression target
 	switch p.Loss.Name {
-	case "logistic", "hinge", "smooth-hinge":
+	case LossLogistic, LossHinge, LossSmoothHinge:
 		label = 1
 	}
 	l, err := p.buildLoss(p.probeData(label))
@@ -420,7 +430,7 @@ func randomness(r *rng.Rand) privacy.Randomness {
 // newModel returns the model of a dataset's features with the given weights.
 func newModel(p Problem, ds *data.Dataset, w []float64) Model {
 	m := Model{Loss: p.Loss.Name, Features: append([]string(nil), ds.Features...), Weights: append([]float64(nil), w...)}
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		m.Classes = append([]string(nil), ds.Label.Classes...)
 	}
 	return m
@@ -442,7 +452,7 @@ func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.
 }
 
 // regression reports whether the loss named name is a regression loss (no accuracy).
-func regression(name string) bool { return name == "squared" || name == "huber" }
+func regression(name string) bool { return name == LossSquared || name == LossHuber }
 
 // Accuracy returns the accuracy of a classifier on a dataset (the fraction of rows whose sign,
 // or arg-max class, matches the label) and false for a regression loss.
@@ -450,7 +460,7 @@ func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
 	switch {
 	case regression(p.Loss.Name):
 		return 0, false
-	case p.Loss.Name == "multinomial":
+	case p.Loss.Name == LossMultinomial:
 		k := p.Loss.Classes
 		right := 0
 		for i := range ds.N {

@@ -90,8 +90,8 @@ type noisySteps struct {
 // the release. It keeps Δ's rounding term and leaves the steps' plan to the caller.
 func (s *noisySteps) shapeToBias(p Problem, t float64) {
 	share := p.Bounds.BiasScaledShare(t)
-	linear := s.dim == p.Dim && p.Loss.Name != "multinomial"
-	multinomial := p.Loss.Name == "multinomial" && s.dim == p.Loss.Classes*p.Dim
+	linear := s.dim == p.Dim && p.Loss.Name != LossMultinomial
+	multinomial := p.Loss.Name == LossMultinomial && s.dim == p.Loss.Classes*p.Dim
 	if share >= 1 || p.Loss.RobustRadius > 0 || !(linear || multinomial) || p.Dim < 1 {
 		return
 	}
@@ -162,7 +162,7 @@ func newNoisySteps(name string, b privacy.Budget, p Problem, clip float64, maxSt
 // scalar loss that is not a margin loss: squared, Huber), the scale of the predictions it
 // fits, and 0 for the other losses.
 func regressionScale(p Problem) float64 {
-	if p.Loss.Name == "multinomial" || p.Loss.RobustRadius > 0 {
+	if p.Loss.Name == LossMultinomial || p.Loss.RobustRadius > 0 {
 		return 0
 	}
 	s, err := p.Loss.scalar()

@@ -327,7 +327,7 @@ func lossBound(p Problem, radius float64) (float64, error) {
 		return math.Min(p.Domain.Radius(q), geom.NormBound(radius, 2, q, d))
 	}
 	x := p.Bounds.X * (1 + 2*loss.Slack)
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		x2 := geom.NormBound(x, p.Bounds.XNorm, 2, p.Dim)
 		return roundUp(detmath.Log(float64(p.Loss.Classes)) + math.Sqrt2*x2*sup(2)), nil
 	}

@@ -283,7 +283,7 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 	// multinomial loss (rank K), and also through ‖w‖ for the robust loss (no low-rank structure).
 	rank := 1
 	switch {
-	case pl.problem.Loss.Name == "multinomial":
+	case pl.problem.Loss.Name == LossMultinomial:
 		rank = pl.problem.Loss.Classes
 	case pl.problem.Loss.RobustRadius > 0:
 		rank = pl.dim

@@ -128,7 +128,7 @@ func (m REMLp) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	}
 	pl := &remLpPlan{mech: m, budget: b, problem: p, dim: p.params()}
 	var err error
-	if p.Loss.Name == "multinomial" {
+	if p.Loss.Name == LossMultinomial {
 		pl.reg, err = geom.NewSchattenRegularizer(m.Norm, p.Loss.Classes, p.Dim, nil)
 	} else {
 		pl.reg, err = geom.NewLpRegularizer(m.Norm, pl.dim, nil)
@@ -306,7 +306,7 @@ func (pl *remLpPlan) samplerConstants() sampler.Constants {
 	rank := 0 // the whole space
 	switch {
 	case !pl.gaussian || pl.problem.Loss.RobustRadius > 0:
-	case pl.problem.Loss.Name == "multinomial":
+	case pl.problem.Loss.Name == LossMultinomial:
 		rank = pl.problem.Loss.Classes
 	default:
 		rank = 1
