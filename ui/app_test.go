@@ -3,6 +3,7 @@ package ui
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/privopt/privopt/pkg/core/data"
 	"io"
 	"math"
 	"net/url"
@@ -440,7 +441,7 @@ func TestSetKind(t *testing.T) {
 	if c := a.Schema.Columns; len(c[1].Classes) != 3 || !a.Derived(1, "classes") || c[0].Kind != "ignore" {
 		t.Errorf("categorical → class label: %+v", c[1])
 	}
-	if a.LabelKind() != fit.Class || a.LossChoices()[0] != "multinomial" {
+	if a.LabelKind() != data.LabelClass || a.LossChoices()[0] != "multinomial" {
 		t.Errorf("label kind %q", a.LabelKind())
 	}
 }

@@ -181,7 +181,7 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					}
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
 					vgparent.AppendChild(vgn)
-					if c.App.Loss != "multinomial" && c.App.LabelKind() == "binary" {
+					if c.App.Loss != "multinomial" && c.App.BinaryLabel() {
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute{{Namespace: "", Key: "value", Val: "adversarial"}}}
 						vgparent.AppendChild(vgn)
 						vgn.AddAttrInterface("selected", c.App.Modifier == "adversarial")

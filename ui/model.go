@@ -45,23 +45,23 @@ func (a *App) initModel() {
 }
 
 // LabelKind is the label kind of the checked data, or of the schema's label column while
-// the data is unchecked (fit.Binary when there is neither).
-func (a *App) LabelKind() string {
+// the data is unchecked (data.LabelBinary when there is neither).
+func (a *App) LabelKind() data.LabelKind {
 	if a.Dataset != nil {
 		return a.Dataset.Facts.Label
 	}
 	if a.Schema != nil {
 		for _, c := range a.Schema.Columns {
-			switch c.Kind {
-			case data.NumericLabel:
-				return fit.Numeric
-			case data.ClassLabel:
-				return fit.Class
+			if k := c.Kind.LabelKind(); k != data.LabelUnspecified {
+				return k
 			}
 		}
 	}
-	return fit.Binary
+	return data.LabelBinary
 }
+
+// BinaryLabel reports whether LabelKind is binary.
+func (a *App) BinaryLabel() bool { return a.LabelKind() == data.LabelBinary }
 
 // LossChoices lists the losses that fit the data's label.
 func (a *App) LossChoices() []string { return fit.Losses[a.LabelKind()] }

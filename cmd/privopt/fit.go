@@ -402,7 +402,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 // allLosses lists every loss of internal/fit, for every label kind.
 func allLosses() []string {
 	var out []string
-	for _, kind := range []string{fit.Binary, fit.Numeric, fit.Class} {
+	for _, kind := range []data.LabelKind{data.LabelBinary, data.LabelNumeric, data.LabelClass} {
 		out = append(out, fit.Losses[kind]...)
 	}
 	return out

@@ -7,7 +7,6 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/privopt/privopt/internal/bench"
-	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
@@ -26,7 +25,7 @@ func devsuiteBaselines(t Task, train, valid *data.Dataset) (trivial, nonPrivate 
 	ztr, zva := z[0], z[1]
 	lambda := 1 / float64(train.N)
 	switch t.Label {
-	case fit.Numeric:
+	case data.LabelNumeric:
 		mean, _ := bench.MeanSD(train.Y)
 		constant := constantOf(mean, valid.N)
 		trivial = Measures{MeasureRMSE: rmse(constant, valid.Y), MeasureR2: rSquared(constant, valid.Y, mean)}
@@ -35,7 +34,7 @@ func devsuiteBaselines(t Task, train, valid *data.Dataset) (trivial, nonPrivate 
 			return nil, nil, err
 		}
 		return trivial, measures(t, mech.LossSpec{}, nil, zva, w, mean), nil
-	case fit.Binary:
+	case data.LabelBinary:
 		w, err := fitRidgeLogistic(ztr, lambda)
 		if err != nil {
 			return nil, nil, err
@@ -45,7 +44,7 @@ func devsuiteBaselines(t Task, train, valid *data.Dataset) (trivial, nonPrivate 
 			return nil, nil, err
 		}
 		nonPrivate = measures(t, mech.LossSpec{Name: mech.LossLogistic}, l, zva, w, 0)
-	case fit.Class:
+	case data.LabelClass:
 		k := len(train.Label.Classes)
 		w, err := fitRidgeMultinomial(ztr, k, lambda)
 		if err != nil {

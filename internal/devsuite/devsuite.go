@@ -48,8 +48,8 @@ type Task struct {
 	Folder string `json:"folder"`
 	Schema string `json:"schema"`
 	Train  string `json:"train,omitempty"`
-	// Label is the label kind the schema must declare: fit.Binary, fit.Numeric or fit.Class.
-	Label string `json:"label"`
+	// Label is the label kind the schema must declare.
+	Label data.LabelKind `json:"label"`
 	// TopShare, when positive (binary tasks), adds the task's own measure: the positives among
 	// the best-scored TopShare of the validation rows (topHits).
 	TopShare float64 `json:"top_share,omitempty"`
@@ -59,15 +59,15 @@ type Task struct {
 // owners among the 800 best-scored of 4,000 customers, taken as a share: the best-scored 20 %
 // of the validation rows.
 var Tasks = []Task{
-	{Name: "adult", Folder: "./testdata/adult", Train: "adult.data", Schema: "../../examples/adult-lr.schema.json", Label: fit.Binary},
-	{Name: "diamonds", Folder: "diamonds", Schema: "schema.json", Label: fit.Numeric},
-	{Name: "diamonds (binary)", Folder: "diamonds", Schema: "schema-binary.json", Label: fit.Binary},
-	{Name: "Fertility", Folder: "Fertility", Schema: "schema.json", Label: fit.Binary},
-	{Name: "ticdata", Folder: "ticdata", Schema: "schema.json", Label: fit.Binary, TopShare: 0.2},
-	{Name: "DNA", Folder: "DNA", Schema: "schema.json", Label: fit.Class},
-	{Name: "HMDA", Folder: "HMDA", Schema: "schema.json", Label: fit.Binary},
-	{Name: "BostonHousing", Folder: "BostonHousing", Schema: "schema.json", Label: fit.Numeric},
-	{Name: "Vehicle", Folder: "Vehicle", Schema: "schema.json", Label: fit.Class},
+	{Name: "adult", Folder: "./testdata/adult", Train: "adult.data", Schema: "../../examples/adult-lr.schema.json", Label: data.LabelBinary},
+	{Name: "diamonds", Folder: "diamonds", Schema: "schema.json", Label: data.LabelNumeric},
+	{Name: "diamonds (binary)", Folder: "diamonds", Schema: "schema-binary.json", Label: data.LabelBinary},
+	{Name: "Fertility", Folder: "Fertility", Schema: "schema.json", Label: data.LabelBinary},
+	{Name: "ticdata", Folder: "ticdata", Schema: "schema.json", Label: data.LabelBinary, TopShare: 0.2},
+	{Name: "DNA", Folder: "DNA", Schema: "schema.json", Label: data.LabelClass},
+	{Name: "HMDA", Folder: "HMDA", Schema: "schema.json", Label: data.LabelBinary},
+	{Name: "BostonHousing", Folder: "BostonHousing", Schema: "schema.json", Label: data.LabelNumeric},
+	{Name: "Vehicle", Folder: "Vehicle", Schema: "schema.json", Label: data.LabelClass},
 }
 
 // The measures of Measures: accuracy and mean log-loss (natural logarithm) for a classifier,
@@ -206,7 +206,7 @@ func runDevsuiteTask(ctx context.Context, cfg Config, t Task) (TaskResult, error
 		return res, err
 	}
 	res.FitRows, res.ValidationRows, res.Features, res.Changed = train.N, valid.N, train.D, changed
-	if t.Label == fit.Binary {
+	if t.Label == data.LabelBinary {
 		for _, y := range valid.Y {
 			if y > 0 {
 				res.Positives++
@@ -279,7 +279,7 @@ func cellSummary(t TaskResult, c Cell) string {
 		return fmt.Sprintf("error after %d runs: %s", len(c.Runs), c.Error)
 	}
 	secs, _ := bench.MeanSD(c.Seconds)
-	if t.Task.Label == fit.Numeric {
+	if t.Task.Label == data.LabelNumeric {
 		e, _ := c.Stat(MeasureRMSE)
 		r2, _ := c.Stat(MeasureR2)
 		return fmt.Sprintf("RMSE %.4g, R² %.3f (mean %.4g; OLS %.4g, R² %.3f), %d runs, %.3g s per fit",
@@ -394,7 +394,7 @@ func privoptMeasures(t Task, spec fit.Spec, valid *data.Dataset, w []float64, fi
 		return nil, err
 	}
 	var l loss.Loss
-	if t.Label != fit.Numeric {
+	if t.Label != data.LabelNumeric {
 		if l, err = p.NewLoss(valid); err != nil {
 			return nil, err
 		}
@@ -406,7 +406,7 @@ func privoptMeasures(t Task, spec fit.Spec, valid *data.Dataset, w []float64, fi
 // has loss ls and whose loss over ds is l, the accuracy, l's mean (the log-loss) and the top
 // hits when the task asks; for a regression model, RMSE and R² against fitMean.
 func measures(t Task, ls mech.LossSpec, l loss.Loss, ds *data.Dataset, w []float64, fitMean float64) Measures {
-	if t.Label == fit.Numeric {
+	if t.Label == data.LabelNumeric {
 		pred := scores(ds, w)
 		for i, p := range pred {
 			pred[i] = ds.Label.Raw(p)

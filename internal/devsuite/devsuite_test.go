@@ -154,7 +154,7 @@ func TestMeasures(t *testing.T) {
 	}
 	train := &data.Dataset{N: 5, Y: []float64{-1, -1, -1, 1, 1}}
 	valid := &data.Dataset{N: 10, Y: []float64{1, 1, 1, 1, -1, -1, -1, -1, -1, -1}}
-	m := majority(Task{Label: fit.Binary, TopShare: 0.2}, train, valid)
+	m := majority(Task{Label: data.LabelBinary, TopShare: 0.2}, train, valid)
 	if m[MeasureAccuracy] != 0.6 || m[MeasureTopHits] != 0.8 {
 		t.Errorf("majority %v, want accuracy 0.6 and 2·4/10 = 0.8 random hits", m)
 	}
@@ -169,11 +169,12 @@ func TestMeasures(t *testing.T) {
 
 func TestDefaultSpec(t *testing.T) {
 	for _, tc := range []struct {
-		label, loss, domain string
+		label        data.LabelKind
+		loss, domain string
 	}{
-		{fit.Binary, "logistic", fit.Whole},
-		{fit.Class, "multinomial", fit.Whole},
-		{fit.Numeric, "squared", fit.Ball},
+		{data.LabelBinary, "logistic", fit.Whole},
+		{data.LabelClass, "multinomial", fit.Whole},
+		{data.LabelNumeric, "squared", fit.Ball},
 	} {
 		s := defaultSpec(Task{Label: tc.label}, 2, 1e-6)
 		if s.Loss != tc.loss || s.Domain != tc.domain || s.Radius != 10 || s.Mechanism != "noisy-gd" ||
@@ -224,8 +225,8 @@ func writeSuite(t *testing.T, dir string, n int) []Task {
 		}
 	}
 	return []Task{
-		{Name: "bin", Folder: "bin", Schema: "schema.json", Label: fit.Binary, TopShare: 0.2},
-		{Name: "reg", Folder: "reg", Schema: "schema.json", Label: fit.Numeric},
+		{Name: "bin", Folder: "bin", Schema: "schema.json", Label: data.LabelBinary, TopShare: 0.2},
+		{Name: "reg", Folder: "reg", Schema: "schema.json", Label: data.LabelNumeric},
 	}
 }
 
@@ -304,7 +305,7 @@ func TestDevsuiteEndToEnd(t *testing.T) {
 func TestDevsuiteRefusesAWrongLabel(t *testing.T) {
 	dir := t.TempDir()
 	tasks := writeSuite(t, dir, 50)
-	tasks[0].Label = fit.Class
+	tasks[0].Label = data.LabelClass
 	_, err := Run(context.Background(), Config{Dir: dir, Tasks: tasks[:1], Epsilons: []float64{1}, Delta: 1e-6, Runs: 1})
 	if err == nil || !strings.Contains(err.Error(), "declares a binary label, the task a class one") {
 		t.Errorf("err = %v", err)

@@ -2,6 +2,7 @@ package devsuite
 
 import (
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/data"
 	"html"
 	"io"
 	"math"
@@ -59,7 +60,7 @@ func Markdown(res Result) string {
 
 	var classes, regressions []TaskResult
 	for _, t := range res.Tasks {
-		if t.Task.Label == fit.Numeric {
+		if t.Task.Label == data.LabelNumeric {
 			regressions = append(regressions, t)
 		} else {
 			classes = append(classes, t)
@@ -245,7 +246,7 @@ func WriteSVG(w io.Writer, res Result) error {
 func devsuitePanel(t TaskResult) (plot.Drawing, error) {
 	measure, scale, label := MeasureAccuracy, 100.0, "accuracy (%)"
 	switch {
-	case t.Task.Label == fit.Numeric:
+	case t.Task.Label == data.LabelNumeric:
 		measure, scale, label = MeasureRMSE, 1, "RMSE"
 	case t.Task.TopShare > 0:
 		measure, scale, label = MeasureTopHits, 1, fmt.Sprintf("positives in the top %g %%", 100*t.Task.TopShare)

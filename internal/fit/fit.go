@@ -71,13 +71,6 @@ func (e Exponent) String() string {
 	return strconv.FormatFloat(float64(e), 'g', -1, 64)
 }
 
-// Label kinds of Facts.Label.
-const (
-	Binary  = "binary"
-	Numeric = "numeric"
-	Class   = "class"
-)
-
 // Facts are the facts of an encoded training set that a plan may use: its size (public under
 // replace-one only), its dimension and what its schema declares.
 type Facts struct {
@@ -96,8 +89,8 @@ type Facts struct {
 	// Categorical lists the features that one-hot encode the schema's categorical columns
 	// (data.Dataset.Categorical).
 	Categorical []int `json:"categorical,omitempty"`
-	// Label is Binary, Numeric or Class.
-	Label string `json:"label"`
+	// Label is the kind of the label: binary, numeric or class.
+	Label data.LabelKind `json:"label"`
 	// Classes are the declared classes of a Class label.
 	Classes []string `json:"classes,omitempty"`
 	// LabelMin and LabelMax are the declared range of a Numeric label.
@@ -121,13 +114,13 @@ func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
 		f.Scalable = len(scalable)
 		f.LabelScalable = ds.Label.Kind == data.LabelNumeric && slices.Contains(scalable, ds.Label.Name)
 	}
+	f.Label = ds.Label.Kind
 	switch ds.Label.Kind {
 	case data.LabelBinary:
-		f.Label = Binary
 	case data.LabelNumeric:
-		f.Label, f.LabelMin, f.LabelMax = Numeric, ds.Label.Min, ds.Label.Max
+		f.LabelMin, f.LabelMax = ds.Label.Min, ds.Label.Max
 	case data.LabelClass:
-		f.Label, f.Classes = Class, slices.Clone(ds.Label.Classes)
+		f.Classes = slices.Clone(ds.Label.Classes)
 	default:
 		return Facts{}, fmt.Errorf("fit: the dataset has no declared label kind")
 	}
@@ -138,10 +131,10 @@ func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
 }
 
 // Losses lists the losses for each label kind, the first being the default.
-var Losses = map[string][]string{
-	Binary:  {mech.LossLogistic, mech.LossHinge, mech.LossSmoothHinge},
-	Numeric: {mech.LossSquared, mech.LossHuber},
-	Class:   {mech.LossMultinomial},
+var Losses = map[data.LabelKind][]string{
+	data.LabelBinary:  {mech.LossLogistic, mech.LossHinge, mech.LossSmoothHinge},
+	data.LabelNumeric: {mech.LossSquared, mech.LossHuber},
+	data.LabelClass:   {mech.LossMultinomial},
 }
 
 // Domains of Spec.Domain.
@@ -257,7 +250,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 		ls.RobustRadius, ls.RobustNorm = s.Robust, float64(s.RobustNorm)
 	}
 	b := loss.Bounds{X: f.Radius, XNorm: float64(f.P), Y: math.Inf(1), Bias: f.Bias}
-	if f.Label == Numeric {
+	if f.Label == data.LabelNumeric {
 		lo, hi := LabelRange(s, f)
 		b.Y = math.Max(math.Abs(lo), math.Abs(hi))
 	}

@@ -13,7 +13,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
 
-var binaryFacts = Facts{N: 1000, D: 4, P: 2, Radius: 1, Label: Binary}
+var binaryFacts = Facts{N: 1000, D: 4, P: 2, Radius: 1, Label: data.LabelBinary}
 
 func spec() Spec {
 	return Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: "rem",
@@ -53,12 +53,12 @@ func TestFactsOf(t *testing.T) {
 	ds := &data.Dataset{N: 3, D: 2, P: math.Inf(1), Radius: 2,
 		Label: data.Label{Kind: data.LabelNumeric, Min: -4, Max: 3}, Categorical: []int{1}}
 	f, err := FactsOf(ds, nil)
-	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: Numeric, LabelMin: -4, LabelMax: 3, Categorical: []int{1}}
+	want := Facts{N: 3, D: 2, P: Exponent(math.Inf(1)), Radius: 2, Label: data.LabelNumeric, LabelMin: -4, LabelMax: 3, Categorical: []int{1}}
 	if err != nil || !reflect.DeepEqual(f, want) {
 		t.Errorf("FactsOf = %+v, %v; want %+v", f, err, want)
 	}
 	ds.Label = data.Label{Kind: data.LabelClass, Classes: []string{"a", "b", "c"}}
-	if f, err := FactsOf(ds, nil); err != nil || f.Label != Class || len(f.Classes) != 3 {
+	if f, err := FactsOf(ds, nil); err != nil || f.Label != data.LabelClass || len(f.Classes) != 3 {
 		t.Errorf("classes: %+v, %v", f, err)
 	}
 	for _, bad := range []*data.Dataset{{N: 1, D: 1, Radius: 1}, {N: 1, D: 1, Label: data.Label{Kind: data.LabelBinary}}} {
@@ -69,8 +69,8 @@ func TestFactsOf(t *testing.T) {
 }
 
 func TestProblem(t *testing.T) {
-	classes := Facts{N: 50, D: 3, P: 2, Radius: 1, Label: Class, Classes: []string{"a", "b", "c"}}
-	numeric := Facts{N: 50, D: 3, P: 1, Radius: 2, Label: Numeric, LabelMin: -7, LabelMax: 5}
+	classes := Facts{N: 50, D: 3, P: 2, Radius: 1, Label: data.LabelClass, Classes: []string{"a", "b", "c"}}
+	numeric := Facts{N: 50, D: 3, P: 1, Radius: 2, Label: data.LabelNumeric, LabelMin: -7, LabelMax: 5}
 	for _, tc := range []struct {
 		name   string
 		edit   func(*Spec)
@@ -91,7 +91,7 @@ func TestProblem(t *testing.T) {
 		{"bad radius", func(s *Spec) { s.Radius = math.Inf(1) }, binaryFacts, 0, 0, "radius"},
 		{"bad domain", func(s *Spec) { s.Domain = "simplex" }, binaryFacts, 0, 0, "unknown domain"},
 		{"bad robust", func(s *Spec) { s.Robust = -1; s.RobustNorm = 2 }, binaryFacts, 0, 0, "adversarial"},
-		{"no data", func(*Spec) {}, Facts{Label: Binary}, 0, 0, "no data"},
+		{"no data", func(*Spec) {}, Facts{Label: data.LabelBinary}, 0, 0, "no data"},
 	} {
 		s := spec()
 		tc.edit(&s)

@@ -36,7 +36,6 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/internal/version"
 	"github.com/privopt/privopt/pkg/core/data"
@@ -97,12 +96,12 @@ func build(f *release.File, k int) (message, error) {
 	rows := 1
 	var outputs []string
 	switch f.Label.Kind {
-	case fit.Binary:
+	case data.LabelBinary:
 		outputs = []string{outLabel}
-	case fit.Class:
+	case data.LabelClass:
 		rows = len(p.Classes())
 		outputs = []string{outLabel}
-	case fit.Numeric:
+	case data.LabelNumeric:
 		outputs = []string{outValue}
 	default:
 		return nil, fmt.Errorf("onnx: unknown label kind %q", f.Label.Kind)
@@ -161,7 +160,7 @@ func build(f *release.File, k int) (message, error) {
 // value clipped to the range of the training labels target and mapped to the label's units.
 func link(g *graph, label release.Label, target data.Label, p *release.Predictor, scores string) {
 	switch label.Kind {
-	case fit.Binary:
+	case data.LabelBinary:
 		positive := g.op("GreaterOrEqual", "positive", []string{scores, g.scalar("zero", 0)})
 		index := g.op("Cast", "class", []string{positive}, intAttribute("to", dataInt64))
 		g.node("", "Gather", []string{g.texts("classes", p.Classes()), flatten(g, index)}, []string{outLabel}, intAttribute("axis", 0))
@@ -172,13 +171,13 @@ func link(g *graph, label release.Label, target data.Label, p *release.Predictor
 			q := g.op("Reciprocal", "p(positive)", []string{g.op("Add", "1+exp(-score)", []string{g.scalar("one", 1), e})})
 			g.node("", "Concat", []string{g.op("Sub", "p(negative)", []string{g.scalar("one", 1), q}), q}, []string{outProbabilities}, intAttribute("axis", 1))
 		}
-	case fit.Class:
+	case data.LabelClass:
 		index := g.op("ArgMax", "class", []string{scores}, intAttribute("axis", 1), intAttribute("keepdims", 0), intAttribute("select_last_index", 0))
 		g.node("", "Gather", []string{g.texts("classes", p.Classes()), index}, []string{outLabel}, intAttribute("axis", 0))
 		if p.HasProbabilities() {
 			g.node("", "Softmax", []string{scores}, []string{outProbabilities}, intAttribute("axis", 1))
 		}
-	case fit.Numeric:
+	case data.LabelNumeric:
 		lo := g.op("Max", "value/above-min", []string{scores, g.scalar("label/min", target.Min)})
 		v := g.op("Min", "value/clipped", []string{lo, g.scalar("label/max", target.Max)})
 		if !target.Identity() {

@@ -8,7 +8,6 @@ import (
 	"math"
 	"strconv"
 
-	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
@@ -47,13 +46,13 @@ type Prediction struct {
 // positive value; for classes, the classes; nil for regression.
 func (p *Predictor) Classes() []string {
 	switch p.label.Kind {
-	case fit.Binary:
+	case data.LabelBinary:
 		neg := "(negative)"
 		if len(p.label.Negative) > 0 {
 			neg = p.label.Negative[0]
 		}
 		return []string{neg, p.label.Positive[0]}
-	case fit.Class:
+	case data.LabelClass:
 		return p.label.Classes
 	}
 	return nil
@@ -72,7 +71,7 @@ func (p *Predictor) HasProbabilities() bool {
 func (p *Predictor) Predict(x []float64) Prediction {
 	w := p.model.Weights
 	switch p.label.Kind {
-	case fit.Class:
+	case data.LabelClass:
 		k := len(p.label.Classes)
 		scores := make([]float64, k)
 		best := 0
@@ -87,7 +86,7 @@ func (p *Predictor) Predict(x []float64) Prediction {
 			pr.Probabilities = softmax(scores)
 		}
 		return pr
-	case fit.Numeric:
+	case data.LabelNumeric:
 		v := p.target.Raw(min(max(dot(w, x), p.target.Min), p.target.Max))
 		return Prediction{Label: strconv.FormatFloat(v, 'g', -1, 64), Value: v}
 	}

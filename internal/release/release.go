@@ -100,10 +100,10 @@ type Encoding struct {
 // [Min, Max], or when the label has a private range (Unit > 0), Offset + Unit·clip(w·x, −1, 1),
 // which lies within that range (see data.Label).
 type Label struct {
-	Name     string   `json:"name"`
-	Kind     string   `json:"kind"`
-	Positive []string `json:"positive,omitempty"`
-	Negative []string `json:"negative,omitempty"`
+	Name     string         `json:"name"`
+	Kind     data.LabelKind `json:"kind"`
+	Positive []string       `json:"positive,omitempty"`
+	Negative []string       `json:"negative,omitempty"`
 	// RestNegative says that every value outside Positive and Negative was read as negative.
 	RestNegative bool     `json:"rest_negative,omitempty"`
 	Classes      []string `json:"classes,omitempty"`
@@ -184,7 +184,7 @@ func labelOf(s *data.Schema) Label {
 		l := Label{Name: c.Name}
 		switch c.Kind {
 		case data.BinaryLabel:
-			l.Kind, l.Positive, l.Negative, l.RestNegative = fit.Binary, c.Positive, c.Negative, c.RestNegative
+			l.Kind, l.Positive, l.Negative, l.RestNegative = data.LabelBinary, c.Positive, c.Negative, c.RestNegative
 			negative := strings.Join(c.Negative, ", ")
 			switch {
 			case c.RestNegative && negative != "":
@@ -194,10 +194,10 @@ func labelOf(s *data.Schema) Label {
 			}
 			l.Meaning = fmt.Sprintf("binary: a positive score predicts %q (the values %s), a negative score the others (%s)", c.Positive[0], strings.Join(c.Positive, ", "), negative)
 		case data.ClassLabel:
-			l.Kind, l.Classes = fit.Class, c.Classes
+			l.Kind, l.Classes = data.LabelClass, c.Classes
 			l.Meaning = fmt.Sprintf("one of %d classes: the class with the largest score", len(c.Classes))
 		case data.NumericLabel:
-			l.Kind, l.Min, l.Max = fit.Numeric, c.Min, c.Max
+			l.Kind, l.Min, l.Max = data.LabelNumeric, c.Min, c.Max
 			if c.Range == nil {
 				l.Meaning = fmt.Sprintf("a number in the label's own units, clipped to the declared range [%v, %v]", c.Min, c.Max)
 				break

@@ -28,7 +28,7 @@ func adult(t *testing.T) (*data.Schema, fit.Facts) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return s, fit.Facts{N: 32561, D: len(s.Features()), P: 2, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: fit.Binary}
+	return s, fit.Facts{N: 32561, D: len(s.Features()), P: 2, Radius: s.Norm.Radius, Bias: s.Norm.Bias, Label: data.LabelBinary}
 }
 
 // adultSpec returns logistic-regression settings on the ball of radius 5.

@@ -212,7 +212,7 @@ func demoDataset(t *testing.T, e *Engine, posted chan Response, check bool) *Dat
 func TestDatasetDemo(t *testing.T) {
 	e, posted := newEngine()
 	d := demoDataset(t, e, posted, false)
-	want := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: fit.Binary}
+	want := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: data.LabelBinary}
 	if !equalFacts(d.Facts, want) || d.Test != 1000 || d.Rows != 5000 || d.ClippedRows != 0 || len(d.Features) != 92 || d.Delimiter != "comma" {
 		t.Errorf("demo dataset: %+v", d)
 	}
@@ -504,7 +504,7 @@ func TestRateSeconds(t *testing.T) {
 // keystroke in the privacy step).
 func BenchmarkPlan(b *testing.B) {
 	e, _ := newEngine()
-	facts := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: fit.Binary}
+	facts := fit.Facts{N: 4000, D: 92, P: 2, Radius: 1, Label: data.LabelBinary}
 	for _, runs := range []int{1, 4} {
 		b.Run(fmt.Sprintf("runs=%d", runs), func(b *testing.B) {
 			req := Request{ID: 1, Kind: "plan", Spec: demoSpec(), Facts: &facts, Runs: runs, EpsMax: 10}

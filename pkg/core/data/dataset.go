@@ -8,6 +8,11 @@
 // documented in the repository's docs/schemas.md.
 package data
 
+import (
+	"errors"
+	"strconv"
+)
+
 // Dataset is an encoded dataset: N rows of D features, row-major, and one label per row.
 type Dataset struct {
 	// N is the number of rows and D the number of features per row.
@@ -57,6 +62,36 @@ const (
 	// LabelClass: Y ∈ {0, 1, …, len(Label.Classes)−1}, the index of the class.
 	LabelClass
 )
+
+// labelKindNames are the names of the label kinds in text (JSON and messages).
+var labelKindNames = [...]string{LabelUnspecified: "", LabelBinary: "binary", LabelNumeric: "numeric", LabelClass: "class"}
+
+// String returns the kind's name: "binary", "numeric", "class", or "" when unspecified.
+func (k LabelKind) String() string {
+	if k < 0 || int(k) >= len(labelKindNames) {
+		return "LabelKind(" + strconv.Itoa(int(k)) + ")"
+	}
+	return labelKindNames[k]
+}
+
+// MarshalText writes the kind's name.
+func (k LabelKind) MarshalText() ([]byte, error) {
+	if k < 0 || int(k) >= len(labelKindNames) {
+		return nil, errors.New("data: unknown label kind " + strconv.Itoa(int(k)))
+	}
+	return []byte(labelKindNames[k]), nil
+}
+
+// UnmarshalText reads a kind's name.
+func (k *LabelKind) UnmarshalText(b []byte) error {
+	for i, name := range labelKindNames {
+		if string(b) == name {
+			*k = LabelKind(i)
+			return nil
+		}
+	}
+	return errors.New("data: unknown label kind " + strconv.Quote(string(b)) + " (want binary, numeric or class)")
+}
 
 // Label describes the label column of a dataset.
 type Label struct {

@@ -407,18 +407,16 @@ func (s *Schema) Label() Label {
 
 // datasetLabel describes the label column c.
 func (c *Column) datasetLabel() Label {
-	l := Label{Name: c.Name}
-	switch c.Kind {
-	case BinaryLabel:
-		l.Kind = LabelBinary
-	case NumericLabel:
-		l.Kind, l.Min, l.Max, l.Unit = LabelNumeric, c.Min, c.Max, 1
+	l := Label{Name: c.Name, Kind: c.Kind.LabelKind()}
+	switch l.Kind {
+	case LabelNumeric:
+		l.Min, l.Max, l.Unit = c.Min, c.Max, 1
 		if c.Range != nil {
 			l.Min, l.Max = -1, 1
 			l.Offset, l.Unit = c.labelMap()
 		}
-	case ClassLabel:
-		l.Kind, l.Classes = LabelClass, append([]string(nil), c.Classes...)
+	case LabelClass:
+		l.Classes = append([]string(nil), c.Classes...)
 	}
 	return l
 }

@@ -210,10 +210,23 @@ func checkMembers(column string, kind Kind, set map[string]bool) error {
 	return nil
 }
 
-// isLabel reports whether k is one of the label kinds.
-func (k Kind) isLabel() bool {
-	return k == BinaryLabel || k == NumericLabel || k == ClassLabel
+// LabelKind returns how a label column of kind k encodes the labels (BinaryLabel:
+// LabelBinary, NumericLabel: LabelNumeric, ClassLabel: LabelClass), and LabelUnspecified for
+// a column that is not the label.
+func (k Kind) LabelKind() LabelKind {
+	switch k {
+	case BinaryLabel:
+		return LabelBinary
+	case NumericLabel:
+		return LabelNumeric
+	case ClassLabel:
+		return LabelClass
+	}
+	return LabelUnspecified
 }
+
+// isLabel reports whether k is one of the label kinds.
+func (k Kind) isLabel() bool { return k.LabelKind() != LabelUnspecified }
 
 // isFeature reports whether k makes features.
 func (k Kind) isFeature() bool {
