@@ -264,6 +264,22 @@ test('several seeded runs spread over workers, compose, download, and the link r
   assert.match(await page.textContent('#spread'), /held-out accuracy over 3 runs: mean \d/);
   assert.match(await page.textContent('#report'), /seeded: not private/);
   assert.match(await page.textContent('#report-verdict'), /Not private/);
+  // The weights chart: the 20 largest of the 92 weights, a dot per run and a line over the
+  // runs, with what their spread means; it reads at a phone's width.
+  assert.match(await page.textContent('#weights-chart-text'), /The 20 largest of the model's 92 weights \(the table below has them all\), with a dot per run .*3 runs.*noise the privacy adds.*disagree in sign/);
+  assert.equal(await page.$$eval('#weights-chart text.dot-label', (ts) => ts.length), 20);
+  assert.equal(await page.$$eval('#weights-chart circle.dot', (cs) => cs.length), 60);
+  assert.equal(await page.$$eval('#weights-chart circle.mark', (cs) => cs.length), 20);
+  await page.setViewportSize({ width: 375, height: 800 });
+  const chart = await page.$eval('#weights-chart', (svg) => {
+    const box = svg.getBoundingClientRect();
+    const label = svg.querySelector('text.dot-label').getBoundingClientRect();
+    return { right: box.right, label: label.height, page: document.documentElement.scrollWidth };
+  });
+  assert.ok(chart.right <= 375 && chart.page <= 375, `the chart overflows a 375 px screen: ${JSON.stringify(chart)}`);
+  assert.ok(chart.label >= 9, `the chart's labels are ${chart.label} px high at 375 px`);
+  await page.locator('#weights-chart').screenshot({ path: path.join(artifacts(), 'app-weights-375.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   // Sorting the weights by magnitude.
   await page.click('#sort-weights');
   const weights = await page.$$eval('#weights tbody td.num', (tds) => tds.map((td) => Math.abs(Number(td.textContent))));

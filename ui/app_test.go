@@ -222,7 +222,8 @@ func TestDemoFlow(t *testing.T) {
 	html = render(t, &Root{Widget: NewGDPWidget(), App: a})
 	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
 		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`,
-		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0."} {
+		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0.", `id="weights-chart"`,
+		"92 weights (the table below has them all), with a dot per run (filled: run 1) and a line over the 3 runs"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the results lack %s", want)
 		}
