@@ -244,6 +244,36 @@ test('a dropped file is read in the worker, and its suggestions must be confirme
   await done(app);
 });
 
+test('the columns a suggestion would ignore are listed with the reason, and none is left out without asking', async () => {
+  const app = await open();
+  const { page } = app;
+  const rows = Array.from({ length: 60 }, (_, i) => `P${1000 + i},felt ${i} times better,${20 + (i % 40)},${i % 2 ? 'yes' : 'no'}\n`);
+  await upload(page, 'patients.csv', 'patient,comment,age,y\n' + rows.join(''));
+  await page.waitForSelector('#ignored');
+  const items = await page.$$eval('#ignored li', (lis) => lis.map((li) => li.textContent));
+  assert.equal(items.length, 2);
+  assert.match(items[0], /^patient: it has more than 50 distinct texts in the rows read, like an identifier or free text\./);
+  assert.match(items[1], /^comment: .*free text\..*Use it as categories/s);
+  assert.match(await page.textContent('.blockers'), /Choose what to do with the 2 columns the suggestion would leave out/);
+  await page.click('#leave-out-0'); // patient
+  await page.waitForFunction(() => document.querySelectorAll('#ignored li').length === 1);
+  // Using the free text as categories needs them typed: the schema says so next to the column.
+  await page.click('#use-column-0'); // comment
+  await page.waitForSelector('#ignored', { state: 'detached' });
+  assert.equal(await page.$eval('#kind-1', (s) => s.value), 'categorical');
+  await page.waitForSelector('#column-error-1');
+  assert.equal(await page.isDisabled('#check-data'), true);
+  await page.selectOption('#kind-1', 'ignore'); // the person changes their mind
+  await page.waitForSelector('#column-error-1', { state: 'detached' });
+  assert.doesNotMatch(await page.textContent('.blockers'), /Choose what to do/);
+  await page.click('#confirm-all');
+  await page.fill('#holdout', '0');
+  await page.click('#check-data');
+  await page.waitForSelector('#dataset-summary');
+  assert.match(await page.textContent('#dataset-summary'), /60 training rows and no held-out rows, 2 features/);
+  await done(app);
+});
+
 test('several seeded runs spread over workers, compose, download, and the link reproduces the settings', async () => {
   const app = await open();
   const { page } = app;
