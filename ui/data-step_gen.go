@@ -361,7 +361,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(c.App.Unconfirmed())
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data”. They are statistics of your private data: confirm each only if it is public knowledge, or type a\n        public bound instead. A run is refused until every one is confirmed.\n        "}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data” in the schema below, each with where it came from. They are statistics of your private data: confirm\n        each only if it is public knowledge, or type a public value instead (a numeric column's range may be loose, a census's\n        0 to 120 for ages: private ranges, in step 3, find where its values lie, privately). A run is refused until every one\n        is confirmed. "}
 							vgparent.AppendChild(vgn)
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "suggested-from"}}}
 							vgparent.AppendChild(vgn)
@@ -369,19 +369,9 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "confirm-all"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "still-to-confirm"}}}
 						vgparent.AppendChild(vgn)
-						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType:	"click",
-							Func:		func(event vugu.DOMEvent) { c.App.ConfirmAll() },
-							// TODO: implement capture, etc. mostly need to decide syntax
-						})
-						{
-							vgparent := vgn
-							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "I checked them all: confirm"}
-							vgparent.AppendChild(vgn)
-						}
+						vgn.SetInnerHTML(c.App.StillToConfirm())
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 						vgparent.AppendChild(vgn)
 					}

@@ -397,15 +397,41 @@ func (a *App) confirm(i int, field string) {
 	}
 }
 
-// ConfirmAll confirms every field read from the data: the person states that each value
-// shown as read from the data is public knowledge.
-func (a *App) ConfirmAll() {
-	for i := range a.Schema.Columns {
-		for len(a.Schema.Columns[i].Derived) > 0 {
-			a.confirm(i, a.Schema.Columns[i].Derived[0])
+// derivedFields names, for the page, each field a schema marks as read from the data, and
+// says where such a value came from.
+var derivedFields = map[string][2]string{
+	"min":        {"minimum", "the smallest number read from your file"},
+	"max":        {"maximum", "the largest number read from your file"},
+	"categories": {"categories", "the values read from your file"},
+	"classes":    {"classes", "the values read from your file"},
+	"positive":   {"positive values", "of the two values read from your file, the later in byte order"},
+	"negative":   {"negative values", "of the two values read from your file, the earlier in byte order"},
+	"missing":    {"missing-value replacement", "your file has missing values in this column"},
+}
+
+// origin says where the value of a field read from the data and not confirmed came from: the
+// person confirms each value with this in view (there is no confirming them all at once).
+func origin(field string) string {
+	return "from your data: " + derivedFields[field][1]
+}
+
+// StillToConfirm names, column by column, the values read from the data that are not
+// confirmed yet ("" when none is left).
+func (a *App) StillToConfirm() string {
+	var cols []string
+	for _, c := range a.Schema.Columns {
+		var fields []string
+		for _, f := range c.Derived {
+			fields = append(fields, derivedFields[f][0])
+		}
+		if len(fields) > 0 {
+			cols = append(cols, c.Name+" ("+strings.Join(fields, ", ")+")")
 		}
 	}
-	a.schemaChanged()
+	if len(cols) == 0 {
+		return ""
+	}
+	return "Still to confirm: " + strings.Join(cols, "; ") + "."
 }
 
 // Unconfirmed counts the fields read from the data and not yet confirmed.

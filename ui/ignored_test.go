@@ -40,7 +40,7 @@ func TestIgnoredColumnsAreAsked(t *testing.T) {
 			t.Errorf("the page lacks %s", want)
 		}
 	}
-	a.ConfirmAll()
+	confirmAll(a)
 	a.CheckData()
 	if a.Checking || a.Dataset != nil {
 		t.Fatal("the data was used before the person chose what to do with the ignored columns")
