@@ -183,6 +183,17 @@ async function upload(page, name, text) {
   await page.setInputFiles('#file-input', { name, mimeType: 'text/csv', buffer: Buffer.from(text) });
 }
 
+// confirmEach confirms the values read from the data one by one, but for the last keep of
+// them, checking after each that the data cannot be used yet.
+async function confirmEach(page, keep = 0) {
+  const confirms = '#schema-editor button.confirm';
+  for (let n = await page.$$eval(confirms, (bs) => bs.length); n > keep; n--) {
+    assert.equal(await page.isDisabled('#check-data'), true, `${n} values to confirm`);
+    await page.click(confirms);
+    await page.waitForFunction(([sel, left]) => document.querySelectorAll(sel).length === left, [confirms, n - 1]);
+  }
+}
+
 test('malformed files show their errors next to the controls', async () => {
   const app = await open();
   const { page } = app;
@@ -209,7 +220,7 @@ test('malformed files show their errors next to the controls', async () => {
   assert.ok(await page.$('#confirm-min-0'), 'a confirm button beside the derived minimum');
   await page.fill('#min-0', '0'); // typing a public bound confirms it
   await page.waitForSelector('#confirm-min-0', { state: 'detached' });
-  await page.click('#confirm-all');
+  await confirmEach(page);
   await page.click('#check-data');
   await page.waitForSelector('#data-error');
   assert.match(await page.textContent('#data-error'), /line 1202, column "x": "abc" is not a number/);
@@ -222,7 +233,7 @@ test('malformed files show their errors next to the controls', async () => {
   await done(app);
 });
 
-test('a dropped file is read in the worker, and its suggestions must be confirmed', async () => {
+test('a dropped file is read in the worker, and each value suggested from it must be confirmed', async () => {
   const app = await open('', { width: 360, height: 800 });
   const { page } = app;
   await page.evaluate(() => {
@@ -234,13 +245,56 @@ test('a dropped file is read in the worker, and its suggestions must be confirme
   assert.equal(await page.textContent('#file-name'), 'dropped.csv');
   assert.equal(await page.textContent('#preview tbody tr:nth-child(2) td:nth-child(2)'), 'blue');
   assert.ok(await page.$('#schema-editor'), 'the schema editor is open while values are unconfirmed');
-  assert.match(await page.textContent('#column-0'), /from your data/);
-  await page.click('#confirm-all');
+  assert.match(await page.textContent('#column-0'), /from your data: the smallest number read from your file/);
+  assert.equal(await page.$('#confirm-all'), null, 'no confirming every value at once');
+  assert.match(await page.textContent('#still-to-confirm'), /^Still to confirm: height \(minimum, maximum\); colour \(categories\); y \(positive values, negative values\)\.$/);
   await page.fill('#holdout', '0');
+  // Each value has its own confirmation; with one left, neither the data nor the run can be used.
+  await confirmEach(page, 1);
+  assert.match(await page.textContent('#still-to-confirm'), /^Still to confirm: y \(negative values\)\.$/);
+  assert.equal(await page.isDisabled('#check-data'), true);
+  assert.match(await page.textContent('.blockers'), /Confirm the 1 values/);
+  assert.match(await page.textContent('#run-blockers'), /Check the data/);
+  await page.click('#run-button');
+  assert.match(await page.textContent('#run-error'), /Check the data/);
+  await page.click('#confirm-negative-2');
+  await page.waitForSelector('#unconfirmed', { state: 'detached' });
   await page.click('#check-data');
   await page.waitForSelector('#dataset-summary');
   assert.match(await page.textContent('#dataset-summary'), /3 training rows and no held-out rows, 4 features/);
+  await page.waitForSelector('#run-blockers', { state: 'detached', timeout: 30000 });
+  assert.equal(await page.isEnabled('#run-button'), true);
   await page.screenshot({ path: path.join(artifacts(), 'app-schema-360.png'), fullPage: true });
+  await done(app);
+});
+
+test('the columns a suggestion would ignore are listed with the reason, and none is left out without asking', async () => {
+  const app = await open();
+  const { page } = app;
+  const rows = Array.from({ length: 60 }, (_, i) => `P${1000 + i},felt ${i} times better,${20 + (i % 40)},${i % 2 ? 'yes' : 'no'}\n`);
+  await upload(page, 'patients.csv', 'patient,comment,age,y\n' + rows.join(''));
+  await page.waitForSelector('#ignored');
+  const items = await page.$$eval('#ignored li', (lis) => lis.map((li) => li.textContent));
+  assert.equal(items.length, 2);
+  assert.match(items[0], /^patient: it has more than 50 distinct texts in the rows read, like an identifier or free text\./);
+  assert.match(items[1], /^comment: .*free text\..*Use it as categories/s);
+  assert.match(await page.textContent('.blockers'), /Choose what to do with the 2 columns the suggestion would leave out/);
+  await page.click('#leave-out-0'); // patient
+  await page.waitForFunction(() => document.querySelectorAll('#ignored li').length === 1);
+  // Using the free text as categories needs them typed: the schema says so next to the column.
+  await page.click('#use-column-0'); // comment
+  await page.waitForSelector('#ignored', { state: 'detached' });
+  assert.equal(await page.$eval('#kind-1', (s) => s.value), 'categorical');
+  await page.waitForSelector('#column-error-1');
+  assert.equal(await page.isDisabled('#check-data'), true);
+  await page.selectOption('#kind-1', 'ignore'); // the person changes their mind
+  await page.waitForSelector('#column-error-1', { state: 'detached' });
+  assert.doesNotMatch(await page.textContent('.blockers'), /Choose what to do/);
+  await confirmEach(page);
+  await page.fill('#holdout', '0');
+  await page.click('#check-data');
+  await page.waitForSelector('#dataset-summary');
+  assert.match(await page.textContent('#dataset-summary'), /60 training rows and no held-out rows, 2 features/);
   await done(app);
 });
 
@@ -264,6 +318,22 @@ test('several seeded runs spread over workers, compose, download, and the link r
   assert.match(await page.textContent('#spread'), /held-out accuracy over 3 runs: mean \d/);
   assert.match(await page.textContent('#report'), /seeded: not private/);
   assert.match(await page.textContent('#report-verdict'), /Not private/);
+  // The weights chart: the 20 largest of the 92 weights, a dot per run and a line over the
+  // runs, with what their spread means; it reads at a phone's width.
+  assert.match(await page.textContent('#weights-chart-text'), /The 20 largest of the model's 92 weights \(the table below has them all\), with a dot per run .*3 runs.*noise the privacy adds.*disagree in sign/);
+  assert.equal(await page.$$eval('#weights-chart text.dot-label', (ts) => ts.length), 20);
+  assert.equal(await page.$$eval('#weights-chart circle.dot', (cs) => cs.length), 60);
+  assert.equal(await page.$$eval('#weights-chart circle.mark', (cs) => cs.length), 20);
+  await page.setViewportSize({ width: 375, height: 800 });
+  const chart = await page.$eval('#weights-chart', (svg) => {
+    const box = svg.getBoundingClientRect();
+    const label = svg.querySelector('text.dot-label').getBoundingClientRect();
+    return { right: box.right, label: label.height, page: document.documentElement.scrollWidth };
+  });
+  assert.ok(chart.right <= 375 && chart.page <= 375, `the chart overflows a 375 px screen: ${JSON.stringify(chart)}`);
+  assert.ok(chart.label >= 9, `the chart's labels are ${chart.label} px high at 375 px`);
+  await page.locator('#weights-chart').screenshot({ path: path.join(artifacts(), 'app-weights-375.png') });
+  await page.setViewportSize({ width: 1280, height: 900 });
   // Sorting the weights by magnitude.
   await page.click('#sort-weights');
   const weights = await page.$$eval('#weights tbody td.num', (tds) => tds.map((td) => Math.abs(Number(td.textContent))));

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -224,7 +225,8 @@ func TestDemoFlow(t *testing.T) {
 	html = render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="results"`, `id="report-verdict" class="bad"`, "seeded: not private", "not private",
 		`id="weights"`, "(bias)", `id="spread"`, "held-out accuracy over 3 runs", "No privacy is claimed", `id="download"`, `id="share-link"`,
-		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0."} {
+		"(always the majority class: 76.0 %)", `id="roc"`, "Held-out ROC curve, AUC 0.", `id="weights-chart"`,
+		"92 weights (the table below has them all), with a dot per run (filled: run 1) and a line over the 3 runs"} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the results lack %s", want)
 		}
@@ -254,6 +256,16 @@ func TestDemoFlow(t *testing.T) {
 	// With no share of the budget spent on a private evaluation (the default), there is none.
 	if res.Private != nil || res.HeldOut != nil || f.Settings.EvalShare != 0 || strings.Contains(html, `id="private-evaluation"`) || strings.Contains(a.Query(), "eval=") {
 		t.Errorf("a private evaluation without a share: %+v", res.Private)
+	}
+}
+
+// confirmAll confirms every value read from the data, one by one, as a person does after
+// checking each.
+func confirmAll(a *App) {
+	for i, c := range a.Schema.Columns {
+		for _, f := range slices.Clone(c.Derived) {
+			a.Confirm(i, f)
+		}
 	}
 }
 
@@ -326,10 +338,15 @@ func TestFileFlowConfirmation(t *testing.T) {
 		t.Fatalf("loaded %+v, unconfirmed %d, load error %q", a.Loaded, a.Unconfirmed(), a.LoadErr)
 	}
 	html := render(t, &Root{Widget: curves.New(), App: a})
-	for _, want := range []string{`id="unconfirmed"`, "from your data", "first 1000 rows only", `id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values"} {
+	for _, want := range []string{`id="unconfirmed"`, "from your data: the smallest number read from your file", "first 1000 rows only",
+		`id="confirm-min-0"`, `id="check-data" class="primary" disabled="disabled"`, "Confirm the 6 values",
+		"Still to confirm: age (minimum, maximum, missing-value replacement); city (categories); income (positive values, negative values)."} {
 		if !strings.Contains(html, want) {
 			t.Errorf("the unconfirmed schema's page lacks %s", want)
 		}
+	}
+	if strings.Contains(html, `id="confirm-all"`) {
+		t.Error("the values read from the data can be confirmed all at once")
 	}
 	a.CheckData()
 	if a.Checking || a.Dataset != nil {
@@ -342,15 +359,28 @@ func TestFileFlowConfirmation(t *testing.T) {
 	if a.Running || !strings.Contains(a.RunErr, "Check the data") {
 		t.Errorf("a run before the check: %q", a.RunErr)
 	}
-	// Typing a public bound confirms it; the button confirms another; the rest all at once.
+	// Typing a public bound confirms it; a value's button confirms it; each value needs its own,
+	// and the data is not used until the last one is confirmed.
 	a.SetMin(0, "17")
 	a.Confirm(0, "max")
 	if a.Derived(0, "min") || a.Derived(0, "max") || a.Unconfirmed() != 4 || a.Schema.Columns[0].Min != 17 {
 		t.Errorf("after confirming age: %+v", a.Schema.Columns[0])
 	}
-	a.ConfirmAll()
-	if a.Unconfirmed() != 0 {
-		t.Fatal("ConfirmAll left values unconfirmed")
+	a.Confirm(0, "missing")
+	a.Confirm(1, "categories")
+	a.Confirm(2, "negative")
+	if b := strings.Join(a.DataBlockers(), " "); a.Unconfirmed() != 1 || !strings.Contains(b, "Confirm the 1 values") ||
+		a.StillToConfirm() != "Still to confirm: income (positive values)." {
+		t.Errorf("one value left: blockers %q, %q", b, a.StillToConfirm())
+	}
+	a.CheckData()
+	a.Run()
+	if a.Checking || a.Dataset != nil || a.Running {
+		t.Fatal("the data was used with one value unconfirmed")
+	}
+	a.Confirm(2, "positive")
+	if a.Unconfirmed() != 0 || len(a.DataBlockers()) != 0 || a.StillToConfirm() != "" {
+		t.Fatalf("all confirmed: blockers %q", a.DataBlockers())
 	}
 	a.SetHoldout("25")
 	a.CheckData()
@@ -406,7 +436,7 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 	a.SetMin(0, "20")
 	a.SetKind(1, "categorical")
 	a.SetValues(1, "Lyon\nParis")
-	a.ConfirmAll()
+	confirmAll(a)
 	a.CheckData()
 	h.settle(a)
 	if a.DataErrColumn != "city" || !strings.Contains(a.DataErr, "line 4") || a.ColumnDataErr(1) == "" {
@@ -583,7 +613,7 @@ func TestOtherLabels(t *testing.T) {
 		if a.Schema == nil || string(a.Schema.Columns[2].Kind) != tc.kind {
 			t.Fatalf("%s: suggested %+v (%s)", tc.name, a.Schema, a.LoadErr)
 		}
-		a.ConfirmAll()
+		confirmAll(a)
 		a.SetHoldout("0")
 		a.CheckData()
 		h.settle(a)

@@ -270,6 +270,81 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn.SetInnerHTML(vugu.HTML("The schema says how each column is encoded and declares its bounds. Bounds shape the\n      private model, so they must be public knowledge (a census\x26#39;s age range, a questionnaire\x26#39;s answers), never read\n      off your data."))
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 				vgparent.AppendChild(vgn)
+				if len(c.App.IgnoreAsk) > 0 {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "warn"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "ignored"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "status"}}}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+						vgparent.AppendChild(vgn)
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("The suggestion would leave these columns out of the model. Nothing is left out without your say: choose for each."))
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+						vgparent.AppendChild(vgn)
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute(nil)}
+						vgparent.AppendChild(vgn)
+						{
+							vgparent := vgn
+							_ = vgparent
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+							vgparent.AppendChild(vgn)
+							for k, g := range c.App.IgnoreAsk {
+								var vgiterkey interface{} = k
+								_ = vgiterkey
+								k := k
+								_ = k
+								g := g
+								_ = g
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+									vgparent.AppendChild(vgn)
+									vgn.SetInnerHTML(g.Column + ": " + g.Reason + ".")
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+									vgparent.AppendChild(vgn)
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
+									vgparent.AppendChild(vgn)
+									vgn.AddAttrInterface("id", id("leave-out", k))
+									vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+										EventType:	"click",
+										Func:		func(event vugu.DOMEvent) { c.App.Decide(g.Column, "ignore") },
+										// TODO: implement capture, etc. mostly need to decide syntax
+									})
+									{
+										vgparent := vgn
+										_ = vgparent
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Leave it out"}
+										vgparent.AppendChild(vgn)
+									}
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
+									vgparent.AppendChild(vgn)
+									if g.Instead != "" {
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
+										vgparent.AppendChild(vgn)
+										vgn.AddAttrInterface("id", id("use-column", k))
+										vgn.SetInnerHTML(useText(g.Instead))
+										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+											EventType:	"click",
+											Func:		func(event vugu.DOMEvent) { c.App.Decide(g.Column, string(g.Instead)) },
+											// TODO: implement capture, etc. mostly need to decide syntax
+										})
+									}
+								}
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+							vgparent.AppendChild(vgn)
+						}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+						vgparent.AppendChild(vgn)
+					}
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
+				vgparent.AppendChild(vgn)
 				if c.App.Unconfirmed() > 0 {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "warn"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "unconfirmed"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "status"}}}
 					vgparent.AppendChild(vgn)
@@ -286,7 +361,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
 							vgparent.AppendChild(vgn)
 							vgn.SetInnerHTML(c.App.Unconfirmed())
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data”. They are statistics of your private data: confirm each only if it is public knowledge, or type a\n        public bound instead. A run is refused until every one is confirmed.\n        "}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data” in the schema below, each with where it came from. They are statistics of your private data: confirm\n        each only if it is public knowledge, or type a public value instead (a numeric column's range may be loose, a census's\n        0 to 120 for ages: private ranges, in step 3, find where its values lie, privately). A run is refused until every one\n        is confirmed. "}
 							vgparent.AppendChild(vgn)
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "suggested-from"}}}
 							vgparent.AppendChild(vgn)
@@ -294,19 +369,9 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
 						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "confirm-all"}}}
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "still-to-confirm"}}}
 						vgparent.AppendChild(vgn)
-						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-							EventType:	"click",
-							Func:		func(event vugu.DOMEvent) { c.App.ConfirmAll() },
-							// TODO: implement capture, etc. mostly need to decide syntax
-						})
-						{
-							vgparent := vgn
-							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "I checked them all: confirm"}
-							vgparent.AppendChild(vgn)
-						}
+						vgn.SetInnerHTML(c.App.StillToConfirm())
 						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
 						vgparent.AppendChild(vgn)
 					}

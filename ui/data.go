@@ -29,6 +29,9 @@ type dataState struct {
 	Cols   []ColumnEdit
 	// ShowSchema shows the schema editor.
 	ShowSchema bool
+	// IgnoreAsk lists the columns the suggestion ignores whose fate the person has not chosen
+	// yet (Decide, or SetKind): no column is left out without asking.
+	IgnoreAsk []data.Ignored
 	// NormP, NormRadius and NormBias are the norm bound's inputs.
 	NormP, NormRadius, NormBias Field
 	// SchemaErr is the schema's first error that names no column.
@@ -116,17 +119,19 @@ func (a *App) receiveLoad(r engine.Response) {
 	}
 	a.Loaded = r.Loaded
 	a.splitSeed = rng.New().Uint64()
+	ask := r.Loaded.Ignored
 	if p := a.pendingSchema; p != nil && a.fitsLoaded(p) {
-		s, a.pendingSchema = p, nil
+		s, ask, a.pendingSchema = p, nil, nil
 	}
-	a.setSchema(s)
+	a.setSchema(s, ask)
 }
 
-// setSchema makes s the schema of the loaded data, with its inputs filled in. A schema with
-// nothing left to confirm (the demo's, which is public, or one from settings, public by
-// declaration) checks the data at once, unless the data is checked with it already.
-func (a *App) setSchema(s *data.Schema) {
-	a.Schema = s
+// setSchema makes s the schema of the loaded data, with its inputs filled in, and asks about
+// the ignored columns in ask. A schema with nothing left to confirm or ask (the demo's, which
+// is public, or one from settings, public by declaration) checks the data at once, unless
+// the data is checked with it already.
+func (a *App) setSchema(s *data.Schema, ask []data.Ignored) {
+	a.Schema, a.IgnoreAsk = s, ask
 	a.prefillPublicN(s.PublicRows)
 	a.Cols = make([]ColumnEdit, len(s.Columns))
 	for i := range s.Columns {
@@ -137,7 +142,7 @@ func (a *App) setSchema(s *data.Schema) {
 	a.NormBias.Set(exactText(s.Norm.Bias), func(float64) string { return "" })
 	a.ShowSchema = len(s.Unconfirmed()) > 0
 	a.schemaChanged()
-	if len(s.Unconfirmed()) == 0 && a.Dataset == nil {
+	if len(s.Unconfirmed()) == 0 && len(ask) == 0 && a.Dataset == nil {
 		a.CheckData()
 	}
 }
@@ -149,7 +154,7 @@ func (a *App) setSchema(s *data.Schema) {
 func (a *App) takeSchema(s *data.Schema) {
 	if a.Loaded != nil && a.fitsLoaded(s) {
 		a.pendingSchema = nil
-		a.setSchema(s)
+		a.setSchema(s, nil)
 		return
 	}
 	a.pendingSchema = s
@@ -208,6 +213,13 @@ var Kinds = []struct {
 // the others are dropped. A new label column turns the previous label into an ignored column.
 func (a *App) SetKind(i int, kind string) {
 	old := a.Schema.Columns[i]
+	var ask []data.Ignored
+	for _, g := range a.IgnoreAsk {
+		if g.Column != old.Name {
+			ask = append(ask, g)
+		}
+	}
+	a.IgnoreAsk = ask
 	nc := data.Column{Name: old.Name, Kind: data.Kind(kind)}
 	marked := func(f string) bool { return slices.Contains(old.Derived, f) }
 	carry := func(from, to string) {
@@ -259,6 +271,26 @@ func (a *App) SetKind(i int, kind string) {
 		}
 	}
 	a.schemaChanged()
+}
+
+// Decide records the person's choice for a column the suggestion ignores: kind "ignore" keeps
+// it out of the model; another kind (the one data.Ignored suggests instead) uses it, with the
+// schema editor open for its public bounds or values.
+func (a *App) Decide(column, kind string) {
+	for i, c := range a.Schema.Columns {
+		if c.Name == column {
+			a.SetKind(i, kind)
+			a.ShowSchema = a.ShowSchema || kind != string(data.Ignore)
+		}
+	}
+}
+
+// useText names the choice of using an ignored column as a feature of kind k.
+func useText(k data.Kind) string {
+	if k == data.Numeric {
+		return "Use it as a number (type its public range)"
+	}
+	return "Use it as categories (type the public ones)"
 }
 
 // SetMin and SetMax set a numeric column's declared range; typing a value confirms it.
@@ -365,15 +397,41 @@ func (a *App) confirm(i int, field string) {
 	}
 }
 
-// ConfirmAll confirms every field read from the data: the person states that each value
-// shown as read from the data is public knowledge.
-func (a *App) ConfirmAll() {
-	for i := range a.Schema.Columns {
-		for len(a.Schema.Columns[i].Derived) > 0 {
-			a.confirm(i, a.Schema.Columns[i].Derived[0])
+// derivedFields names, for the page, each field a schema marks as read from the data, and
+// says where such a value came from.
+var derivedFields = map[string][2]string{
+	"min":        {"minimum", "the smallest number read from your file"},
+	"max":        {"maximum", "the largest number read from your file"},
+	"categories": {"categories", "the values read from your file"},
+	"classes":    {"classes", "the values read from your file"},
+	"positive":   {"positive values", "of the two values read from your file, the later in byte order"},
+	"negative":   {"negative values", "of the two values read from your file, the earlier in byte order"},
+	"missing":    {"missing-value replacement", "your file has missing values in this column"},
+}
+
+// origin says where the value of a field read from the data and not confirmed came from: the
+// person confirms each value with this in view (there is no confirming them all at once).
+func origin(field string) string {
+	return "from your data: " + derivedFields[field][1]
+}
+
+// StillToConfirm names, column by column, the values read from the data that are not
+// confirmed yet ("" when none is left).
+func (a *App) StillToConfirm() string {
+	var cols []string
+	for _, c := range a.Schema.Columns {
+		var fields []string
+		for _, f := range c.Derived {
+			fields = append(fields, derivedFields[f][0])
+		}
+		if len(fields) > 0 {
+			cols = append(cols, c.Name+" ("+strings.Join(fields, ", ")+")")
 		}
 	}
-	a.schemaChanged()
+	if len(cols) == 0 {
+		return ""
+	}
+	return "Still to confirm: " + strings.Join(cols, "; ") + "."
 }
 
 // Unconfirmed counts the fields read from the data and not yet confirmed.
@@ -514,6 +572,9 @@ func (a *App) DataBlockers() []string {
 		return []string{"Open a file or use the demo data."}
 	case a.Schema.Validate() != nil:
 		out = append(out, "Fix the schema's error.")
+	}
+	if n := len(a.IgnoreAsk); n > 0 {
+		out = append(out, fmt.Sprintf("Choose what to do with the %d columns the suggestion would leave out.", n))
 	}
 	if n := a.Unconfirmed(); n > 0 {
 		out = append(out, fmt.Sprintf("Confirm the %d values read from your data (marked “from your data”), or replace them with public bounds.", n))

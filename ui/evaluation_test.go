@@ -108,7 +108,7 @@ func TestPrivateEvaluationRegression(t *testing.T) {
 	a.Start()
 	a.OpenFile(nil)
 	h.settle(a)
-	a.ConfirmAll()
+	confirmAll(a)
 	a.SetHoldout("25")
 	a.CheckData()
 	h.settle(a)

@@ -171,7 +171,7 @@ func TestPublicNFromSchema(t *testing.T) {
 	a := NewApp(h)
 	a.OpenFile(nil)
 	h.settle(a)
-	a.ConfirmAll()
+	confirmAll(a)
 	a.SetHoldout("0") // every row trains: under add/remove the held-out rows depend on a random key
 	a.SetNeighbouring(string(privacy.AddRemove))
 	// loadSchema delivers the file's confirmed schema, declaring public_rows = rows (0: none),

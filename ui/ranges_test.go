@@ -114,7 +114,7 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 	a = NewApp(h)
 	a.OpenFile(nil)
 	h.settle(a)
-	a.ConfirmAll()
+	confirmAll(a)
 	a.SetHoldout("0")
 	a.CheckData()
 	h.settle(a)

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -72,10 +71,14 @@ func (a *App) Weights() []WeightRow {
 		}
 		rows = append(rows, row)
 	}
-	if a.SortByWeight {
-		slices.SortStableFunc(rows, func(x, y WeightRow) int { return cmp.Compare(math.Abs(y.value), math.Abs(x.value)) })
+	if !a.SortByWeight {
+		return rows
 	}
-	return rows
+	sorted := make([]WeightRow, 0, len(rows))
+	for _, k := range largestFirst(len(rows), func(k int) float64 { return math.Abs(rows[k].value) }) {
+		sorted = append(sorted, rows[k])
+	}
+	return sorted
 }
 
 // Multiclass reports whether the selected model has one weight vector per class.

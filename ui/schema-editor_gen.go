@@ -350,7 +350,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("min"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)
@@ -417,7 +420,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("max"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)
@@ -478,7 +484,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("categories"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)
@@ -586,7 +595,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("positive"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)
@@ -652,7 +664,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("negative"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)
@@ -819,7 +834,10 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "from your data\n          "}
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.SetInnerHTML(origin("missing"))
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
 										vgparent.AppendChild(vgn)
 										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "confirm"}}}
 										vgparent.AppendChild(vgn)

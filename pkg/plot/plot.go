@@ -1,4 +1,5 @@
-// Package plot lays out two-dimensional line plots as SVG primitives.
+// Package plot lays out two-dimensional line plots, and dot charts (DotChart), as SVG
+// primitives.
 //
 // A Figure (axes, series, markers) is turned by Draw into a Drawing: lines, paths, texts and
 // circles in pixel coordinates with their coordinates already formatted as strings. The UI
@@ -279,13 +280,7 @@ func (d *Drawing) drawAxes(fr frame, fig *Figure) {
 		Line{X1: px(fr.left), Y1: px(fr.bottom), X2: px(fr.right), Y2: px(fr.bottom), Class: "axis"},
 		Line{X1: px(fr.left), Y1: px(fr.bottom), X2: px(fr.left), Y2: px(fr.top), Class: "axis"},
 	)
-	for _, t := range Ticks(fig.X) {
-		x := fr.px(t.Value)
-		d.Lines = append(d.Lines,
-			Line{X1: px(x), Y1: px(fr.top), X2: px(x), Y2: px(fr.bottom), Class: "grid"},
-			Line{X1: px(x), Y1: px(fr.bottom), X2: px(x), Y2: px(fr.bottom + tickLength), Class: "tick"})
-		d.Texts = append(d.Texts, Text{X: px(x), Y: px(fr.bottom + tickLength + 13), Anchor: "middle", Class: "tick-label", Text: t.Label})
-	}
+	d.drawXTicks(fr)
 	for _, t := range Ticks(fig.Y) {
 		y := fr.py(t.Value)
 		d.Lines = append(d.Lines,
@@ -293,14 +288,31 @@ func (d *Drawing) drawAxes(fr frame, fig *Figure) {
 			Line{X1: px(fr.left - tickLength), Y1: px(y), X2: px(fr.left), Y2: px(y), Class: "tick"})
 		d.Texts = append(d.Texts, Text{X: px(fr.left - tickLength - 3), Y: px(y + 4), Anchor: "end", Class: "tick-label", Text: t.Label})
 	}
-	cx := (fr.left + fr.right) / 2
-	d.Texts = append(d.Texts, Text{X: px(cx), Y: px(fr.bottom + marginBottom - 8), Anchor: "middle", Class: "axis-label", Text: fig.X.Label})
+	cx := d.drawXLabel(fr)
 	cy := (fr.top + fr.bottom) / 2
 	d.Texts = append(d.Texts, Text{X: "14", Y: px(cy), Anchor: "middle", Class: "axis-label", Text: fig.Y.Label,
 		Rotate: "rotate(-90 14 " + px(cy) + ")"})
 	if fig.Title != "" {
 		d.Texts = append(d.Texts, Text{X: px(cx), Y: "18", Anchor: "middle", Class: "title", Text: fig.Title})
 	}
+}
+
+// drawXTicks draws the x axis's ticks with their labels and grid lines.
+func (d *Drawing) drawXTicks(fr frame) {
+	for _, t := range Ticks(fr.x) {
+		x := fr.px(t.Value)
+		d.Lines = append(d.Lines,
+			Line{X1: px(x), Y1: px(fr.top), X2: px(x), Y2: px(fr.bottom), Class: "grid"},
+			Line{X1: px(x), Y1: px(fr.bottom), X2: px(x), Y2: px(fr.bottom + tickLength), Class: "tick"})
+		d.Texts = append(d.Texts, Text{X: px(x), Y: px(fr.bottom + tickLength + 13), Anchor: "middle", Class: "tick-label", Text: t.Label})
+	}
+}
+
+// drawXLabel draws the x axis's label, centred under the axis, and returns its x.
+func (d *Drawing) drawXLabel(fr frame) float64 {
+	cx := (fr.left + fr.right) / 2
+	d.Texts = append(d.Texts, Text{X: px(cx), Y: px(fr.bottom + marginBottom - 8), Anchor: "middle", Class: "axis-label", Text: fr.x.Label})
+	return cx
 }
 
 func (d *Drawing) drawLegend(fr frame, series []Series) {

@@ -44,6 +44,9 @@ type Loaded struct {
 	Schema json.RawMessage `json:"schema"`
 	// Suggested is true when Schema was suggested from the data.
 	Suggested bool `json:"suggested"`
+	// Ignored lists the columns the suggestion ignores, with the reason, for the page to ask
+	// the person what to do with each.
+	Ignored []data.Ignored `json:"ignored,omitempty"`
 	// Attribution credits the demo's data.
 	Attribution string `json:"attribution,omitempty"`
 }
@@ -130,12 +133,13 @@ func (e *Engine) load(req Request, f File) (Response, error) {
 		return Response{}, err
 	}
 	var schema *data.Schema
+	var ignored []data.Ignored
 	if src.demo {
 		schema, err = data.LoadSchema(demo.Schema())
 	} else {
 		var r io.Reader
 		if r, err = src.open(); err == nil {
-			schema, err = data.SuggestSchema(r, SuggestRows)
+			schema, ignored, err = data.SuggestSchema(r, SuggestRows)
 		}
 	}
 	if err != nil {
@@ -156,7 +160,7 @@ func (e *Engine) load(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	l := &Loaded{Source: req.Source, Name: src.name, Bytes: src.size, Header: header, Rows: rows, Schema: js, Suggested: !src.demo}
+	l := &Loaded{Source: req.Source, Name: src.name, Bytes: src.size, Header: header, Rows: rows, Schema: js, Suggested: !src.demo, Ignored: ignored}
 	if src.demo {
 		l.Attribution = demo.Attribution
 	}

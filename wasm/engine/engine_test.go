@@ -150,7 +150,7 @@ func TestLoadSuggestsAndMarksDerived(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	l := r.Loaded
-	if !l.Suggested || l.Name != "h.csv" || l.Bytes != int64(len(semicolonCSV)) {
+	if !l.Suggested || l.Name != "h.csv" || l.Bytes != int64(len(semicolonCSV)) || l.Ignored != nil {
 		t.Errorf("loaded %+v", l)
 	}
 	if !slices.Equal(l.Header, []string{"height", "colour", "y"}) || len(l.Rows) != 4 || !slices.Equal(l.Rows[1], []string{"2", "blue", "no"}) || l.Rows[3][0] != "?" {
@@ -166,6 +166,11 @@ func TestLoadSuggestsAndMarksDerived(t *testing.T) {
 	want := []string{`column "height": min`, `column "height": max`, `column "height": missing`, `column "colour": categories`, `column "y": positive`, `column "y": negative`}
 	if got := s.Unconfirmed(); !slices.Equal(got, want) {
 		t.Errorf("unconfirmed %q, want %q", got, want)
+	}
+	// A column the suggestion ignores is listed with the reason.
+	c := e.Handle(Request{ID: 4, Kind: "load", Source: "file"}, memFile{"c.csv", []byte("c,x,y\n4,1,yes\n4,2,no\n")})
+	if g := c.Loaded.Ignored; len(g) != 1 || g[0].Column != "c" || g[0].Instead != data.Numeric || g[0].Reason == "" {
+		t.Errorf("ignored %+v", g)
 	}
 	// The unconfirmed suggestion is refused by "dataset", naming what is not confirmed.
 	d := e.Handle(Request{ID: 3, Kind: "dataset", Source: "file", Schema: l.Schema}, memFile{"h.csv", []byte(semicolonCSV)})

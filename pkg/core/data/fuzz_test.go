@@ -104,12 +104,24 @@ func FuzzEncode(f *testing.F) {
 		ds, diag, err := Encode(bytes.NewReader(input), s)
 		checkEncoded(t, ds, diag, err)
 
-		suggested, err := SuggestSchema(bytes.NewReader(input), 1000)
+		suggested, ignored, err := SuggestSchema(bytes.NewReader(input), 1000)
 		if err != nil {
 			if !strings.HasPrefix(err.Error(), "data: ") {
 				t.Fatalf("SuggestSchema error %q has no context", err)
 			}
 			return
+		}
+		k := 0 // every ignored column is listed with its reason, in order
+		for _, c := range suggested.Columns {
+			if c.Kind == Ignore {
+				if k >= len(ignored) || ignored[k].Column != c.Name || ignored[k].Reason == "" {
+					t.Fatalf("ignored column %q not listed with a reason: %+v", c.Name, ignored)
+				}
+				k++
+			}
+		}
+		if k != len(ignored) {
+			t.Fatalf("%d ignored columns, %d listed", k, len(ignored))
 		}
 		confirmAll(t, suggested)
 		ds, diag, err = Encode(bytes.NewReader(input), suggested)

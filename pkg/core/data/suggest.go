@@ -31,19 +31,21 @@ const maxSuggestedValues = 50
 //   - another column with at most 50 distinct texts is categorical over them, sorted in
 //     byte order;
 //   - any other column, or one whose values are all missing, is ignored (a number column
-//     whose range exceeds float64, too);
+//     whose range exceeds float64, too), and listed in the Ignored it returns with the
+//     reason, for a user interface to ask the person instead of dropping the column in
+//     silence;
 //   - a feature column with missing values replaces them, a numeric one by its min, a
 //     categorical one by the category "?" (added to its list);
 //   - the norm is ‖x‖₂ ≤ 1 with a bias coordinate 1/√2 and FitScale, as in adult-lr.
 //
 // Errors in the rows it reads are reported as Encode reports them.
-func SuggestSchema(r io.Reader, maxRows int) (*Schema, error) {
+func SuggestSchema(r io.Reader, maxRows int) (*Schema, []Ignored, error) {
 	if maxRows < 1 {
-		return nil, schemaError("", "suggest: read at least one row (maxRows = %d)", maxRows)
+		return nil, nil, schemaError("", "suggest: read at least one row (maxRows = %d)", maxRows)
 	}
 	rr, names, err := openCSV(r, 0)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	stats := make([]columnStats, len(names))
 	for k := range stats {
@@ -53,7 +55,7 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, error) {
 	for rows < maxRows {
 		ok, err := rr.next(names)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if !ok {
 			break
@@ -64,26 +66,42 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, error) {
 		rows++
 	}
 	if rows == 0 {
-		return nil, lineError(rr.line+1, "no data rows after the header")
+		return nil, nil, lineError(rr.line+1, "no data rows after the header")
 	}
 	s := &Schema{Norm: Norm{P: 2, Radius: 1, Bias: math.Sqrt2 / 2, Fit: FitScale}}
+	var ignored []Ignored
 	for k, name := range names {
 		st := &stats[k]
 		var c Column
 		if k == len(names)-1 {
 			c, err = st.label(name)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 		} else {
-			c = st.feature(name)
+			var why Ignored
+			c, why = st.feature(name)
+			if c.Kind == Ignore {
+				ignored = append(ignored, why)
+			}
 		}
 		s.Columns = append(s.Columns, c)
 	}
 	if err := s.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return s, nil
+	return s, ignored, nil
+}
+
+// Ignored is a column that SuggestSchema suggests ignoring, and why.
+type Ignored struct {
+	// Column is the column's name.
+	Column string `json:"column"`
+	// Reason says why, in words, about the rows read.
+	Reason string `json:"reason"`
+	// Instead is the kind the column could have instead, with bounds or values the person
+	// declares (Numeric for numbers, Categorical for texts), or "" when it has no value.
+	Instead Kind `json:"instead,omitempty"`
 }
 
 // columnStats gathers what SuggestSchema reads of one column.
@@ -130,12 +148,17 @@ func (st *columnStats) sorted() []string {
 	return out
 }
 
-// feature suggests a feature column.
-func (st *columnStats) feature(name string) Column {
+// feature suggests a feature column and, for a column it suggests ignoring, says why.
+func (st *columnStats) feature(name string) (Column, Ignored) {
 	c := Column{Name: name}
+	why := Ignored{Column: name}
 	switch {
-	case st.seen == 0 || (st.numeric && (st.min == st.max || math.IsInf(st.max-st.min, 0))):
-		c.Kind = Ignore
+	case st.seen == 0:
+		c.Kind, why.Reason = Ignore, "every value in the rows read is missing"
+	case st.numeric && st.min == st.max:
+		c.Kind, why.Reason, why.Instead = Ignore, "every value in the rows read is the same number: it carries no information", Numeric
+	case st.numeric && math.IsInf(st.max-st.min, 0):
+		c.Kind, why.Reason, why.Instead = Ignore, "its numbers are too far apart for a range", Numeric
 	case st.numeric || st.mostlyNumbers():
 		c.Kind, c.Min, c.Max, c.Derived = Numeric, st.min, st.max, []string{"min", "max"}
 		if st.missing {
@@ -152,9 +175,10 @@ func (st *columnStats) feature(name string) Column {
 			c.Derived = append(c.Derived, "missing")
 		}
 	default:
-		c.Kind = Ignore
+		c.Kind, why.Instead = Ignore, Categorical
+		why.Reason = "it has more than " + strconv.Itoa(maxSuggestedValues) + " distinct texts in the rows read, like an identifier or free text"
 	}
-	return c
+	return c, why
 }
 
 // label suggests the label column.

@@ -31,9 +31,16 @@ func suggestInput() string {
 }
 
 func TestSuggestSchema(t *testing.T) {
-	s, err := SuggestSchema(strings.NewReader(suggestInput()), 60)
+	s, ignored, err := SuggestSchema(strings.NewReader(suggestInput()), 60)
 	if err != nil {
 		t.Fatal(err)
+	}
+	wantIgnored := []Ignored{
+		{Column: "id", Reason: "it has more than 50 distinct texts in the rows read, like an identifier or free text", Instead: Categorical},
+		{Column: "const", Reason: "every value in the rows read is the same number: it carries no information", Instead: Numeric},
+	}
+	if !reflect.DeepEqual(ignored, wantIgnored) {
+		t.Errorf("ignored %+v, want %+v", ignored, wantIgnored)
 	}
 	want := &Schema{Norm: Norm{P: 2, Radius: 1, Bias: math.Sqrt2 / 2, Fit: FitScale}, Columns: []Column{
 		{Name: "age", Kind: Numeric, Min: 20, Max: 49, Missing: Missing{Replace: true, Value: "20"}, Derived: []string{"min", "max", "missing"}},
@@ -90,7 +97,7 @@ func TestSuggestLabel(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			s, err := SuggestSchema(strings.NewReader(tc.input), 100)
+			s, _, err := SuggestSchema(strings.NewReader(tc.input), 100)
 			if tc.err != "" {
 				if err == nil || err.Error() != tc.err {
 					t.Fatalf("error %v, want %s", err, tc.err)
@@ -105,7 +112,7 @@ func TestSuggestLabel(t *testing.T) {
 			}
 		})
 	}
-	if _, err := SuggestSchema(strings.NewReader("x,t\n1,2\n"), 0); err == nil {
+	if _, _, err := SuggestSchema(strings.NewReader("x,t\n1,2\n"), 0); err == nil {
 		t.Fatal("SuggestSchema read 0 rows without an error")
 	}
 }
@@ -126,7 +133,7 @@ func TestSuggestMostlyNumbers(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%s,%s,%d\n", p, note, i%2)
 	}
-	s, err := SuggestSchema(strings.NewReader(b.String()), 1000)
+	s, _, err := SuggestSchema(strings.NewReader(b.String()), 1000)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,5 +152,35 @@ func TestSuggestMostlyNumbers(t *testing.T) {
 	}
 	if _, _, err := Encode(strings.NewReader(b.String()), s); err == nil || !strings.Contains(err.Error(), "line 14") || !strings.Contains(err.Error(), "high") {
 		t.Fatalf("encoding the stray value: %v", err)
+	}
+}
+
+// TestSuggestIgnoredSaysWhy: every column the suggestion ignores is listed with the reason and
+// the kind it could have instead, for the person to choose; no other column is.
+func TestSuggestIgnoredSaysWhy(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("patient,comment,empty,huge,dose,label\n")
+	for i := range 80 {
+		fmt.Fprintf(&b, "P%04d,felt %d times better,,%de307,%d,%d\n", i, i, 1-2*(i%2)*9, i%5, i%2)
+	}
+	s, ignored, err := SuggestSchema(strings.NewReader(b.String()), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]Kind{"patient": Categorical, "comment": Categorical, "empty": "", "huge": Numeric}
+	for _, g := range ignored {
+		k, ok := want[g.Column]
+		if !ok || g.Instead != k || g.Reason == "" {
+			t.Errorf("ignored %+v", g)
+		}
+		delete(want, g.Column)
+	}
+	if len(want) > 0 {
+		t.Errorf("not listed: %v", want)
+	}
+	for _, c := range s.Columns {
+		if ignoredColumn := slices.ContainsFunc(ignored, func(g Ignored) bool { return g.Column == c.Name }); ignoredColumn != (c.Kind == Ignore) {
+			t.Errorf("column %q of kind %s: listed as ignored %v", c.Name, c.Kind, ignoredColumn)
+		}
 	}
 }
