@@ -126,19 +126,21 @@ build() {
 	mkdir -p "$DIST"
 	# The packages no fit spends its time in (the UI and Vugu's DOM-building code, the engine's
 	# glue, planning, the release file and its exports, fmt, reflect and encoding/json, which
-	# carry the messages) are compiled without inlining, and so are the mechanisms, the encoder,
-	# the privacy accounting, the plots, math/big (the exact noise samplers' arithmetic) and
-	# sort: app.wasm is then 1,985,741 bytes (gzip) against 2,024,000 or so with only the first
-	# group so compiled, and a noisy-gd fit of adult-lr in node (parsing included) takes the same
-	# time either way (1.13-1.25 s at ε = 1; 1.47-1.73 s at ε = 8, 3 runs each, with and without
-	# math/big and sort). The compute packages (pkg/core/loss, geom, solve, pkg/sampler, pkg/rng,
-	# gonum, math, strconv, the runtime) keep the compiler's defaults.
+	# carry the messages, and syscall/js) are compiled without inlining, and so are the
+	# mechanisms, the encoder, the privacy accounting, the plots, math/big (the exact noise
+	# samplers' arithmetic), sort and the domains (pkg/core/geom: a projection per step, O(d)):
+	# app.wasm was 1,985,741 bytes (gzip) so against 2,024,000 or so with only the first group so
+	# compiled, and a noisy-gd fit of adult-lr in node (parsing included) takes the same time
+	# either way (1.13-1.25 s at ε = 1; 1.47-1.73 s at ε = 8, 3 runs each, with and without
+	# math/big and sort). syscall/js and geom took 6.5 kB more off (2026-11-26). The compute
+	# packages (pkg/core/loss, solve, pkg/sampler, pkg/rng, gonum, math, strconv, the runtime)
+	# keep the compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
 		github.com/privopt/privopt/wasm/... github.com/vugu/... google.golang.org/protobuf/...
-		fmt reflect encoding/json html log time
+		fmt reflect encoding/json html log time syscall/js
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
 		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
-		math/big sort)
+		github.com/privopt/privopt/pkg/core/geom/... math/big sort)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.
