@@ -445,7 +445,7 @@ func TestOtherDomains(t *testing.T) {
 	if _, err := Run(context.Background(), tg, p, rng.Seeded(1), nil); err == nil {
 		t.Error("constants for the whole space accepted on an ℓ1 ball")
 	}
-	for _, run := range []func(context.Context, Target, FastSettings, *rng.Rand, func(Progress)) (Result, error){MALA, ProjectedLangevin} {
+	for _, run := range []func(context.Context, Target, FastSettings, *rng.Rand, func(float64)) (Result, error){MALA, ProjectedLangevin} {
 		res, err := run(context.Background(), tg, FastSettings{Steps: 200}, rng.Seeded(2), nil)
 		if err != nil || !l1.Contains(res.X) || res.Certified {
 			t.Errorf("fast mode on an ℓ1 ball: %v, %v, certified %v", err, res.X, res.Certified)

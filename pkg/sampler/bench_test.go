@@ -100,7 +100,7 @@ func BenchmarkNormalDraws(b *testing.B) {
 // BenchmarkFastStep measures one step of MALA and of projected Langevin at d = 92, n = 1000.
 func BenchmarkFastStep(b *testing.B) {
 	const n, d = 1000, 92
-	for name, run := range map[string]func(context.Context, Target, FastSettings, *rng.Rand, func(Progress)) (Result, error){
+	for name, run := range map[string]func(context.Context, Target, FastSettings, *rng.Rand, func(float64)) (Result, error){
 		"mala": MALA, "projected-langevin": ProjectedLangevin,
 	} {
 		b.Run(name, func(b *testing.B) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sync"
 
 	"github.com/privopt/privopt/pkg/rng"
@@ -14,8 +15,8 @@ import (
 // space, so they are not shared) and its own stream split from r before any chain starts
 // (deterministic for a seeded r, so a seeded run is reproducible whatever the scheduling).
 // Cancelling ctx stops every chain; the first error is returned. progress, if not nil, is
-// called with the progress of the least advanced chain.
-func RunChains(ctx context.Context, newTarget func() Target, p Plan, r *rng.Rand, chains int, progress func(Progress)) ([]Result, error) {
+// called with the fraction done of the least advanced chain.
+func RunChains(ctx context.Context, newTarget func() Target, p Plan, r *rng.Rand, chains int, progress func(fraction float64)) ([]Result, error) {
 	if chains < 1 {
 		return nil, fmt.Errorf("sampler: the number of chains must be at least 1, got %d", chains)
 	}
@@ -26,7 +27,7 @@ func RunChains(ctx context.Context, newTarget func() Target, p Plan, r *rng.Rand
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex
-	fractions := make([]Progress, chains)
+	fractions := make([]float64, chains)
 	results := make([]Result, chains)
 	errs := make([]error, chains)
 	var wg sync.WaitGroup
@@ -34,20 +35,14 @@ func RunChains(ctx context.Context, newTarget func() Target, p Plan, r *rng.Rand
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			results[i], errs[i] = Run(ctx, newTarget(), p, streams[i], func(pr Progress) {
+			results[i], errs[i] = Run(ctx, newTarget(), p, streams[i], func(f float64) {
 				if progress == nil {
 					return
 				}
 				mu.Lock()
 				defer mu.Unlock()
-				fractions[i] = pr
-				least := fractions[0]
-				for _, f := range fractions[1:] {
-					if f.Fraction < least.Fraction {
-						least = f
-					}
-				}
-				progress(least)
+				fractions[i] = f
+				progress(slices.Min(fractions))
 			})
 			if errs[i] != nil {
 				cancel()

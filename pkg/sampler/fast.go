@@ -105,7 +105,7 @@ func (f *fastRun) addGaussian(grad, x []float64, u float64) float64 {
 // same data-independent point as the proximal sampler. MALA mixes fast for smooth, well
 // conditioned targets, but privopt has no theorem with explicit constants to certify its
 // error for a given number of steps: the result says "mixing not certified".
-func MALA(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(Progress)) (Result, error) {
+func MALA(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(fraction float64)) (Result, error) {
 	f, err := newFastRun(t, r, set, func(beta, m float64, d int) float64 { return 1 / (2 * (beta + m) * math.Sqrt(float64(d))) })
 	if err != nil {
 		return Result{}, err
@@ -146,7 +146,7 @@ func MALA(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress
 // ProjectedLangevin runs the projected (unadjusted) Langevin algorithm
 // x ← Π_K(x − hP∇U(x) + √(2h)·P^{1/2}ξ). Its stationary law differs from the target by a bias
 // that shrinks with h; it is not certified.
-func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(Progress)) (Result, error) {
+func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(fraction float64)) (Result, error) {
 	f, err := newFastRun(t, r, set, func(beta, m float64, _ int) float64 { return 1 / (4 * (beta + m)) })
 	if err != nil {
 		return Result{}, err
@@ -184,7 +184,7 @@ func ProjectedLangevin(ctx context.Context, t Target, set FastSettings, r *rng.R
 // needs κ. On a Gaussian target on the whole space BAOAB's law of x at stationarity is the
 // target exactly for every stable h (Leimkuhler and Matthews 2013); otherwise its bias is of
 // order h². It is not certified.
-func KineticLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(Progress)) (Result, error) {
+func KineticLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Rand, progress func(fraction float64)) (Result, error) {
 	f, err := newFastRun(t, r, set, func(beta, m float64, _ int) float64 { return 1 / math.Sqrt(beta+m) })
 	if err != nil {
 		return Result{}, err

@@ -39,16 +39,6 @@ func (s Stats) AcceptanceRate() float64 {
 	return float64(s.Accepted) / float64(s.Trials)
 }
 
-// Progress is reported during a run.
-type Progress struct {
-	// Fraction of the run done, in [0, 1].
-	Fraction float64
-	// Step is the current outer step of Steps.
-	Step, Steps int
-	// Acceptance is the acceptance rate so far.
-	Acceptance float64
-}
-
 // progressEvery is how many progress reports a run makes at most.
 const progressEvery = 1000
 
@@ -202,7 +192,7 @@ func (ch *chain) start() {
 // ∝ exp(−f(x))·N(x; c′, s²I) on K with c′ = (y + hm·c)/(1 + hm) and s² = h/(1 + hm). The
 // result's TV is the plan's certified bound. The run stops early, with ctx's error, when ctx
 // is cancelled; progress (which may be nil) is called at most about a thousand times.
-func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(Progress)) (Result, error) {
+func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(fraction float64)) (Result, error) {
 	ch, err := newChain(t, r)
 	if err != nil {
 		return Result{}, err
@@ -237,7 +227,7 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(Progr
 }
 
 // proximalSteps takes the plan's steps from the current point ch.x.
-func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(Progress)) error {
+func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(fraction float64)) error {
 	m, h := ch.c.StrongConvexity, p.Step
 	sqrtH, s := math.Sqrt(h), math.Sqrt(p.ProposalVar)
 	every := max(1, p.Steps/progressEvery)
@@ -270,7 +260,7 @@ func (ch *chain) proximalSteps(ctx context.Context, p Plan, progress func(Progre
 
 // report records the step, checks for cancellation (every step: a step costs far more than
 // the check) and reports progress every few steps.
-func (ch *chain) report(ctx context.Context, step, steps, every int, progress func(Progress)) error {
+func (ch *chain) report(ctx context.Context, step, steps, every int, progress func(fraction float64)) error {
 	ch.stats.Steps = step
 	if err := ctx.Err(); err != nil {
 		return err
@@ -279,7 +269,7 @@ func (ch *chain) report(ctx context.Context, step, steps, every int, progress fu
 		return nil
 	}
 	if progress != nil {
-		progress(Progress{Fraction: float64(step) / float64(steps), Step: step, Steps: steps, Acceptance: ch.stats.AcceptanceRate()})
+		progress(float64(step) / float64(steps))
 	}
 	return nil
 }

@@ -352,7 +352,7 @@ func TestCancellationAndProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	var fractions []float64
-	res, err := Run(context.Background(), tg, p, rng.Seeded(70), func(pr Progress) { fractions = append(fractions, pr.Fraction) })
+	res, err := Run(context.Background(), tg, p, rng.Seeded(70), func(f float64) { fractions = append(fractions, f) })
 	if err != nil || len(fractions) == 0 || fractions[len(fractions)-1] != 1 || res.Stats.Steps != p.Steps {
 		t.Fatalf("progress %v, %v, %+v", fractions, err, res.Stats)
 	}
@@ -363,7 +363,7 @@ func TestCancellationAndProgress(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	calls := 0
-	_, err = Run(ctx, tg, p, rng.Seeded(71), func(Progress) {
+	_, err = Run(ctx, tg, p, rng.Seeded(71), func(float64) {
 		calls++
 		if calls == 3 {
 			cancel()

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/mech"
 	"io"
 	"slices"
 	"strconv"
@@ -303,7 +304,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 func (e *Engine) reading(id int, r io.Reader, size int64) io.Reader {
 	start := time.Now()
 	return data.ProgressReader(r, size, progressInterval, func(fraction float64) {
-		e.post(Response{ID: id, Kind: "progress", Progress: &Progress{Fraction: fraction, Stage: "reading", Seconds: time.Since(start).Seconds()}})
+		e.post(Response{ID: id, Kind: "progress", Progress: &Progress{Progress: mech.Progress{Fraction: fraction, Stage: "reading"}, Seconds: time.Since(start).Seconds()}})
 	})
 }
 

@@ -39,6 +39,7 @@ package engine
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/privopt/privopt/pkg/core/mech"
 	"math"
 	"strconv"
 	"sync"
@@ -249,13 +250,13 @@ func Encode(resp Response) string {
 	return string(out)
 }
 
-// Progress reports how far a run, or the reading of a file, has come.
+// Progress reports how far a run, or the reading of a file, has come: the mechanism's
+// progress (its stage "reading" while a file is read) for the page's run Run, Seconds after
+// the request arrived.
 type Progress struct {
 	// Run is the run's number among the page's runs.
 	Run int `json:"run"`
-	// Fraction is in [0, 1]; Stage names what is running ("reading", "sampling", ...).
-	Fraction float64 `json:"fraction"`
-	Stage    string  `json:"stage"`
+	mech.Progress
 	// Seconds is the time since the request arrived.
 	Seconds float64 `json:"seconds"`
 }

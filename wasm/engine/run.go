@@ -86,7 +86,7 @@ func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Req
 		if !every.due() {
 			return
 		}
-		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Run: req.Run, Fraction: p.Fraction, Stage: p.Stage, Seconds: time.Since(start).Seconds()}})
+		e.post(Response{ID: req.ID, Kind: "progress", Progress: &Progress{Run: req.Run, Progress: p, Seconds: time.Since(start).Seconds()}})
 		if e.yield != nil {
 			e.yield()
 		}

@@ -335,9 +335,9 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 	if replay.target != nil {
 		replay.target("REM", t, pl.k*pl.delta, 2)
 	}
-	report := func(p sampler.Progress) {
+	report := func(fraction float64) {
 		if progress != nil {
-			progress(Progress{Fraction: p.Fraction, Stage: "sampling"})
+			progress(Progress{Fraction: fraction, Stage: "sampling"})
 		}
 	}
 	var res sampler.Result

@@ -389,9 +389,9 @@ func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 // runSampler draws from a target in a sampling mode: the certified proximal sampler following
 // plan, or a fast mode with its settings. It returns the result and what is certified about it.
 func runSampler(ctx context.Context, mode SamplerMode, t sampler.Target, plan sampler.Plan, fast sampler.FastSettings, r *rng.Rand, progress func(Progress)) (sampler.Result, privacy.SamplerStatus, error) {
-	report := func(p sampler.Progress) {
+	report := func(fraction float64) {
 		if progress != nil {
-			progress(Progress{Fraction: p.Fraction, Stage: "sampling"})
+			progress(Progress{Fraction: fraction, Stage: "sampling"})
 		}
 	}
 	var res sampler.Result
