@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 
-	"github.com/privopt/privopt/internal/bench"
 	"github.com/privopt/privopt/internal/bench/results"
 	"github.com/privopt/privopt/pkg/plot"
 )
@@ -49,9 +48,9 @@ func NewAbout() *About {
 			native.Radius, native.Platform),
 	}
 	for _, o := range others {
-		a.Platforms = append(a.Platforms, bench.PlatformLabel(o.Platform))
+		a.Platforms = append(a.Platforms, results.PlatformLabel(o.Platform))
 	}
-	if a.Plot, err = bench.Plot(native); err != nil {
+	if a.Plot, err = results.Plot(native); err != nil {
 		a.Err = err.Error()
 	}
 	notRun := map[string]bool{}
@@ -66,7 +65,7 @@ func NewAbout() *About {
 		row := AboutRow{Mechanism: r.Label(), Epsilon: fmt.Sprintf("%g", r.Epsilon), Runs: itoa(r.Runs), Certified: r.Certified,
 			Accuracy: fmt.Sprintf("%.2f ± %.2f", 100*r.AccuracyMean, 100*r.AccuracySD), Times: []string{fmt.Sprintf("%.3g", r.Seconds)}}
 		for _, o := range others {
-			if w, ok := bench.Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
+			if w, ok := results.Find(o, r.Label(), r.Epsilon); ok && w.Error == "" && w.Runs > 0 {
 				row.Times = append(row.Times, fmt.Sprintf("%.3g", w.Seconds), fmt.Sprintf("%.2f", w.Seconds/r.Seconds))
 			} else {
 				row.Times = append(row.Times, "–", "–")

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/privopt/privopt/internal/bench/results"
 	"io"
 	"math"
 	"os"
@@ -138,7 +139,7 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 	}
-	fmt.Fprint(stdout, bench.Markdown(res))
+	fmt.Fprint(stdout, results.Markdown(res))
 	return nil
 }
 
@@ -274,27 +275,27 @@ var benchMechanisms = append(mech.Names(), "rem:Sampler=kinetic-langevin")
 var pureMechanisms = map[string]bool{"outpert": true, "expmech": true}
 
 // readResults reads benchmark results written with --json.
-func readResults(paths ...string) ([]bench.Result, error) {
-	results := make([]bench.Result, len(paths))
+func readResults(paths ...string) ([]results.Result, error) {
+	out := make([]results.Result, len(paths))
 	for i, path := range paths {
 		raw, err := os.ReadFile(path)
 		if err != nil {
 			return nil, err
 		}
-		if err := json.Unmarshal(raw, &results[i]); err != nil {
+		if err := json.Unmarshal(raw, &out[i]); err != nil {
 			return nil, fmt.Errorf("%s: %w", path, err)
 		}
 	}
-	return results, nil
+	return out, nil
 }
 
 // replaceBench writes the results of base with the cells of update in place of its own to out.
 func replaceBench(base, update, out string) error {
-	results, err := readResults(base, update)
+	loaded, err := readResults(base, update)
 	if err != nil {
 		return err
 	}
-	res, err := bench.Replace(results[0], results[1])
+	res, err := results.Replace(loaded[0], loaded[1])
 	if err != nil {
 		return err
 	}
@@ -303,21 +304,21 @@ func replaceBench(base, update, out string) error {
 
 // mergeBench prints the table of a native result beside the times of the others.
 func mergeBench(paths []string, svgOut string, stdout io.Writer) error {
-	results, err := readResults(paths...)
+	loaded, err := readResults(paths...)
 	if err != nil {
 		return err
 	}
 	if svgOut != "" {
-		if err := writePlot(svgOut, results[0]); err != nil {
+		if err := writePlot(svgOut, loaded[0]); err != nil {
 			return err
 		}
 	}
-	fmt.Fprint(stdout, bench.Markdown(results[0], results[1:]...))
+	fmt.Fprint(stdout, results.Markdown(loaded[0], loaded[1:]...))
 	return nil
 }
 
-func writePlot(path string, res bench.Result) error {
-	d, err := bench.Plot(res)
+func writePlot(path string, res results.Result) error {
+	d, err := results.Plot(res)
 	if err != nil {
 		return err
 	}

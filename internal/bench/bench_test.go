@@ -5,10 +5,10 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"github.com/privopt/privopt/internal/bench/results"
 	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"math"
-	"slices"
 	"strings"
 	"testing"
 
@@ -61,14 +61,14 @@ func TestBenchmarkTable(t *testing.T) {
 	wasm.Platform = "js/wasm"
 	chromium := res
 	chromium.Platform, chromium.PageReady = "chromium", []float64{0.9, 0.4, 0.6}
-	md := Markdown(res, wasm, chromium)
+	md := results.Markdown(res, wasm, chromium)
 	for _, want := range []string{"| outpert-gauss | 4 | 1e-06 |", "time wasm (node) (s) | ratio |", "| 1.00 |", "Baselines: non-private",
 		"The page in Chromium is usable 0.6 s after the navigation (median of 3 loads in fresh contexts from a local server; 0.4 to 0.9 s)."} {
 		if !strings.Contains(md, want) {
 			t.Errorf("the table lacks %q:\n%s", want, md)
 		}
 	}
-	d, err := Plot(res)
+	d, err := results.Plot(res)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestBenchmarkRecordsPlanErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Rows[0].Error == "" || !strings.Contains(Markdown(res), "not run") {
+	if res.Rows[0].Error == "" || !strings.Contains(results.Markdown(res), "not run") {
 		t.Errorf("rows %+v", res.Rows)
 	}
 }
@@ -153,7 +153,7 @@ func oneHot(n, d, k int, filled bool) *data.Dataset {
 // 0.7·8/92) ≈ 2.2 times shorter than dense rows, each row records it, and a limit between the
 // two predictions runs the one-hot cell and skips the dense one.
 func TestBenchmarkCellLimitSparse(t *testing.T) {
-	run := func(ds *data.Dataset, limit float64) Row {
+	run := func(ds *data.Dataset, limit float64) results.Row {
 		t.Helper()
 		cfg := Config{Train: ds, Test: ds, Epsilons: []float64{1}, Delta: 1e-6, Runs: 1, Radius: 5, CellSeconds: limit,
 			Mechanisms: []Entry{{Name: "langevin", Mech: mech.Langevin{}}}}
@@ -176,56 +176,11 @@ func TestBenchmarkCellLimitSparse(t *testing.T) {
 	if r := run(dense, limit); !strings.Contains(r.Error, "predicted to take") || r.Runs != 0 {
 		t.Errorf("dense rows, limit %g s: %+v", limit, r)
 	}
-	md := Markdown(Result{Rows: []Row{s}})
+	md := results.Markdown(results.Result{Rows: []results.Row{s}})
 	if !strings.Contains(md, "| predicted native (s) |") || !strings.Contains(md, fmt.Sprintf(" %.3g |", s.Predicted)) {
 		t.Errorf("the table lacks the predicted time:\n%s", md)
 	}
-	if strings.Contains(Markdown(Result{Rows: []Row{{Mechanism: "old", Seconds: 1}}}), "predicted") {
+	if strings.Contains(results.Markdown(results.Result{Rows: []results.Row{{Mechanism: "old", Seconds: 1}}}), "predicted") {
 		t.Error("a result without predictions (the committed ones) has a predicted column")
-	}
-}
-
-// TestReplace: the cells of an update take the place of the base's cells of the same mechanism,
-// settings and ε, new cells (another ε, or the same mechanism with other settings) are added,
-// the others are kept in their order, the baselines are the update's, and results of another
-// platform or radius are refused.
-func TestReplace(t *testing.T) {
-	fast := map[string]string{"Sampler": "kinetic-langevin"}
-	row := func(m string, opts map[string]string, eps, acc float64) Row {
-		return Row{Mechanism: m, Options: opts, Epsilon: eps, AccuracyMean: acc}
-	}
-	base := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("a", nil, 1, 0.1), row("b", nil, 1, 0.2), row("b", nil, 2, 0.3)}}
-	update := Result{Platform: "linux/amd64", Radius: 10, Rows: []Row{row("b", nil, 1, 0.9), row("c", nil, 1, 0.8), row("b", fast, 1, 0.7)}}
-	update.Baselines.MajorityAccuracy = 0.76
-	base.PageReady = []float64{1}
-	got, err := Replace(base, update)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var summary []string
-	for _, r := range got.Rows {
-		summary = append(summary, fmt.Sprintf("%s@%g=%g", r.Label(), r.Epsilon, r.AccuracyMean))
-	}
-	want := []string{"a@1=0.1", "b@1=0.9", "b@2=0.3", "c@1=0.8", "b (Sampler=kinetic-langevin)@1=0.7"}
-	if !slices.Equal(summary, want) || got.Baselines.MajorityAccuracy != 0.76 || base.Rows[1].AccuracyMean != 0.2 {
-		t.Errorf("replaced: %v, baselines %+v (base now %+v)", summary, got.Baselines, base.Rows)
-	}
-	if !slices.Equal(got.PageReady, []float64{1}) {
-		t.Errorf("a run without page loads replaced them: %v", got.PageReady)
-	}
-	update.PageReady = []float64{0.5, 0.7}
-	if again, _ := Replace(got, update); !slices.Equal(again.PageReady, []float64{0.5, 0.7}) {
-		t.Errorf("page loads not replaced: %v", again.PageReady)
-	}
-	if r, ok := Find(got, "b (Sampler=kinetic-langevin)", 1); !ok || r.AccuracyMean != 0.7 {
-		t.Errorf("Find with settings: %+v, %v", r, ok)
-	}
-	if l := row("rem", map[string]string{"Sampler": "mala", "FastSteps": "9"}, 1, 0).Label(); l != "rem (FastSteps=9, Sampler=mala)" {
-		t.Errorf("label %q", l)
-	}
-	for _, other := range []Result{{Platform: "js/wasm", Radius: 10}, {Platform: "linux/amd64", Radius: 100}} {
-		if _, err := Replace(base, other); err == nil {
-			t.Errorf("replaced by a %s run with radius %g", other.Platform, other.Radius)
-		}
 	}
 }

@@ -1,6 +1,7 @@
-// Package results holds the adult-lr benchmark's latest results, written by ./build.sh bench
-// (native.json, wasm.json, chromium.json, results.md, accuracy.svg) and embedded in the page's
-// About view.
+// Package results holds the adult-lr benchmark's results: their form (Result, Row), their
+// table and plot, and the latest ones, written by ./build.sh bench (native.json, wasm.json,
+// chromium.json, results.md, accuracy.svg) and embedded in the page's About view, which links
+// this package and not the benchmark's harness (package bench).
 package results
 
 import (
@@ -9,8 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-
-	"github.com/privopt/privopt/internal/bench"
 )
 
 //go:embed *.json
@@ -21,12 +20,12 @@ var timingFiles = []string{"wasm.json", "chromium.json"}
 
 // Load returns the native result and the results of the other platforms that were measured
 // (WebAssembly in node, Chromium through the page's engine), in that order.
-func Load() (native bench.Result, others []bench.Result, err error) {
+func Load() (native Result, others []Result, err error) {
 	if err := read("native.json", &native); err != nil {
 		return native, nil, err
 	}
 	for _, name := range timingFiles {
-		var r bench.Result
+		var r Result
 		err := read(name, &r)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -39,7 +38,7 @@ func Load() (native bench.Result, others []bench.Result, err error) {
 	return native, others, nil
 }
 
-func read(name string, into *bench.Result) error {
+func read(name string, into *Result) error {
 	raw, err := files.ReadFile(name)
 	if err != nil {
 		return err

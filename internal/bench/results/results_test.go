@@ -4,8 +4,6 @@ import (
 	"os"
 	"strings"
 	"testing"
-
-	"github.com/privopt/privopt/internal/bench"
 )
 
 // TestResults: the embedded results are a benchmark on each platform (rows and the baselines;
@@ -25,7 +23,7 @@ func TestResults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(string(md), bench.Markdown(native, others...)) {
+	if !strings.Contains(string(md), Markdown(native, others...)) {
 		t.Error("results.md is not the table of the JSON results: run ./build.sh bench")
 	}
 }
