@@ -21,8 +21,8 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
-	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // Config describes a benchmark run. Every setting is fixed before any result is seen.

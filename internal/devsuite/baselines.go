@@ -11,7 +11,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
-	"github.com/privopt/privopt/pkg/core/solve"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // devsuiteBaselines returns a task's baselines on the validation rows, both fitted on the fit

@@ -12,9 +12,9 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
-	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // OutputPerturbation is output perturbation with a certified solver (Lowy and Razaviyayn 2021,
@@ -73,7 +73,7 @@ import (
 // A smooth loss on a bounded domain is projected (so the release lies in C) and uses the
 // Lipschitz bound.
 //
-// Solvers (pkg/core/solve): L-BFGS for a smooth loss on the whole space, the accelerated
+// Solvers (pkg/solve): L-BFGS for a smooth loss on the whole space, the accelerated
 // projected gradient method for a smooth loss on a bounded domain, and the projected
 // subgradient method (a priori step count 4L²/(λ²r₀²)) for a non-smooth loss; the last is slow
 // for large n, and a plan whose predicted work exceeds MaxQueries is refused.

@@ -11,9 +11,9 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
-	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // withRow returns a copy of ds with row i replaced by (x, y): a replace-one neighbour.

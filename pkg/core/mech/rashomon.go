@@ -12,8 +12,8 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
-	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // Defaults of the Rashomon-set sampler.

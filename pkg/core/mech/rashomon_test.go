@@ -10,8 +10,8 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
-	"github.com/privopt/privopt/pkg/core/solve"
 	"github.com/privopt/privopt/pkg/rng"
+	"github.com/privopt/privopt/pkg/solve"
 )
 
 // TestRashomonLangevinCalibration checks the (ε, δ) plan: the chain's μ = βΔ_ψ√(Th/2) is the
