@@ -38,7 +38,7 @@ func (a *App) RangesText() string {
 		text += " They were seeded: not private."
 	}
 	for _, line := range suggestions {
-		text += " " + line
+		text += " " + line + "."
 	}
 	return text
 }
