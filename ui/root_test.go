@@ -35,6 +35,7 @@ func embed(q map[string]string) *Root {
 }
 
 func TestWidgetRendersCurvesAndResults(t *testing.T) {
+	t.Parallel()
 	html := render(t, embed(map[string]string{}))
 	for _, want := range []string{
 		`<output id="delta-at-eps">0.1269</output>`, // δ(1) of 1-GDP = 0.12693673750664395
@@ -58,6 +59,7 @@ func TestWidgetRendersCurvesAndResults(t *testing.T) {
 }
 
 func TestWidgetFieldsValidateAsYouType(t *testing.T) {
+	t.Parallel()
 	root := embed(map[string]string{})
 	w := root.Widget
 	curve := w.Curve.Paths[0].D
@@ -99,6 +101,7 @@ func TestWidgetFieldsValidateAsYouType(t *testing.T) {
 }
 
 func TestWidgetUseLargestMu(t *testing.T) {
+	t.Parallel()
 	root := embed(map[string]string{})
 	w := root.Widget
 	w.UseLargestMu()
@@ -116,6 +119,7 @@ func TestWidgetUseLargestMu(t *testing.T) {
 // ?embed=curve shows the widget alone; mu, eps and delta fill the fields as if typed. Without
 // embed=curve the page is the app, with the widget as its last section.
 func TestRootFromQuery(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		query   string
 		embed   bool
@@ -170,6 +174,7 @@ func TestRootFromQuery(t *testing.T) {
 // (legend under it, the two baselines drawn differently), a row per cell that ran, and one
 // line per mechanism that did not, in words.
 func TestAboutView(t *testing.T) {
+	t.Parallel()
 	r := NewRoot(map[string]string{}, newTestHost(t, 1))
 	if r.About == nil || r.About.Err != "" || len(r.About.Rows) == 0 {
 		t.Fatalf("about: %+v", r.About)
