@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -79,11 +80,49 @@ func (h *testHost) Send(w int, req engine.Request) {
 	if err != nil {
 		h.t.Fatal(err)
 	}
+	var answer string
+	cached := false
+	if req.Kind == "plan" && testing.Short() {
+		answer, cached = h.shortPlan(e, req, string(b), f)
+	} else {
+		answer = e.HandleJSON(string(b), f)
+	}
 	var resp engine.Response
-	if err := json.Unmarshal([]byte(e.HandleJSON(string(b), f)), &resp); err != nil {
+	if err := json.Unmarshal([]byte(answer), &resp); err != nil {
 		h.t.Fatal(err)
 	}
+	if cached {
+		resp.ID = req.ID // the answer is to an earlier request, with its ID
+	}
 	h.queue = append(h.queue, delivery{w, resp})
+}
+
+// shortPlans holds, under go test -short, the engine's answers (JSON) to the "plan" requests
+// the package's tests have made, by request without its ID: the engine's plan is a function of
+// the request alone (it reads no state of the engine), and the tests plan the same settings of
+// the demo many times (four plans in every demoApp), at up to a second each. Without -short
+// every request is planned.
+var shortPlans sync.Map // string → *plannedAnswer
+
+type plannedAnswer struct {
+	once   sync.Once
+	answer string
+}
+
+// shortPlan answers a "plan" request (message, its JSON) from shortPlans, planning it with e if
+// no test has (once, while tests running in parallel wait); cached reports whether the answer
+// was planned for an earlier request.
+func (h *testHost) shortPlan(e *engine.Engine, req engine.Request, message string, f engine.File) (answer string, cached bool) {
+	req.ID = 0
+	key, err := json.Marshal(req)
+	if err != nil {
+		h.t.Fatal(err)
+	}
+	v, _ := shortPlans.LoadOrStore(string(key), new(plannedAnswer))
+	p := v.(*plannedAnswer)
+	cached = true
+	p.once.Do(func() { p.answer, cached = e.HandleJSON(message, f), false })
+	return p.answer, cached
 }
 
 func (h *testHost) Workers() int { return h.workers }
@@ -168,6 +207,7 @@ func demoApp(t *testing.T, workers int) (*App, *testHost) {
 // TestOpensOnRecommended: the page opens on noisy-gd, marked as recommended in the plans'
 // table and the mechanism's heading.
 func TestOpensOnRecommended(t *testing.T) {
+	t.Parallel()
 	a := NewApp(newTestHost(t, 1))
 	html := render(t, &Root{Widget: curves.New(), App: a})
 	if a.Mechanism != "noisy-gd" || !strings.Contains(html, `<tr class="chosen" id="plan-noisy-gd">`) ||
@@ -177,6 +217,7 @@ func TestOpensOnRecommended(t *testing.T) {
 }
 
 func TestDemoFlow(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 2)
 	if !strings.HasPrefix(a.EngineStatus, "ready") || a.Dataset.Facts.N != 4000 || a.Dataset.Test != 1000 {
 		t.Fatalf("status %q, dataset %+v", a.EngineStatus, a.Dataset)
@@ -279,6 +320,7 @@ func abs(v float64) float64 {
 // An OS-seeded single run is private when its sampler is certified; with a fast sampler the
 // report says mixing is not certified.
 func TestReportOfUnseededRun(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.Run()
 	h.settle(a)
@@ -293,6 +335,7 @@ func TestReportOfUnseededRun(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetOption("FastSteps", "200000") // minutes
 	h.settle(a)
@@ -328,6 +371,7 @@ const fileCSV = "age, city, income\n34, Lyon, high\n51, Paris, low\n29, SECRETVI
 // A file's suggested schema marks what it read from the data; nothing runs until each is
 // confirmed; typing a value confirms it.
 func TestFileFlowConfirmation(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, 1)
 	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
@@ -418,6 +462,7 @@ func TestFileFlowConfirmation(t *testing.T) {
 
 // Schema errors appear next to the column they name; data errors name the line and column.
 func TestErrorsNextToTheirControl(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, 1)
 	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
@@ -457,6 +502,7 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 // Changing a column's kind keeps the values that fit the new kind with their marks, and a
 // new label demotes the old one.
 func TestSetKind(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, 1)
 	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)
@@ -479,6 +525,7 @@ func TestSetKind(t *testing.T) {
 // Before the data is checked nothing is planned and the run says what is missing; a budget the
 // chosen mechanism cannot meet is refused with its reason.
 func TestRunBlockers(t *testing.T) {
+	t.Parallel()
 	a := NewApp(newTestHost(t, 1))
 	if b := a.RunBlockers(); len(b) != 1 || !strings.Contains(b[0], "demo") {
 		t.Errorf("blockers without data: %q", b)
@@ -507,6 +554,7 @@ func TestRunBlockers(t *testing.T) {
 
 // A link reproduces the configuration: applied to a fresh page, it gives the same link.
 func TestLinkRoundTrip(t *testing.T) {
+	t.Parallel()
 	a, _ := demoApp(t, 1)
 	a.SetEps("0.5")
 	a.SetDelta("1e-7")
@@ -573,6 +621,7 @@ func TestLinkRoundTrip(t *testing.T) {
 }
 
 func TestQueryEscape(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"", "plain", "a b&c=d", "ε = 1/2 + 100%", "x\n\"y\"#?"} {
 		got := queryEscape(s)
 		back, err := url.QueryUnescape(got)
@@ -583,6 +632,7 @@ func TestQueryEscape(t *testing.T) {
 }
 
 func TestFormatDuration(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		s    float64
 		want string
@@ -596,6 +646,7 @@ func TestFormatDuration(t *testing.T) {
 // A class label fits the multinomial loss (one weight vector per class); a numeric label a
 // regression loss, which has no accuracy.
 func TestOtherLabels(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name, csv, kind, loss, domain string
 		weights                       int
@@ -649,6 +700,7 @@ func TestOtherLabels(t *testing.T) {
 
 // TestBoundText: a proven utility bound shows as "≤ b", an unproven one (+Inf) as such.
 func TestBoundText(t *testing.T) {
+	t.Parallel()
 	if got := boundText(0.25); got != "≤ 0.25" {
 		t.Errorf("boundText(0.25) = %q", got)
 	}

@@ -16,6 +16,7 @@ import (
 // the results show it beside the local figure, each labelled; and loading the release file
 // restores the share.
 func TestPrivateEvaluation(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	if page := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(page, `id="eval-share"`) || a.EvalShare.Text != "0" ||
 		a.spec().EvalShare != 0 || strings.Contains(a.Query(), "eval=") {
@@ -75,6 +76,7 @@ func TestPrivateEvaluation(t *testing.T) {
 // The control is offered when there are held-out rows only; its value is checked; without it
 // the spec spends nothing on an evaluation.
 func TestEvalShareOffered(t *testing.T) {
+	t.Parallel()
 	a, _ := fileApp(t) // no held-out rows
 	a.SetEvalShare("10")
 	if a.EvalOffered() || a.spec().EvalShare != 0 || strings.Contains(a.Query(), "eval=") ||
@@ -97,6 +99,7 @@ func TestEvalShareOffered(t *testing.T) {
 // A regression's private evaluation releases its mean absolute error and R², shown beside the
 // local held-out mean loss.
 func TestPrivateEvaluationRegression(t *testing.T) {
+	t.Parallel()
 	var csv strings.Builder
 	csv.WriteString("x,z,y\n")
 	for i := range 40 {

@@ -12,6 +12,7 @@ import (
 // let an attacker find most members, states the runs' composition both ways, and the results
 // call a weak release "private, but weakly".
 func TestBudgetGuidance(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetMechanism("noisy-gd")
 	h.settle(a)
@@ -35,6 +36,9 @@ func TestBudgetGuidance(t *testing.T) {
 	html := render(t, &Root{Widget: curves.New(), App: a})
 	if !strings.Contains(html, `id="budget-warnings"`) || !strings.Contains(html, `id="budget-help"`) {
 		t.Error("the warnings or the help are not shown")
+	}
+	if testing.Short() {
+		t.Skip("planning every mechanism at ε = 50 takes seconds: the rest runs under go test without -short (./build.sh test)")
 	}
 	a.SetDelta("1e-6")
 	a.SetEps("50")
@@ -77,6 +81,7 @@ func TestBudgetGuidance(t *testing.T) {
 // TestPlainWords: the page words the planning packages' errors and identifiers, and shows a
 // yes/no setting as a checkbox.
 func TestPlainWords(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"mech: exact Gibbs sampling needs a bounded domain (a box or an ℓp ball), not geom.Whole": "Exact Gibbs sampling needs a bounded domain (a box or an ℓp ball), not the whole space",
 		"fit: mechanism \"rem\", setting X: no such setting":                                      "Mechanism \"rem\", setting X: no such setting",

@@ -12,6 +12,7 @@ import (
 // The public number of rows N is a whole number from 1 to 10¹⁵, or empty (none declared on
 // the page); an invalid text shows its error and keeps the last valid value.
 func TestPublicNField(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		text  string
 		value float64 // after "7" was valid
@@ -70,6 +71,7 @@ func TestPublicNField(t *testing.T) {
 
 // The spec carries N under add/remove only; an empty field leaves it to the schema (0).
 func TestPublicNSpec(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		relation privacy.Neighbouring
 		text     string
@@ -93,6 +95,7 @@ func TestPublicNSpec(t *testing.T) {
 // its rows: the page says why in words and refuses to run. With a large enough N it runs, and
 // the statements name the relation and N, never the observed number of rows.
 func TestAddRemoveNeedsPublicN(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetMechanism("outpert-gauss") // fast, and private
 	a.SetEps("2")                   // a plan request in flight: its answer must not be shown once N is missing
@@ -166,6 +169,7 @@ func TestAddRemoveNeedsPublicN(t *testing.T) {
 // A schema's "public_rows" fills the N field while the person has typed none; it reaches the
 // engine's facts, and it is read from a file, so the link does not hold it.
 func TestPublicNFromSchema(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, 1)
 	h.choose(dataSource, "people.csv", fileCSV)
 	a := NewApp(h)

@@ -16,6 +16,7 @@ import (
 // estimates them before any run starts, the results state each column's ranges in its units
 // and their cost, and the release file holds them once, with the schema as used.
 func TestPrivateRanges(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 2)
 	if a.ScaleShare.Text != "20" || a.spec().ScaleShare != fit.DefaultScaleShare || !a.ScaleOffered() || a.ScaleNote() != "" {
 		t.Fatalf("the default share of the private ranges: %+v", a.ScaleShare)
@@ -74,6 +75,7 @@ func TestPrivateRanges(t *testing.T) {
 // Cancelling while the runs wait for their private ranges ends them at once: no run starts,
 // and the ranges, when they arrive, are ignored.
 func TestCancelBeforeTheRanges(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	sent := len(h.sent)
 	a.Run()
@@ -99,6 +101,7 @@ func TestCancelBeforeTheRanges(t *testing.T) {
 // numeric label's squared loss starts on its default domain, the ball, until a domain is
 // chosen; and its release maps the label through the schema as used.
 func TestScaleOfferedAndDefaultDomain(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetNormFit(string(data.FitClip))
 	if a.ScaleOffered() || a.spec().ScaleShare != 0 || strings.Contains(render(t, &Root{Widget: curves.New(), App: a}), `id="scale-share"`) {
@@ -143,6 +146,7 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 // TestRangesSuggestTransforms checks that the ranges' text passes on the transform a range
 // suggests (data.TransformSuggestion) and says nothing of the others.
 func TestRangesSuggestTransforms(t *testing.T) {
+	t.Parallel()
 	col := func(name string, hi float64) data.Column {
 		return data.Column{Name: name, Kind: data.Numeric, Min: 0, Max: 100000, Range: &data.Range{Lo: 0, Hi: hi}}
 	}

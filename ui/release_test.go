@@ -84,6 +84,7 @@ func schemaText(t *testing.T, s *data.Schema) string {
 // diagnostics; the results state its guarantee and statements; Download ONNX saves the
 // selected run's model.
 func TestDownloadIsARelease(t *testing.T) {
+	t.Parallel()
 	a, h := fileApp(t)
 	a.SetRuns("2")
 	confirmed := a.schemaJSON()
@@ -129,6 +130,7 @@ func TestDownloadIsARelease(t *testing.T) {
 // A link holds the confirmed schema: opened, then given the same file, the page has the
 // bounds the person typed, checks the data at once, and shows the same link.
 func TestLinkRestoresTypedSchema(t *testing.T) {
+	t.Parallel()
 	a, _ := fileApp(t)
 	a.SetEps("0.5")
 	link := a.Query()
@@ -167,6 +169,7 @@ func TestLinkRestoresTypedSchema(t *testing.T) {
 // A schema from a link follows the rules of a typed one: one that does not read back is
 // reported and ignored, and a value it marks as read from the data must be confirmed.
 func TestLinkSchemaRules(t *testing.T) {
+	t.Parallel()
 	a := NewApp(newTestHost(t, 1))
 	a.ApplyQuery(map[string]string{"schema": "not base64!"})
 	if a.SettingsErr == "" || a.pendingSchema != nil || strings.Contains(a.Query(), "schema=") {
@@ -211,6 +214,7 @@ func TestLinkSchemaRules(t *testing.T) {
 // a fresh page; the schema applies to the data it was made for. A file of the first format is
 // refused with what it lacks.
 func TestLoadSettingsFromRelease(t *testing.T) {
+	t.Parallel()
 	a, h := fileApp(t)
 	a.SetEps("0.5")
 	a.SetDelta("1e-7")
@@ -285,6 +289,7 @@ func demoRow(t *testing.T) (header, record []string) {
 // The panel's prediction for a typed row is the model's prediction (release.Predictor) of the
 // row as privopt encodes it: for the demo's first held-out row, the training encoder's row.
 func TestUseModelBinary(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	f, _ := run(t, a, h)
 	header, record := demoRow(t)
@@ -321,6 +326,7 @@ func TestUseModelBinary(t *testing.T) {
 
 // For a regression, the panel shows the model's value for the row as privopt encodes it.
 func TestUseModelRegression(t *testing.T) {
+	t.Parallel()
 	h := newTestHost(t, 1)
 	h.choose(dataSource, "numeric.csv", "x,z,y\n1,0,0.5\n2,1,1.5\n3,0,2\n4,1,3\n5,0,1\n6,1,2.5\n")
 	a := NewApp(h)
@@ -357,6 +363,7 @@ func TestUseModelRegression(t *testing.T) {
 // release.File.WriteCSV's, and download as such; a bad row is reported with its line and
 // column, as for the training data.
 func TestScoreFile(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetRuns("2")
 	h.settle(a)
@@ -402,6 +409,7 @@ func TestScoreFile(t *testing.T) {
 // row as the page that fitted it did, and a CSV file is scored with it. On a page with
 // results, the loaded file's models take the one panel until the next fit's.
 func TestUseReceivedRelease(t *testing.T) {
+	t.Parallel()
 	a, h := demoApp(t, 1)
 	a.SetRuns("2")
 	h.settle(a)

@@ -31,6 +31,7 @@ func render(t *testing.T, c vugu.Builder) string {
 // and its plots while its fields are valid; the errors and a note that nothing is drawn while
 // one is not.
 func TestCurveWidgetView(t *testing.T) {
+	t.Parallel()
 	w := curves.New()
 	html := render(t, &CurveWidget{W: w})
 	for _, want := range []string{
@@ -78,6 +79,7 @@ func TestCurveWidgetView(t *testing.T) {
 // open on the same target (ε, δ). A link with embed=curve is the app too (web/boot.js sends
 // such links to widget.html before the module loads).
 func TestRootFromQuery(t *testing.T) {
+	t.Parallel()
 	for _, query := range []string{"", "embed=curve&mu=2"} {
 		values, err := url.ParseQuery(query)
 		if err != nil {
@@ -105,6 +107,7 @@ func TestRootFromQuery(t *testing.T) {
 // (legend under it, the two baselines drawn differently), a row per cell that ran, and one
 // line per mechanism that did not, in words.
 func TestAboutView(t *testing.T) {
+	t.Parallel()
 	r := NewRoot(map[string]string{}, newTestHost(t, 1))
 	if r.About == nil || r.About.Err != "" || len(r.About.Rows) == 0 {
 		t.Fatalf("about: %+v", r.About)

@@ -17,6 +17,9 @@ import (
 // that used every row, and the clipped values counted in the data diagnostics.
 func TestBadInputs(t *testing.T) {
 	for _, c := range badinput.Cases() {
+		if testing.Short() {
+			c = c.Short()
+		}
 		t.Run(c.Name, func(t *testing.T) {
 			dir := t.TempDir()
 			csv, schema := filepath.Join(dir, "data.csv"), filepath.Join(dir, "schema.json")

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -294,18 +295,24 @@ func demoHead(t *testing.T, n int) (csv, schema string) {
 // demo's adult data with the same seed and the same declared N print byte-identical reports,
 // parameters and utility bounds, for every mechanism that runs on the problem; the report
 // names the relation and N, never the observed number of rows. A missing N, an N below the
-// number of rows, and --public-n without add/remove are refused with a message.
+// number of rows, and --public-n without add/remove are refused with a message. Under -short
+// REM's MALA fits, which take seconds, are left out (its certified fits stay).
 func TestFitAddRemove(t *testing.T) {
 	csv1000, schema := demoHead(t, 1000)
 	csv1001, _ := demoHead(t, 1001)
-	for _, tc := range []struct {
+	type fitCase struct {
 		mech  string
 		extra []string
-	}{
+	}
+	cases := []fitCase{
 		{"noisy-gd", nil}, {"langevin", nil}, {"outpert", []string{"--delta", "0"}}, {"outpert-gauss", nil},
 		{"rem", nil}, {"rem", []string{"--opt", "Sampler=mala"}}, {"rashomon", nil},
 		{"rem-lp", []string{"--domain", "box", "--radius", "1", "--opt", "Sampler=mala"}},
-	} {
+	}
+	if testing.Short() {
+		cases = slices.DeleteFunc(cases, func(c fitCase) bool { return c.mech == "rem" && len(c.extra) > 0 })
+	}
+	for _, tc := range cases {
 		var public [2]string
 		for k, csv := range []string{csv1000, csv1001} {
 			args := append([]string{"--data", csv, "--schema", schema, "--mech", tc.mech, "--eps", "1", "--delta", "1e-6",

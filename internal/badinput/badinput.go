@@ -90,6 +90,18 @@ func (c Case) CheckRelease(weights []float64, rows, clipped int) error {
 // StreamedRows is the number of rows of the streamed case: ten million.
 const StreamedRows = 10_000_000
 
+// ShortStreamedRows is the number of rows of the streamed case under go test -short.
+const ShortStreamedRows = 100_000
+
+// Short returns the case as the tests run it under go test -short: the streamed case with
+// ShortStreamedRows rows (ten million take seconds to read and fit), every other case as it is.
+func (c Case) Short() Case {
+	if c.Rows == StreamedRows {
+		c.Name, c.Rows = "a hundred thousand rows, streamed", ShortStreamedRows
+	}
+	return c
+}
+
 // wideSchema has 20 numeric features, for d larger than n.
 var wideSchema = func() string {
 	var b strings.Builder

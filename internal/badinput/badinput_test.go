@@ -58,6 +58,23 @@ func TestREADMETable(t *testing.T) {
 	}
 }
 
+// TestShort: under go test -short only the streamed case changes, to fewer rows.
+func TestShort(t *testing.T) {
+	changed := 0
+	for _, c := range Cases() {
+		s := c.Short()
+		if c.Rows == 0 && s != c || c.Rows > 0 && (s.Rows != ShortStreamedRows || s.Name == c.Name) {
+			t.Errorf("%q under -short: %q, %d rows", c.Name, s.Name, s.Rows)
+		}
+		if s.Rows != c.Rows {
+			changed++
+		}
+	}
+	if changed != 1 {
+		t.Errorf("%d cases changed under -short, want the streamed one", changed)
+	}
+}
+
 // TestCheckRelease: a finite model from every row passes; a NaN weight, a dropped row or an
 // uncounted clip fails.
 func TestCheckRelease(t *testing.T) {

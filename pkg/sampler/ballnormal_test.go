@@ -270,7 +270,7 @@ func TestBallNormalAgainstRejection(t *testing.T) {
 			t.Fatal(err)
 		}
 		b := newBallNormal(ball.Center(), radius, d)
-		const n = 3000
+		n := shortN(3000)
 		ours, plain := make([][]float64, n), make([][]float64, 0, n)
 		for i := range ours {
 			ours[i] = make([]float64, d)
@@ -397,7 +397,7 @@ func TestTargetsOnADisk(t *testing.T) {
 			return cum[i-1]
 		}
 		for k, oracle := range allOracles {
-			xs, _ := samples(t, mk, oracle, 1e-2, 1000, uint64(510+k))
+			xs, _ := samples(t, mk, oracle, 1e-2, shortN(1000), uint64(510+k))
 			first := make([]float64, len(xs))
 			var ax, ay float64
 			for i, x := range xs {
@@ -456,11 +456,13 @@ func TestOtherDomains(t *testing.T) {
 // TestBallSpread checks proposalSpread's bound on a ball (rank 1) by Monte Carlo with exact
 // draws: E⟨u, x − x*⟩² ≤ (s + s²d/R)² for the radial direction u = e (the worst) and an oblique one,
 // for means inside, on and outside the sphere, including variances where s√d is comparable to
-// R (where the bound's second term matters). The sample means get a margin of five standard
-// errors (a false failure has probability below 1e-6 per check).
+// R (where the bound's second term matters). The sample means of 6,000 draws (1,500 under
+// -short) get a margin of five standard errors (a false failure has probability below 1e-6 per
+// check).
 func TestBallSpread(t *testing.T) {
 	r := rng.Seeded(520)
-	const d, radius, n = 10, 1.0, 6000
+	const d, radius = 10, 1.0
+	n := shortN(6000)
 	for _, s := range []float64{0.03, 0.3, 1} {
 		for _, m := range []float64{0, 0.95, 1.1, 10} {
 			mu := make([]float64, d)
@@ -478,8 +480,8 @@ func TestBallSpread(t *testing.T) {
 					sum += v * v
 					sum2 += v * v * v * v
 				}
-				mean := sum / n
-				se := math.Sqrt((sum2/n - mean*mean) / n)
+				mean := sum / float64(n)
+				se := math.Sqrt((sum2/float64(n) - mean*mean) / float64(n))
 				if mean > bound+5*se {
 					t.Errorf("s = %g, M = %g, u = %v: E⟨u, x − x*⟩² = %g ± %g > %g", s, m, u, mean, se, bound)
 				}
@@ -509,7 +511,7 @@ func TestSmoothEnvelopeOnABall(t *testing.T) {
 		t.Fatal(err)
 	}
 	mk := func() Target { return onBall{newLogisticTarget(t, 40, 5, 60, 2), ball} }
-	xs, stats, p := samplesPlan(t, mk, EnvelopeOracle, 1e-2, 300, 530)
+	xs, stats, p := samplesPlan(t, mk, EnvelopeOracle, 1e-2, shortN(300), 530)
 	if p.ProxSteps == 0 {
 		t.Fatal("the plan takes no proximal steps")
 	}

@@ -17,7 +17,17 @@ import (
 // Statistical tests here use fixed seeds. Each KS test is at level 1e-4 and each z-test fails
 // with probability 5.7e-7 for a correct sampler (internal/stattest); a plan's TV error, at most
 // 1e-2 in these tests, shifts a KS distance by at most that, inside the critical values (about
-// 0.055 for 2000 samples).
+// 0.055 for 2000 samples, 0.11 for the 500 of go test -short).
+
+// shortN returns n, or a quarter of it under go test -short: the slow tests draw fewer samples
+// (or try fewer points) in the inner loop. A check keeps its false-failure probability with
+// fewer samples (its critical value grows), and detects only larger errors.
+func shortN(n int) int {
+	if testing.Short() {
+		return n / 4
+	}
+	return n
+}
 
 var allOracles = []Oracle{ValueOracle, StochasticOracle, EnvelopeOracle}
 
@@ -86,7 +96,7 @@ func TestGaussianTarget(t *testing.T) {
 	mean, m, d := lt.exactMean(), lt.m, lt.Dim()
 	dirs := [][]float64{{1, 0, 0, 0}, {0.5, 0.5, 0.5, 0.5}, {0.8, -0.6, 0, 0}}
 	for k, oracle := range allOracles {
-		xs, _ := samples(t, newTarget, oracle, 1e-2, 2000, uint64(10+k))
+		xs, _ := samples(t, newTarget, oracle, 1e-2, shortN(2000), uint64(10+k))
 		z := make([][]float64, len(xs))
 		chi := make([]float64, len(xs))
 		for i, x := range xs {
@@ -128,7 +138,7 @@ func TestOneDimensionalTargets(t *testing.T) {
 	for name, mk := range targets {
 		q := targetQuadrature(mk())
 		for k, oracle := range allOracles {
-			xs, _ := samples(t, func() Target { return mk() }, oracle, 1e-2, 2000, uint64(20+k))
+			xs, _ := samples(t, func() Target { return mk() }, oracle, 1e-2, shortN(2000), uint64(20+k))
 			flat := make([]float64, len(xs))
 			sum, sum2 := 0.0, 0.0
 			for i, x := range xs {
@@ -204,7 +214,7 @@ func TestGeometricMedianTarget(t *testing.T) {
 	mx, my = mx/z, my/z
 	vx, vy, cxy := sxx/z-mx*mx, syy/z-my*my, sxy/z-mx*my
 	for k, oracle := range allOracles {
-		xs, _ := samples(t, func() Target { return mk() }, oracle, 1e-2, 2000, uint64(30+k))
+		xs, _ := samples(t, func() Target { return mk() }, oracle, 1e-2, shortN(2000), uint64(30+k))
 		nn := float64(len(xs))
 		var ax, ay, axx, ayy, axy float64
 		for _, s := range xs {
@@ -481,7 +491,7 @@ func TestProxStepsReachThePlannedDistance(t *testing.T) {
 // checkProxSteps checks, on a smooth target, that after the planned (projected) gradient steps
 // from Π_K(c′) the proposal's mode Π_K(c′ − s²∇f(w_J)) is within e = (1 + s²β)·q^J·s²G of
 // w_J, and that the distance to the proximal point on K (500 steps) has contracted by q^J, for
-// 60 centres c′ with coordinates N(0, scale(k)²).
+// 60 centres c′ (15 under -short) with coordinates N(0, scale(k)²).
 func checkProxSteps(t *testing.T, tg Target, seed uint64, scale func(k int) float64) {
 	t.Helper()
 	d := tg.Dim()
@@ -509,7 +519,7 @@ func checkProxSteps(t *testing.T, tg Target, seed uint64, scale func(k int) floa
 	}
 	worst := 0.0
 	wJ, mode, start := make([]float64, d), make([]float64, d), make([]float64, d)
-	for k := range 60 {
+	for k := range shortN(60) {
 		for i := range ch.cp {
 			ch.cp[i] = scale(k) * ch.r.Normal()
 		}

@@ -47,6 +47,9 @@ func TestAuditLangevinMutants(t *testing.T) {
 // TestAuditNoisyGDMutant: noisy-gd's one-step audit case (which passes in pkg/audit) is caught
 // with half the calibrated σ.
 func TestAuditNoisyGDMutant(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow audit of a mutant: runs under go test without -short (./build.sh test)")
+	}
 	var c audit.Case
 	for _, k := range audit.Cases() {
 		if k.Mechanism == "noisy-gd" && k.Variant == "one step" {

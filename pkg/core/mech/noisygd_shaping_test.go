@@ -111,6 +111,9 @@ func TestNoisyGDMultinomialBiasShaping(t *testing.T) {
 	}
 
 	// One step's noise: each class's bias coordinate carries t² = 16 times a feature's variance.
+	if testing.Short() {
+		t.Skip("slow statistical check (2 × 400 releases): runs under go test without -short (./build.sh test)")
+	}
 	for _, c := range []struct {
 		m      NoisyGD
 		lo, hi float64

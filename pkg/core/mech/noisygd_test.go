@@ -365,6 +365,9 @@ func TestNoisyGDBiasShaping(t *testing.T) {
 // fails with probability below 10⁻⁶), while with NoBiasShaping it is 1 (within [0.6, 1.6]). A
 // release that forgets to scale the bias back, or to scale it before, fails.
 func TestNoisyGDBiasNoiseShape(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow statistical test (2 × 400 releases): runs under go test without -short (./build.sh test)")
+	}
 	ds := biasData(500, 4, 6)
 	p := toyProblem(ds)
 	p.Bounds.Bias = ds.Bias

@@ -443,7 +443,8 @@ const replayBase, replayN = 300, 400
 
 // TestReplaySensitivities replays every mechanism that runs on the demo's adult-lr problem
 // (d = 92) on replace-one and add/remove pairs: no declared sensitivity is exceeded and
-// nothing but the noised values differs. The checks are deterministic (fixed seeds).
+// nothing but the noised values differs. The checks are deterministic (fixed seeds). Under
+// -short it replays noisy-gd alone, on the pairs of four extreme rows.
 func TestReplaySensitivities(t *testing.T) {
 	base, extremes := replayRows(t, replayBase)
 	budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
@@ -462,6 +463,7 @@ func TestReplaySensitivities(t *testing.T) {
 	}
 	if testing.Short() {
 		cases = cases[:1]
+		cases[0].extremes = few
 	}
 	for _, c := range cases {
 		for _, rel := range relations {
@@ -491,7 +493,7 @@ func smallPairs(n int, label func(k int) float64, baseLabel func(i int, x []floa
 
 // TestReplayOtherProblems replays the exponential mechanisms (whose scores it checks) on a
 // two-dimensional box, and the main mechanisms on regression and multinomial problems, under
-// both relations with rows on the declared bound.
+// both relations with rows on the declared bound (under -short, two of them).
 func TestReplayOtherProblems(t *testing.T) {
 	sign := func(k int) float64 { return float64(1 - 2*(k%2)) }
 	binary, binExtremes := smallPairs(60, sign, func(i int, x []float64) float64 { return sign(i) })
@@ -519,6 +521,9 @@ func TestReplayOtherProblems(t *testing.T) {
 	}
 	for _, pr := range problems {
 		for _, c := range pr.mechs {
+			if testing.Short() {
+				c.extremes = []int{0, 1} // two of the eight extreme rows, with different labels
+			}
 			for _, rel := range relations {
 				t.Run(pr.name+"/"+c.name+"/"+string(rel), func(t *testing.T) {
 					replayAll(t, c, rel, pr.p, pr.base, pr.extremes, 200)
