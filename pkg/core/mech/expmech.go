@@ -48,6 +48,14 @@ const maxFloorIterations = 20000
 //
 // Utility: E F_D(ŵ) − min_C F_D ≤ d/β (Ganesh, Thakurta and Upadhyay, Theorem 2.4; BST14, Theorem 3.2: the Gibbs
 // measure of a convex function on a convex set in R^d), exactly, since the sampler is exact.
+
+// ExpMech releases one exact sample of the exponential mechanism π_D(w) ∝ exp(−β·F_D(w)) on a
+// bounded convex domain (a box or an ℓp ball), F_D the mean loss.
+// Guarantee: pure ε-DP under either relation, with β = ε/s for the range s of one example's
+// effect on F_D; the sample is drawn by exact rejection from data-independent proposals, so
+// the release has exactly the law π_D and is floating-point safe. Utility:
+// E F_D(ŵ) − min_C F_D ≤ d/β. It has no settings; its cost grows as e^(β·range), so it suits
+// small dimensions and domains. The method and its proof are in the comment block above.
 type ExpMech struct{}
 
 // Name returns "expmech".

@@ -63,6 +63,15 @@ import (
 //
 // The losses must be smooth (a non-smooth loss has no contraction; use outpert), and the loss
 // a plain mean (no tilt: the tilted gradient's sensitivity needs bounded iterates).
+
+// Langevin releases the last iterate of projected noisy gradient descent (the discretised
+// Langevin diffusion) on the mean loss plus a ridge (μ/2)‖θ‖₂², from a data-independent start.
+// Guarantee: (ε, δ)-DP under either relation with δ > 0, as μ-GDP (or ρ-zCDP) of its discrete
+// Gaussian steps, exactly calibrated, the discrete noise's total variation folded into δ;
+// floating-point safe; a cancelled run releases the steps taken, at their smaller cost.
+// Utility: the excess-risk bound proven in the comment block above, μD²/2 + G·√V_T, which
+// also sets the ridge, the step and the number of steps from public quantities. It needs a
+// smooth loss that is a plain mean (no tilt). Settings: MaxQueries caps the work.
 type Langevin struct {
 	// MaxQueries caps the per-example gradient evaluations, T·n (default 1e10).
 	MaxQueries float64

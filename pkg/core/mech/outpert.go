@@ -77,6 +77,16 @@ import (
 // projected gradient method for a smooth loss on a bounded domain, and the projected
 // subgradient method (a priori step count 4L²/(λ²r₀²)) for a non-smooth loss; the last is slow
 // for large n, and a plan whose predicted work exceeds MaxQueries is refused.
+
+// OutputPerturbation releases the minimiser of the mean loss plus a ridge (λ/2)‖w‖₂², found by
+// a solver whose distance from the exact minimiser is certified before the data is read, plus
+// noise on a grid, projected onto the domain; the loss may be tilted or adversarially robust.
+// Guarantee: "outpert" is pure ε-DP (discrete Laplace noise); "outpert-gauss" (Gaussian) is
+// (ε, δ)-DP as μ-GDP with the discrete noise's total variation folded into δ; both under
+// either relation (tilted ERM under replace-one only), floating-point safe unless
+// ContinuousLaplace asks for the ℓ2-Laplace noise, which holds in exact arithmetic only.
+// Utility: the excess-risk bound of the comment block above, which sets λ. Settings: the
+// fields below; the method and its proof are in the comment block above.
 type OutputPerturbation struct {
 	// Gaussian selects (ε, δ)-DP with discrete Gaussian noise ("outpert-gauss"); otherwise the
 	// release is pure ε-DP ("outpert").

@@ -77,6 +77,15 @@ const (
 // convex score; τ_D ≤ min_C F_λ). Defaults: ψ = s²/(2M₀), s = 2G/n and M₀ the loss's
 // smoothness, the largest threshold that (about) doubles the gradient sensitivity (Ganesh, Thakurta and Upadhyay,
 // Theorem 2.3 (ii)); λ minimising the bound under the mixing model.
+
+// Rashomon releases one sample of the Gibbs measure of the loss thresholded at a certified
+// approximation of its minimum plus ψ, which is flat on the set of near-optimal models.
+// Guarantee: pure ε-DP by exact rejection sampling (δ = 0: a box or an ℓp ball, a smooth
+// loss; floating-point safe by exact tests), or (ε, δ)-DP under either relation by a noisy
+// Langevin chain on a grid (δ > 0; its discretisation error folded into δ). Utility:
+// E F_D(ŵ) − F_D* ≤ ψ + d/β (with a ridge's λD²/2 in the (ε, δ) mode). Settings: Psi, the
+// threshold's share of the budget, the ridge and the chain's steps, each with a default from
+// public quantities; the method and its proof are in the comment block above.
 type Rashomon struct {
 	// Psi is the threshold ψ > 0; 0 chooses the mode's default (use ExpMech for ψ = 0).
 	Psi float64

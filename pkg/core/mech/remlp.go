@@ -53,6 +53,15 @@ import (
 // Lipschitz on the whole space, so the domain must be bounded (a box or a ball), on which its
 // ℓ2 Lipschitz constant is bounded (remainderLipschitz); for p ≥ 2 r is Gaussian and the
 // remainder is 0.
+
+// REMLp releases one sample of the regularized exponential mechanism in an ℓp or Schatten-p
+// norm, π_D(w) ∝ exp(−k·(F_D(w) + μ·r(w))), r the norm's strongly convex regularizer.
+// Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
+// sampler's total-variation error folded into δ; in exact arithmetic only (see REM), and a
+// fast sampler's report claims no privacy. Utility: the excess-risk bound of Gopi, Lee, Liu,
+// Shen and Tian for the norm, planned from public quantities. Settings: Norm (p, default 1),
+// the sampler, its share of δ and the fast modes' steps; the method and its proof are in the
+// comment block above.
 type REMLp struct {
 	// Norm is the exponent p ∈ [1, ∞] of the norm (default 1).
 	Norm float64
