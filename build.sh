@@ -44,6 +44,11 @@ Commands:
                    files), beside the baselines; writes docs/benchmarks/devsuite.md and
                    devsuite.svg, or with --mech NAME devsuite-NAME.md and .svg (ARGS go
                    to `privopt bench`, e.g. --runs 3 --eps 1,8)
+  bench --scale [N…]
+                   the scale benchmark: synthetic CSVs of N rows × 20 columns (10,000 to
+                   10,000,000 by default, kept in tests/.scale/), one noisy-gd fit of each
+                   natively and in the page in headless Chromium, with the time and peak memory
+                   of each; writes docs/benchmarks/scale.md
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -326,6 +331,31 @@ bench_devsuite() {
 	cat "$out/$name.md"
 }
 
+# scale_asked reports whether bench's first argument is --scale.
+scale_asked() { [ "${1:-}" = --scale ] || [ "${1:-}" = -scale ]; }
+
+# bench_scale runs tests/scale.mjs (the fit time and peak memory against the number of rows,
+# natively and in the page) for the sizes in ARGS (after --scale), and writes
+# docs/benchmarks/scale.md; the generated files stay in tests/.scale/ for the next run. The
+# report is written to a scratch file first and copied at the end, so an interrupted run
+# leaves the committed one as it was.
+bench_scale() {
+	shift
+	need_go
+	need_test_tools
+	build
+	mkdir -p tests/.bin tests/.scale
+	go build -o tests/.bin/privopt ./cmd/privopt
+	go build -o tests/.bin/scale ./internal/bench/scale
+	local tmp
+	tmp=$(mktemp)
+	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_SCALE="$ROOT/tests/.bin/scale" PRIVOPT_DIST="$DIST" \
+		PRIVOPT_CHROMIUM="$CHROMIUM" node tests/scale.mjs "$tmp" "$ROOT/tests/.scale" "$@"
+	mkdir -p docs/benchmarks
+	mv "$tmp" docs/benchmarks/scale.md
+	say "build.sh: wrote docs/benchmarks/scale.md"
+}
+
 # --- test ---------------------------------------------------------------------------------
 
 STEP=""
@@ -438,7 +468,9 @@ case "$cmd" in
 build) build ;;
 serve) serve "$@" ;;
 bench)
-	if devsuite_asked "$@"; then
+	if scale_asked "$@"; then
+		bench_scale "$@"
+	elif devsuite_asked "$@"; then
 		bench_devsuite "$@"
 	else
 		bench "$@"
