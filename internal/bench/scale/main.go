@@ -1,3 +1,5 @@
+//go:build linux
+
 // Command scale makes the synthetic files of the scale benchmark and measures a command's time
 // and peak memory; tests/scale.mjs runs it (./build.sh bench --scale, docs/benchmarks.md).
 //
@@ -13,6 +15,7 @@
 // run runs the command and prints one line of JSON: its wall time, its CPU time (user and
 // system) and its peak resident memory (the kernel's maximum resident set size of the process,
 // getrusage's ru_maxrss), and its exit status and the end of its standard error when it failed.
+// It runs on Linux (ru_maxrss in kilobytes).
 package main
 
 import (
