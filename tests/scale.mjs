@@ -79,6 +79,17 @@ function chromiumRSS() {
   return { total, peak };
 }
 
+// wasmMemory returns the WebAssembly memory of each of the page's engine workers that has
+// started its engine (-1 for a worker that does not answer within 5 s), by worker.
+async function wasmMemory(p) {
+  const out = new Map();
+  for (const w of p.workers()) {
+    const bytes = await Promise.race([w.evaluate(() => self.privoptMemory?.buffer.byteLength ?? 0), new Promise((ok) => setTimeout(() => ok(-1), 5000))]).catch(() => -1);
+    if (bytes !== 0) out.set(w, bytes);
+  }
+  return out;
+}
+
 // page runs the page's load and fit of the file of n rows.
 async function page(browser, server, n) {
   const schema = readFileSync(schemaPath);
@@ -99,6 +110,7 @@ async function page(browser, server, n) {
     if (/^fatal error/.test(m.text())) workerDied(m.text());
   }));
   const r = { n, events };
+  let planning = [];
   try {
     await p.goto(server.url + query);
     await p.waitForSelector('html[data-ready="true"]', { timeout: 60000 });
@@ -142,6 +154,8 @@ async function page(browser, server, n) {
       r.loadSeconds = await stage(['#dataset-summary', '#load-error', '#data-error'], 'loading');
       await p.waitForSelector('#plans[aria-busy="false"] tbody td:is(.time, .unavailable)', { timeout: phaseSeconds * 1000 });
       r.loadPlanSeconds = (Date.now() - t0) / 1000;
+      // The one engine started by now is the planning worker's, which checked the data.
+      planning = [...(await wasmMemory(p)).keys()];
       await p.evaluate(() => { window.scalePhase = 'fit'; });
       await p.click('#run-button');
       r.fitSeconds = await stage(['#results', '#run-error'], 'fitting');
@@ -159,11 +173,9 @@ async function page(browser, server, n) {
     if (!r.error || !/crashed/.test(r.error)) {
       const status = await p.textContent('#engine-status').catch(() => '');
       if (/failed/.test(status)) note('engine: ' + status);
-      r.wasm = [];
-      for (const w of p.workers()) {
-        const bytes = await Promise.race([w.evaluate(() => self.privoptMemory?.buffer.byteLength ?? 0), new Promise((ok) => setTimeout(() => ok(-1), 5000))]).catch(() => -1);
-        if (bytes !== 0) r.wasm.push(bytes);
-      }
+      // The planning worker's memory first, then the others' (the run's).
+      const wasm = await wasmMemory(p);
+      r.wasm = [...wasm.keys()].sort((a, b) => planning.includes(b) - planning.includes(a)).map((w) => wasm.get(w));
       const seen = await p.evaluate(() => ({ tasks: window.scaleLongTasks, check: [...window.scaleProgress.check], run: [...window.scaleProgress.run] })).catch(() => null);
       if (seen) {
         r.longTasks = Object.fromEntries(Object.entries(seen.tasks).map(([k, t]) => [k, { count: t.length, longest: Math.max(0, ...t) }]));

@@ -432,8 +432,10 @@ func evaluate(ds *data.Dataset, raw []float64, diag *data.Diagnostics, p mech.Pr
 	}
 	if ds.Label.Kind == data.LabelNumeric {
 		sum := 0.0
+		x := make([]float64, ds.D)
 		for i := range ds.N {
-			e := ds.Label.Raw(floats.Dot(w, ds.Row(i))) - raw[i]
+			x = ds.Row(i, x)
+			e := ds.Label.Raw(floats.Dot(w, x)) - raw[i]
 			sum += e * e
 		}
 		rmse := math.Sqrt(sum / float64(ds.N))

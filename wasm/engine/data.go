@@ -253,6 +253,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		return Response{}, err
 	}
 	var test *data.Dataset
+	var inTest []bool // the rows held out of train, when they are still in it (a check)
 	sum := &Dataset{Rows: diag.Rows, ClippedRows: diag.ClippedRows, Columns: diag.Columns, Delimiter: delimiterName(diag.Delimiter)}
 	switch {
 	case src.demo:
@@ -267,22 +268,37 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 			sum.Columns[i].Clipped += tdiag.Columns[i].Clipped
 			sum.Columns[i].Other += tdiag.Columns[i].Other
 		}
-	case req.Holdout > 0 && req.SplitByContent:
-		// When every row hashes to the training side, the held-out set is empty and kept: a
-		// private evaluation then releases its noisy sums of no rows, since whether any row is
-		// held out is private under add/remove.
-		if train, test, err = data.SplitByContent(train, req.Holdout, req.SplitSeed); err != nil {
+	case req.Holdout > 0:
+		// The split moves the rows (Divide) rather than copying them, so that it never holds
+		// more than the file's rows; a check summarises the training rows where they are. When
+		// every row hashes to the training side under a split by content, the held-out set is
+		// empty and kept: a private evaluation then releases its noisy sums of no rows, since
+		// whether any row is held out is private under add/remove.
+		if req.SplitByContent {
+			inTest, err = data.ContentHoldout(train, req.Holdout, req.SplitSeed)
+		} else {
+			inTest, err = data.RandomHoldout(train.N, req.Holdout, rng.Seeded(req.SplitSeed))
+		}
+		if err != nil {
 			return Response{}, err
 		}
-	case req.Holdout > 0:
-		if train, test, err = data.Split(train, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {
-			return Response{}, err
+		for _, t := range inTest {
+			if t {
+				sum.Test++
+			}
+		}
+		if !req.Check {
+			train, test = train.Divide(inTest)
+			inTest = nil
 		}
 	}
 	if sum.Facts, err = fit.FactsOf(train, schema); err != nil {
 		return Response{}, err
 	}
-	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train)
+	if inTest != nil {
+		sum.Facts.N -= sum.Test // a check's held-out rows are still among train's
+	}
+	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train, inTest)
 	if test != nil {
 		sum.Test = test.N
 	}

@@ -175,6 +175,10 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// gcPercent is a worker's GOGC (see Serve): its heap grows by a quarter of the live heap
+// between collections.
+const gcPercent = 25
+
 // Engine answers the page's requests. It holds the encoded dataset of its worker and at most
 // one run at a time. Its methods are safe for concurrent use.
 type Engine struct {

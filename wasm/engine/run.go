@@ -203,9 +203,11 @@ func rocOf(ds *data.Dataset, w []float64) *ROC {
 	}
 	rows := make([]scored, ds.N)
 	pos := 0
-	for i := range rows {
+	x := make([]float64, ds.D)
+	for i := range ds.N {
+		x = ds.Row(i, x)
 		s := 0.0
-		for j, v := range ds.Row(i) {
+		for j, v := range x {
 			s += w[j] * v
 		}
 		rows[i] = scored{s, ds.Y[i] > 0}
