@@ -138,7 +138,8 @@ build() {
 	# math/big and sort). pkg/core/geom (the domains, norms and regularizers, whose work is per
 	# step, never per row) too: 6.3 kB less gzip, and the same times in node (noisy-gd at ε = 1
 	# 0.65-0.70 s against 0.72-1.41 s, REM's kinetic mode 0.37-0.59 against 0.38-0.47 s, rem-lp
-	# 0.99-1.08 against 1.09-1.45 s, 3 runs each, the same bits). The compute packages
+	# 0.99-1.08 against 1.09-1.45 s, 3 runs each, the same bits); and encoding/csv (the preview
+	# and the scores' CSV; the data's own reader is pkg/core/data's), 1.6 kB. The compute packages
 	# (pkg/core/loss, solve, pkg/sampler, pkg/rng, gonum, math, strconv, the runtime) keep the
 	# compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
@@ -146,7 +147,7 @@ build() {
 		fmt reflect encoding/json html log time
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
 		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
-		math/big sort github.com/privopt/privopt/pkg/core/geom)
+		math/big sort github.com/privopt/privopt/pkg/core/geom encoding/csv)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.

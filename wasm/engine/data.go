@@ -244,6 +244,9 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	if err := e.fits(src, schema, req.Check); err != nil {
+		return Response{}, err
+	}
 	r, err := src.open()
 	if err != nil {
 		return Response{}, err
@@ -308,6 +311,55 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		e.mu.Unlock()
 	}
 	return Response{Kind: "dataset", Dataset: sum}, nil
+}
+
+// WorkerMemory is the memory that the data may take in one worker: a worker's WebAssembly
+// memory is at most 4 GiB (its addresses have 32 bits), of which the module, the Go runtime and
+// what a run computes need a part.
+const WorkerMemory = 3 << 30
+
+// fits returns an error, before the data is read, when encoding it would take more memory than
+// the worker may (e.memory): estimated from the file's size, the schema (data.Footprint) and the
+// length of its first lines, with the collector's slack (gcPercent). A check holds the rows it
+// encodes (their peak while encoding them, and the held-out split's indices); a run's worker
+// holds them and, for runs with private ranges, their values rescaled. Every worker that holds
+// the data (the page's planning worker checks it, and each worker running fits holds it) keeps
+// its own copy, so the page holds one more copy than it runs fits at once.
+func (e *Engine) fits(src source, s *data.Schema, check bool) error {
+	r, err := src.open()
+	if err != nil {
+		return err
+	}
+	head, err := io.ReadAll(io.LimitReader(r, previewBytes))
+	if err != nil {
+		return fmt.Errorf("engine: reading the file: %w", err)
+	}
+	header := bytes.IndexByte(head, '\n') + 1
+	lines := head[header : bytes.LastIndexByte(head, '\n')+1]
+	lineBytes := float64(len(head) - header) // when no line ends in the head, at least that
+	if n := bytes.Count(lines, []byte{'\n'}); n > 0 {
+		lineBytes = float64(len(lines)) / float64(n)
+	}
+	f := s.Footprint(src.size-int64(header), lineBytes)
+	need := max(f.Peak, f.Bytes+24*f.Rows) // the split's indices: 24 bytes a row at most
+	if !check {
+		need = max(need, f.Bytes+f.Values)
+	}
+	need += need * gcPercent / 100
+	if need <= e.memory {
+		return nil
+	}
+	gb := func(b int64) string {
+		switch {
+		case b < 1e6:
+			return strconv.FormatInt(b/1e3, 10) + " kB"
+		case b < 1e9:
+			return strconv.FormatInt(b/1e6, 10) + " MB"
+		}
+		return strconv.FormatFloat(float64(b)/1e9, 'f', 1, 64) + " GB"
+	}
+	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that holds the data keeps its own copy: the one that checks it, and one for each run going at once). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit",
+		gb(src.size), f.Rows, lineBytes, gb(need), float64(need)/float64(e.memory), gb(e.memory), f.Rows*e.memory/need)
 }
 
 // reading returns a reader of r, a file of size bytes, that posts the reading's progress as

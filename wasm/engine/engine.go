@@ -188,6 +188,9 @@ type Engine struct {
 	mu   sync.Mutex
 	data *dataset   // the encoded data, or nil
 	run  *activeRun // the run in progress, or nil
+
+	// memory is what the data may take in this worker (WorkerMemory unless a test lowers it).
+	memory int64
 }
 
 // New returns an engine that posts the asynchronous messages of runs and file reads with
@@ -195,7 +198,7 @@ type Engine struct {
 // not nil) each time it posts the run's progress: at the mechanism's progress reports, at
 // most every quarter of a second. In a worker, yield lets the event loop deliver a "cancel".
 func New(post func(Response), yield func()) *Engine {
-	return &Engine{post: post, yield: yield}
+	return &Engine{post: post, yield: yield, memory: WorkerMemory}
 }
 
 // Handle answers one request. f is the file posted with the request, or nil.

@@ -587,3 +587,67 @@ func TestROC(t *testing.T) {
 		t.Error("a ROC curve without negative rows")
 	}
 }
+
+// TestDatasetTooLarge: before reading a file the engine estimates the memory its data would
+// take in the worker (data.Footprint from the file's size and first lines, with the
+// collector's slack) and refuses a file over the worker's limit with what is too large, by how
+// much, and what to do; a run's worker, which also holds the rows rescaled, needs more than a
+// check; within the limit the file is read, and the estimated rows are the file's.
+func TestDatasetTooLarge(t *testing.T) {
+	var csv strings.Builder
+	csv.WriteString("a,b,c,d,y\n")
+	for i := range 5000 {
+		fmt.Fprintf(&csv, "%d.5,%s,%s,%s,%d\n", i%90+10, string('p'+rune(i%7)), string('p'+rune(i%5)), string('p'+rune(i%3)), i%2)
+	}
+	file := memFile{"rows.csv", []byte(csv.String())}
+	schema := json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"bias":0.5,"fit":"scale"},"columns":[
+		{"name":"a","kind":"numeric","min":0,"max":100},
+		{"name":"b","kind":"categorical","categories":["p","q","r","s","t","u","v","w","x","y"]},
+		{"name":"c","kind":"categorical","categories":["p","q","r","s","t","u","v","w","x","y"]},
+		{"name":"d","kind":"categorical","categories":["p","q","r","s","t","u","v","w","x","y"]},
+		{"name":"y","kind":"binary-label","positive":["1"],"negative":["0"]}]}`)
+	s, err := data.LoadSchema(bytes.NewReader(schema))
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := int64(len("a,b,c,d,y\n"))
+	f := s.Footprint(file.Size()-header, float64(file.Size()-header)/5000)
+	if f.Rows != 5000 || f.Values != 5000*8*5 {
+		t.Fatalf("footprint %+v: want 5000 rows of 5 entries held sparse", f)
+	}
+	check := max(f.Peak, f.Bytes+24*f.Rows) * 5 / 4
+	run := max(check*4/5, f.Bytes+f.Values) * 5 / 4
+	if run <= check {
+		t.Fatalf("a run's worker needs %d bytes, a check %d: want more", run, check)
+	}
+	for _, tc := range []struct {
+		memory     int64
+		check, run bool // whether they fit
+	}{{check - 1, false, false}, {run - 1, true, false}, {run, true, true}} {
+		for _, isCheck := range []bool{true, false} {
+			e, _ := newEngine()
+			e.memory = tc.memory
+			r := e.Handle(Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Check: isCheck}, file)
+			fits := tc.run
+			if isCheck {
+				fits = tc.check
+			}
+			if fits {
+				if r.Kind != "dataset" || r.Dataset.Rows != 5000 {
+					t.Errorf("limit %d, check %v: %+v, want the data read", tc.memory, isCheck, r)
+				}
+				continue
+			}
+			need := run
+			if isCheck {
+				need = check
+			}
+			ratio := fmt.Sprintf("%.1f times the %d kB a worker can hold", float64(need)/float64(tc.memory), tc.memory/1000)
+			sample := fmt.Sprintf("a sample of at most about %d rows", 5000*tc.memory/need)
+			if r.Kind != "error" || !strings.Contains(r.Error, "too large for the page") || !strings.Contains(r.Error, "about 5000 rows") ||
+				!strings.Contains(r.Error, ratio) || !strings.Contains(r.Error, sample) || !strings.Contains(r.Error, "privopt fit") {
+				t.Errorf("limit %d, check %v: %q, want a refusal with %q and %q", tc.memory, isCheck, r.Error, ratio, sample)
+			}
+		}
+	}
+}

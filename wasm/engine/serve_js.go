@@ -37,6 +37,9 @@ func Serve() {
 			js.Global().Call("postMessage", Encode(Response{Kind: "error", Error: "engine: a message must be a JSON request"}))
 			return nil
 		}
+		if limit := js.Global().Get("privoptWorkerMemory"); limit.Type() == js.TypeNumber {
+			e.memory = int64(limit.Float()) // a lower limit, set by a browser test
+		}
 		js.Global().Call("postMessage", e.HandleJSON(msg.String(), f))
 		return nil
 	})

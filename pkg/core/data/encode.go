@@ -468,3 +468,38 @@ func (c *Column) datasetLabel() Label {
 	}
 	return l
 }
+
+// Footprint is the memory that Encode takes for a file, estimated before reading it from the
+// file's size, its lines' length and the schema alone (see Schema.Footprint).
+type Footprint struct {
+	// Rows is the estimated number of rows.
+	Rows int64
+	// Bytes is what the encoded rows and their labels take, Peak what Encode takes at most
+	// while making them, and Values what the rows' values alone take (a rescaled copy of the
+	// rows: Rescale shares the rest).
+	Bytes, Peak, Values int64
+}
+
+// Footprint estimates the memory that Encode takes for data of dataBytes bytes (the file
+// without its header) whose lines take lineBytes bytes on average, encoded with the valid
+// schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 12 bytes an entry
+// (a column and a value), 8 for its start and 8 for its label; held dense, 8 bytes a feature
+// and 8 for its label, and while reading its entries as well. The estimate is as good as the
+// lines' length, usually read from the first lines of the file.
+func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
+	m, d := 0, len(s.Features())
+	for _, c := range s.Columns {
+		if c.Kind.isFeature() {
+			m++
+		}
+	}
+	f := Footprint{Rows: int64(math.Ceil(float64(max(dataBytes, 0)) / max(lineBytes, 1)))}
+	entries := int64(12*(m+1) + 8 + 8) // the entries (at most the columns and the bias), the start and the label
+	if SparseRows(1, d, m+1) {
+		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*int64(8*(m+1))
+	} else {
+		f.Bytes, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d)
+		f.Peak = f.Bytes + f.Rows*entries
+	}
+	return f
+}
