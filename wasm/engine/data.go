@@ -244,14 +244,21 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	if err := e.fits(src, schema, req.Check); err != nil {
+	if err := e.fits(src, schema); err != nil {
 		return Response{}, err
 	}
 	r, err := src.open()
 	if err != nil {
 		return Response{}, err
 	}
-	train, diag, err := data.Encode(e.reading(req.ID, r, src.size), schema)
+	// A check of a file under replace-one reads the rows without keeping them (its random
+	// held-out subset needs only their number), so that the planning worker holds no copy.
+	summarize := req.Check && !req.SplitByContent && !src.demo
+	encode := data.Encode
+	if summarize {
+		encode = data.Summarize
+	}
+	train, diag, err := encode(e.reading(req.ID, r, src.size), schema)
 	if err != nil {
 		return Response{}, err
 	}
@@ -301,7 +308,12 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if inTest != nil {
 		sum.Facts.N -= sum.Test // a check's held-out rows are still among train's
 	}
-	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train, inTest)
+	sum.Features = train.Features
+	if summarize {
+		sum.RowWidth = loss.WidthOf(diag.Rows, train.D, diag.NonZero) // all the rows'
+	} else {
+		sum.RowWidth = loss.RowWidth(train, inTest)
+	}
 	if test != nil {
 		sum.Test = test.N
 	}
@@ -318,14 +330,14 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 // what a run computes need a part.
 const WorkerMemory = 3 << 30
 
-// fits returns an error, before the data is read, when encoding it would take more memory than
-// the worker may (e.memory): estimated from the file's size, the schema (data.Footprint) and the
-// length of its first lines, with the collector's slack (gcPercent). A check holds the rows it
-// encodes (their peak while encoding them, and the held-out split's indices); a run's worker
-// holds them and, for runs with private ranges, their values rescaled. Every worker that holds
-// the data (the page's planning worker checks it, and each worker running fits holds it) keeps
-// its own copy, so the page holds one more copy than it runs fits at once.
-func (e *Engine) fits(src source, s *data.Schema, check bool) error {
+// fits returns an error, before the data is read, when a worker that runs fits on it would need
+// more memory than the worker may (e.memory): estimated from the file's size, the schema
+// (data.Footprint) and the length of its first lines, with the collector's slack (gcPercent):
+// the rows' peak while being encoded, the held-out split's indices, and the rows with their
+// values rescaled to private ranges. A check refuses what a run could not hold. Each worker
+// running fits keeps its own copy of the rows, and the planning worker one under add/remove
+// (whose split needs the rows' content).
+func (e *Engine) fits(src source, s *data.Schema) error {
 	r, err := src.open()
 	if err != nil {
 		return err
@@ -341,10 +353,7 @@ func (e *Engine) fits(src source, s *data.Schema, check bool) error {
 		lineBytes = float64(len(lines)) / float64(n)
 	}
 	f := s.Footprint(src.size-int64(header), lineBytes)
-	need := max(f.Peak, f.Bytes+24*f.Rows) // the split's indices: 24 bytes a row at most
-	if !check {
-		need = max(need, f.Bytes+f.Values)
-	}
+	need := max(f.Peak, f.Bytes+24*f.Rows, f.Bytes+f.Values) // the split's indices: 24 bytes a row at most
 	need += need * gcPercent / 100
 	if need <= e.memory {
 		return nil
@@ -358,7 +367,7 @@ func (e *Engine) fits(src source, s *data.Schema, check bool) error {
 		}
 		return strconv.FormatFloat(float64(b)/1e9, 'f', 1, 64) + " GB"
 	}
-	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that holds the data keeps its own copy: the one that checks it, and one for each run going at once). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit",
+	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that runs fits keeps its own copy). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit",
 		gb(src.size), f.Rows, lineBytes, gb(need), float64(need)/float64(e.memory), gb(e.memory), f.Rows*e.memory/need)
 }
 

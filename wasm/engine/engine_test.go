@@ -293,8 +293,8 @@ func TestDatasetHoldout(t *testing.T) {
 	if err != nil || !slices.Equal(denseRows(e4.data.test), denseRows(want)) || e4.data.summary.Test != want.N {
 		t.Errorf("split by content: %d held-out rows, want data.SplitByContent's %d (%v)", e4.data.summary.Test, want.N, err)
 	}
-	// A check keeps nothing, and summarises the training rows as the split does, without
-	// moving them.
+	// A check keeps nothing (under replace-one it keeps no row while reading, data.Summarize),
+	// and summarises the training rows as the split does.
 	for _, byContent := range []bool{false, true} {
 		e3, _ := newEngine()
 		req := Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9, SplitByContent: byContent}
@@ -588,11 +588,11 @@ func TestROC(t *testing.T) {
 	}
 }
 
-// TestDatasetTooLarge: before reading a file the engine estimates the memory its data would
-// take in the worker (data.Footprint from the file's size and first lines, with the
-// collector's slack) and refuses a file over the worker's limit with what is too large, by how
-// much, and what to do; a run's worker, which also holds the rows rescaled, needs more than a
-// check; within the limit the file is read, and the estimated rows are the file's.
+// TestDatasetTooLarge: before reading a file the engine estimates the memory a worker running
+// fits on its data would take (data.Footprint from the file's size and first lines: the rows
+// and their rescaled values, with the collector's slack) and refuses a file over the worker's
+// limit, at the check already, with what is too large, by how much, and what to do; within the
+// limit the file is read, and the estimated rows are the file's.
 func TestDatasetTooLarge(t *testing.T) {
 	var csv strings.Builder
 	csv.WriteString("a,b,c,d,y\n")
@@ -615,38 +615,26 @@ func TestDatasetTooLarge(t *testing.T) {
 	if f.Rows != 5000 || f.Values != 5000*8*5 {
 		t.Fatalf("footprint %+v: want 5000 rows of 5 entries held sparse", f)
 	}
-	check := max(f.Peak, f.Bytes+24*f.Rows) * 5 / 4
-	run := max(check*4/5, f.Bytes+f.Values) * 5 / 4
-	if run <= check {
-		t.Fatalf("a run's worker needs %d bytes, a check %d: want more", run, check)
+	need := max(f.Peak, f.Bytes+24*f.Rows, f.Bytes+f.Values) * 5 / 4
+	if need != (f.Bytes+f.Values)*5/4 {
+		t.Fatalf("footprint %+v: the rescaled values do not count", f)
 	}
-	for _, tc := range []struct {
-		memory     int64
-		check, run bool // whether they fit
-	}{{check - 1, false, false}, {run - 1, true, false}, {run, true, true}} {
-		for _, isCheck := range []bool{true, false} {
+	for _, memory := range []int64{need - 1, need} {
+		for _, check := range []bool{true, false} {
 			e, _ := newEngine()
-			e.memory = tc.memory
-			r := e.Handle(Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Check: isCheck}, file)
-			fits := tc.run
-			if isCheck {
-				fits = tc.check
-			}
-			if fits {
+			e.memory = memory
+			r := e.Handle(Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Check: check}, file)
+			if memory == need {
 				if r.Kind != "dataset" || r.Dataset.Rows != 5000 {
-					t.Errorf("limit %d, check %v: %+v, want the data read", tc.memory, isCheck, r)
+					t.Errorf("limit %d, check %v: %+v, want the data read", memory, check, r)
 				}
 				continue
 			}
-			need := run
-			if isCheck {
-				need = check
-			}
-			ratio := fmt.Sprintf("%.1f times the %d kB a worker can hold", float64(need)/float64(tc.memory), tc.memory/1000)
-			sample := fmt.Sprintf("a sample of at most about %d rows", 5000*tc.memory/need)
+			ratio := fmt.Sprintf("%.1f times the %d kB a worker can hold", float64(need)/float64(memory), memory/1000)
+			sample := fmt.Sprintf("a sample of at most about %d rows", 5000*memory/need)
 			if r.Kind != "error" || !strings.Contains(r.Error, "too large for the page") || !strings.Contains(r.Error, "about 5000 rows") ||
 				!strings.Contains(r.Error, ratio) || !strings.Contains(r.Error, sample) || !strings.Contains(r.Error, "privopt fit") {
-				t.Errorf("limit %d, check %v: %q, want a refusal with %q and %q", tc.memory, isCheck, r.Error, ratio, sample)
+				t.Errorf("limit %d, check %v: %q, want a refusal with %q and %q", memory, check, r.Error, ratio, sample)
 			}
 		}
 	}

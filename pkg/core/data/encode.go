@@ -16,8 +16,9 @@ const MaxCells = 1 << 28
 // Diagnostics are local facts about an encoded file for the person who owns the data:
 // computed from the private data, they are not private, and never go into a release.
 type Diagnostics struct {
-	// Rows is the number of data rows read.
-	Rows int
+	// Rows is the number of data rows read, and NonZero the number of their features that
+	// are not zero, all rows together.
+	Rows, NonZero int
 	// Delimiter is the field delimiter, declared or detected.
 	Delimiter byte
 	// ClippedRows counts the rows whose computed norm exceeded the declared radius and whose
@@ -175,6 +176,13 @@ func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 	return encode(r, s, false, heldBySchema)
 }
 
+// Summarize reads a file and checks it as Encode does, with the same Diagnostics, and keeps no
+// row: the dataset it returns describes N rows (N, D, the features and the schema's facts) and
+// holds none (X, Sparse and Y are nil). It takes the memory of reading the file only.
+func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false, heldNone)
+}
+
 // EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
 // but the label column and the ignored columns may be absent from the header. When the label
 // is absent every Y is NaN, and Diagnostics.Columns still ends with the label's (zero) entry.
@@ -182,14 +190,15 @@ func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error)
 	return encode(r, s, true, heldBySchema)
 }
 
-// holding says how encode holds the rows: as the schema says (Encode), or dense or sparse
-// whatever it says (to test that both give the same rows).
+// holding says how encode holds the rows: as the schema says (Encode), dense or sparse whatever
+// it says (to test that both give the same rows), or not at all (Summarize).
 type holding int
 
 const (
 	heldBySchema holding = iota
 	heldDense
 	heldSparse
+	heldNone
 )
 
 // encode is Encode, or EncodeForPrediction when unlabelled is true, holding the rows as held
@@ -345,29 +354,41 @@ func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, e
 			return nil, err
 		}
 		k := p.entries(fit, row, col, val)
+		for _, v := range val[:k] {
+			if v != 0 {
+				p.diag.NonZero++
+			}
+		}
+		n++
+		if held == heldNone {
+			continue
+		}
 		rows.add(col[:k], val[:k])
-		if n%BlockRows == 0 {
+		if (n-1)%BlockRows == 0 {
 			labels = append(labels, make([]float64, 0, BlockRows))
 		}
 		labels[len(labels)-1] = append(labels[len(labels)-1], row[len(p.cols)-1])
-		n++
 	}
 	if n == 0 {
 		return nil, lineError(rr.line+1, "no data rows after the header")
 	}
 	p.diag.Rows = n
-	ds := &Dataset{N: n, D: d, Y: make([]float64, n), Features: p.features, P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias,
+	ds := &Dataset{N: n, D: d, Features: p.features, P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias,
 		PublicRows: s.PublicRows, Label: p.cols[len(p.cols)-1].col.datasetLabel()}
-	for b, y := range labels {
-		copy(ds.Y[b*BlockRows:], y)
-		labels[b] = nil
-	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
 			for k := range c.width() {
 				ds.Categorical = append(ds.Categorical, off+k)
 			}
 		}
+	}
+	if held == heldNone {
+		return ds, nil
+	}
+	ds.Y = make([]float64, n)
+	for b, y := range labels {
+		copy(ds.Y[b*BlockRows:], y)
+		labels[b] = nil
 	}
 	if ds.Sparse = rows.done(); !sparse {
 		ds.X = ds.Sparse.dense(n, d)

@@ -103,7 +103,13 @@ func TestEncodeValues(t *testing.T) {
 			if ds.P != tc.p || ds.Radius != tc.r || ds.Bias != tc.b || !reflect.DeepEqual(ds.Label, Label{Name: "y", Kind: LabelBinary}) {
 				t.Errorf("P, Radius, Bias, Label = %v, %v, %v, %+v", ds.P, ds.Radius, ds.Bias, ds.Label)
 			}
-			wantDiag := &Diagnostics{Rows: 4, Delimiter: ',', ClippedRows: tc.clipped, Columns: []ColumnDiagnostics{
+			nonZero := 0
+			for _, v := range denseX(ds) {
+				if v != 0 {
+					nonZero++
+				}
+			}
+			wantDiag := &Diagnostics{Rows: 4, NonZero: nonZero, Delimiter: ',', ClippedRows: tc.clipped, Columns: []ColumnDiagnostics{
 				{Name: "n", Missing: 1, Clipped: 2}, {Name: "c", Missing: 1, Other: 1}, {Name: "y", Other: 1}}}
 			if !reflect.DeepEqual(diag, wantDiag) {
 				t.Errorf("diagnostics %+v, want %+v", diag, wantDiag)

@@ -341,3 +341,37 @@ func (g *oneHotGenerated) Read(p []byte) (int, error) {
 	g.pending = g.pending[k:]
 	return k, nil
 }
+
+// TestSummarize: Summarize reads a file as Encode does, with the same diagnostics (its
+// non-zero features counted) and the same description of the rows, and keeps none of them.
+func TestSummarize(t *testing.T) {
+	file := mixedRows(rand.New(rand.NewPCG(85, 86)), BlockRows+3)
+	s := mustSchema(t, fmt.Sprintf(mixedSchema, "2", "0.5", "clip"))
+	ds, diag, err := Encode(strings.NewReader(file), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sum, sdiag, err := Summarize(strings.NewReader(file), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	nonZero := 0
+	for _, v := range denseX(ds) {
+		if v != 0 {
+			nonZero++
+		}
+	}
+	if !reflect.DeepEqual(sdiag, diag) || diag.NonZero != nonZero {
+		t.Errorf("diagnostics %+v, Encode's %+v (%d non-zero features)", sdiag, diag, nonZero)
+	}
+	if sum.X != nil || sum.Sparse != nil || sum.Y != nil {
+		t.Error("Summarize kept rows")
+	}
+	sum.X, sum.Sparse, sum.Y = ds.X, ds.Sparse, ds.Y
+	if !reflect.DeepEqual(sum, ds) {
+		t.Errorf("Summarize describes %+v, Encode %+v", sum, ds)
+	}
+	if _, _, err := Summarize(strings.NewReader(file+"x,u,1,p,1\n"), s); err == nil || !strings.Contains(err.Error(), `line 4101, column "a"`) {
+		t.Errorf("a bad value: %v, want its error", err)
+	}
+}

@@ -43,8 +43,18 @@ func RowWidth(ds *data.Dataset, leftOut []bool) Width {
 			n, nnz = n+1, nnz+nonZeros(val)
 		}
 	}
-	if n < 1 || ds.Sparse == nil && !SparseRows(n, ds.D, nnz) {
-		return Width{Entries: float64(ds.D)}
+	if ds.Sparse != nil && n > 0 {
+		return Width{Entries: float64(nnz) / float64(n), Sparse: true}
+	}
+	return WidthOf(n, ds.D, nnz)
+}
+
+// WidthOf returns the Width of a query of a linear-model loss over n rows of d entries held
+// dense, nnz of them non-zero in all (RowWidth's, which it is for rows Encode holds sparse too:
+// at most a quarter of their entries are stored, so SparseRows holds for them).
+func WidthOf(n, d, nnz int) Width {
+	if n < 1 || !SparseRows(n, d, nnz) {
+		return Width{Entries: float64(d)}
 	}
 	return Width{Entries: float64(nnz) / float64(n), Sparse: true}
 }
