@@ -13,9 +13,10 @@ const BlockRows = 1 << 12
 
 // SparseRows reports whether n rows of d entries, nnz of them stored, are held sparse: when at
 // most a quarter of the entries are stored and d fits an int32. Encode holds rows sparse when
-// SparseRows(1, D, m + 1) for rows made from m numeric and categorical columns (the bias's entry
-// included); a linear-model loss keeps rows held dense sparse when their non-zero entries pass
-// it (loss.SparseRows), so Encode's rows are held by the loss as it holds them.
+// SparseRows(1, D, m + 1) for rows made from m numeric and categorical columns (and the bias);
+// a linear-model loss reads rows held dense sparse when their non-zero entries pass it
+// (loss.SparseRows), which Encode's rows held sparse would too: the loss reads the rows of a
+// file as it read them when Encode held every row dense.
 func SparseRows(n, d, nnz int) bool {
 	return d <= 1<<30 && 4*nnz <= n*d
 }
@@ -52,7 +53,7 @@ func (s *Sparse) Check(n, d int) error {
 		ok := len(blk.Start) == rows+1 && blk.Start[0] == 0 && blk.Start[rows] == len(blk.Col) && len(blk.Col) == len(blk.Val)
 		for r := 0; ok && r < rows; r++ {
 			lo, hi := blk.Start[r], blk.Start[r+1]
-			ok = lo <= hi
+			ok = lo <= hi && hi <= len(blk.Col)
 			prev := int32(-1)
 			for k := lo; ok && k < hi; k++ {
 				c := blk.Col[k]

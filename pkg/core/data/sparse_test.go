@@ -294,16 +294,17 @@ func TestSparseCheck(t *testing.T) {
 		change func(s *Sparse)
 		n, d   int
 	}{
-		"rows":        {func(*Sparse) {}, BlockRows + 3, 4},
-		"blocks":      {func(s *Sparse) { s.Blocks = s.Blocks[:1] }, BlockRows + 2, 4},
-		"width":       {func(*Sparse) {}, BlockRows + 2, 3},
-		"order":       {func(s *Sparse) { s.Blocks[1].Col[1] = 1 }, BlockRows + 2, 4},
-		"negative":    {func(s *Sparse) { s.Blocks[0].Col[0] = -1 }, BlockRows + 2, 4},
-		"start":       {func(s *Sparse) { s.Blocks[0].Start[0] = 1 }, BlockRows + 2, 4},
-		"end":         {func(s *Sparse) { s.Blocks[1].Val = s.Blocks[1].Val[:3] }, BlockRows + 2, 4},
-		"decreasing":  {func(s *Sparse) { s.Blocks[0].Start[5] = 0 }, BlockRows + 2, 4},
-		"row count":   {func(s *Sparse) { s.Blocks[0].Start = s.Blocks[0].Start[:10] }, BlockRows + 2, 4},
-		"int32 width": {func(*Sparse) {}, BlockRows + 2, math.MaxInt32 + 1},
+		"rows":         {func(*Sparse) {}, BlockRows + 3, 4},
+		"blocks":       {func(s *Sparse) { s.Blocks = s.Blocks[:1] }, BlockRows + 2, 4},
+		"width":        {func(*Sparse) {}, BlockRows + 2, 3},
+		"order":        {func(s *Sparse) { s.Blocks[1].Col[1] = 1 }, BlockRows + 2, 4},
+		"negative":     {func(s *Sparse) { s.Blocks[0].Col[0] = -1 }, BlockRows + 2, 4},
+		"start":        {func(s *Sparse) { s.Blocks[0].Start[0] = 1 }, BlockRows + 2, 4},
+		"end":          {func(s *Sparse) { s.Blocks[1].Val = s.Blocks[1].Val[:3] }, BlockRows + 2, 4},
+		"decreasing":   {func(s *Sparse) { s.Blocks[0].Start[5] = 0 }, BlockRows + 2, 4},
+		"past the end": {func(s *Sparse) { s.Blocks[0].Start[1] = 1 << 20 }, BlockRows + 2, 4},
+		"row count":    {func(s *Sparse) { s.Blocks[0].Start = s.Blocks[0].Start[:10] }, BlockRows + 2, 4},
+		"int32 width":  {func(*Sparse) {}, BlockRows + 2, math.MaxInt32 + 1},
 	} {
 		s := good()
 		tc.change(s)

@@ -209,7 +209,7 @@ func (l *Linear) SignAccuracy(w []float64) float64 {
 const rowBlock = 64
 
 // predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1, which lie in
-// one block of rowBlock rows.
+// one block of rows (data.BlockRows).
 func (l *Linear) predictions(z, w []float64, lo int) {
 	if l.sparse != nil {
 		start, col, val := sparseBlock(l.sparse, lo, len(z), l.d, w)
