@@ -201,6 +201,16 @@ const (
 	heldNone
 )
 
+// rows reports whether encode holds rows made from m numeric and categorical columns, of d
+// features, sparse, and the entries it stores a row: as Encode would hold them, for Summarize
+// too, whose limit on the entries (MaxCells) is then Encode's.
+func (held holding) rows(m, d int) (sparse bool, cells int) {
+	if held == heldSparse || held != heldDense && SparseRows(1, d, m+1) {
+		return true, m + 1
+	}
+	return false, d
+}
+
 // encode is Encode, or EncodeForPrediction when unlabelled is true, holding the rows as held
 // says.
 func encode(r io.Reader, s *Schema, unlabelled bool, held holding) (*Dataset, *Diagnostics, error) {
@@ -329,11 +339,7 @@ func (c *Column) width() int {
 // written out from their entries at the end, one block at a time.
 func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, error) {
 	s, d, m := p.schema, len(p.features), len(p.offsets)
-	sparse := held == heldSparse || held == heldBySchema && SparseRows(1, d, m+1)
-	cells := m + 1
-	if !sparse {
-		cells = d
-	}
+	sparse, cells := held.rows(m, d)
 	fit := newFitter(s.Norm, m)
 	rows := newSparseBuilder(m + 1)
 	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)

@@ -376,3 +376,16 @@ func TestSummarize(t *testing.T) {
 		t.Errorf("a bad value: %v, want its error", err)
 	}
 }
+
+// TestSummarizeLimit: Summarize stores nothing, yet counts the entries Encode would store
+// against MaxCells as Encode does, for rows held sparse and dense.
+func TestSummarizeLimit(t *testing.T) {
+	for _, md := range [][2]int{{20, 91}, {20, 30}} {
+		m, d := md[0], md[1]
+		s1, c1 := heldBySchema.rows(m, d)
+		s2, c2 := heldNone.rows(m, d)
+		if s1 != s2 || c1 != c2 {
+			t.Errorf("m = %d, d = %d: Encode holds rows sparse %v, %d entries; Summarize counts %v, %d", m, d, s1, c1, s2, c2)
+		}
+	}
+}
