@@ -45,6 +45,11 @@ Commands:
                    files), beside the baselines; writes docs/benchmarks/devsuite.md and
                    devsuite.svg, or with --mech NAME devsuite-NAME.md and .svg (ARGS go
                    to `privopt bench`, e.g. --runs 3 --eps 1,8)
+  bench --scale [N…]
+                   the scale benchmark: synthetic CSVs of N rows × 20 columns (10,000 to
+                   10,000,000 by default, kept in tests/.scale/), one noisy-gd fit of each
+                   natively and in the page in headless Chromium, with the time and peak memory
+                   of each; writes docs/benchmarks/scale.md
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -128,19 +133,22 @@ build() {
 	# glue, planning, the release file and its exports, fmt, reflect and encoding/json, which
 	# carry the messages, and syscall/js) are compiled without inlining, and so are the
 	# mechanisms, the encoder, the privacy accounting, the plots, math/big (the exact noise
-	# samplers' arithmetic), sort and the domains (pkg/core/geom: a projection per step, O(d)):
-	# app.wasm was 1,985,741 bytes (gzip) so against 2,024,000 or so with only the first group so
-	# compiled, and a noisy-gd fit of adult-lr in node (parsing included) takes the same time
-	# either way (1.13-1.25 s at ε = 1; 1.47-1.73 s at ε = 8, 3 runs each, with and without
-	# math/big and sort). syscall/js and geom took 6.5 kB more off (2026-11-26). The compute
-	# packages (pkg/core/loss, solve, pkg/sampler, pkg/rng, gonum, math, strconv, the runtime)
-	# keep the compiler's defaults.
+	# samplers' arithmetic) and sort: app.wasm was then 1,985,741 bytes (gzip) against 2,024,000
+	# or so with only the first group so compiled, and a noisy-gd fit of adult-lr in node
+	# (parsing included) takes the same time either way (1.13-1.25 s at ε = 1; 1.47-1.73 s at
+	# ε = 8, 3 runs each, with and without math/big and sort). pkg/core/geom (the domains, norms
+	# and regularizers, whose work is per step, never per row) too: 6.3 kB less gzip, and the
+	# same times in node (noisy-gd at ε = 1 0.65-0.70 s against 0.72-1.41 s, REM's kinetic mode
+	# 0.37-0.59 against 0.38-0.47 s, rem-lp 0.99-1.08 against 1.09-1.45 s, 3 runs each, the same
+	# bits); syscall/js, about 2 kB; and encoding/csv (the preview and the scores' CSV; the
+	# data's own reader is pkg/core/data's), 1.6 kB. The compute packages (pkg/core/loss, solve,
+	# pkg/sampler, pkg/rng, gonum, math, strconv, the runtime) keep the compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
 		github.com/privopt/privopt/wasm/... github.com/vugu/... google.golang.org/protobuf/...
 		fmt reflect encoding/json html log time syscall/js
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
 		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
-		github.com/privopt/privopt/pkg/core/geom/... math/big sort)
+		github.com/privopt/privopt/pkg/core/geom/... math/big sort encoding/csv)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.
@@ -348,6 +356,31 @@ bench_devsuite() {
 	cat "$out/$name.md"
 }
 
+# scale_asked reports whether bench's first argument is --scale.
+scale_asked() { [ "${1:-}" = --scale ] || [ "${1:-}" = -scale ]; }
+
+# bench_scale runs tests/scale.mjs (the fit time and peak memory against the number of rows,
+# natively and in the page) for the sizes in ARGS (after --scale), and writes
+# docs/benchmarks/scale.md; the generated files stay in tests/.scale/ for the next run. The
+# report is written to a scratch file first and copied at the end, so an interrupted run
+# leaves the committed one as it was.
+bench_scale() {
+	shift
+	need_go
+	need_test_tools
+	build
+	mkdir -p tests/.bin tests/.scale
+	go build -o tests/.bin/privopt ./cmd/privopt
+	go build -o tests/.bin/scale ./internal/bench/scale
+	local tmp
+	tmp=$(mktemp)
+	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_SCALE="$ROOT/tests/.bin/scale" PRIVOPT_DIST="$DIST" \
+		PRIVOPT_CHROMIUM="$CHROMIUM" node tests/scale.mjs "$tmp" "$ROOT/tests/.scale" "$@"
+	mkdir -p docs/benchmarks
+	mv "$tmp" docs/benchmarks/scale.md
+	say "build.sh: wrote docs/benchmarks/scale.md"
+}
+
 # --- test ---------------------------------------------------------------------------------
 
 STEP=""
@@ -460,7 +493,9 @@ case "$cmd" in
 build) build ;;
 serve) serve "$@" ;;
 bench)
-	if devsuite_asked "$@"; then
+	if scale_asked "$@"; then
+		bench_scale "$@"
+	elif devsuite_asked "$@"; then
 		bench_devsuite "$@"
 	else
 		bench "$@"

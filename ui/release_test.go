@@ -306,7 +306,7 @@ func TestUseModelBinary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := p.Predict(test.Row(0))
+	want := p.Predict(test.Row(0, nil))
 	if a.Row == nil || a.Row.Label != want.Label || !slices.Equal(a.Row.Probabilities, want.Probabilities) || len(want.Probabilities) != 2 {
 		t.Fatalf("the panel predicts %+v (%q), want %+v", a.Row, a.RowErr, want)
 	}
@@ -350,7 +350,7 @@ func TestUseModelRegression(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, _ := f.Predictor(1)
-	want := p.Predict(ds.Row(0))
+	want := p.Predict(ds.Row(0, nil))
 	if a.Row == nil || a.Row.Label != want.Label || a.Row.Value != want.Value || a.Row.Probabilities != nil || want.Label == "" {
 		t.Errorf("the panel predicts %+v (%q), want %+v", a.Row, a.RowErr, want)
 	}
@@ -458,7 +458,7 @@ func TestUseReceivedRelease(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := p.Predict(test.Row(0)); b.UseModel != 2 || b.Row == nil || b.Row.Label != want.Label || !slices.Equal(b.Row.Probabilities, want.Probabilities) {
+	if want := p.Predict(test.Row(0, nil)); b.UseModel != 2 || b.Row == nil || b.Row.Label != want.Label || !slices.Equal(b.Row.Probabilities, want.Probabilities) {
 		t.Errorf("model 2 predicts %+v, want %+v", b.Row, want)
 	}
 	testCSV, err := io.ReadAll(demo.Test())

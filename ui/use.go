@@ -192,7 +192,7 @@ func (a *App) predictRow() {
 	if err == nil {
 		var ds *data.Dataset
 		if ds, _, err = data.EncodeForPrediction(strings.NewReader(a.rowCSV()), a.useFile.Schema); err == nil {
-			pr := p.Predict(ds.Row(0))
+			pr := p.Predict(ds.Row(0, nil))
 			a.Row = &pr
 			return
 		}

@@ -33,7 +33,9 @@ self.privoptEngineStarted = (handle) => {
 async function start() {
   if (!(module instanceof WebAssembly.Module)) throw new Error('the first message must be the compiled module');
   const go = new Go();
-  go.run(await WebAssembly.instantiate(module, go.importObject));
+  const instance = await WebAssembly.instantiate(module, go.importObject);
+  self.privoptMemory = instance.exports.mem; // read by tests/scale.mjs: a WebAssembly memory never shrinks
+  go.run(instance);
 }
 
 self.postMessage({ loaded: true });

@@ -57,7 +57,7 @@ func TestPredictAdult(t *testing.T) {
 	for i, row := range rows[1:] {
 		fields := strings.Split(row, ",")
 		var s float64
-		for j, v := range ds.Row(i) {
+		for j, v := range ds.Row(i, nil) {
 			s += w[j] * v
 		}
 		p, err := strconv.ParseFloat(fields[2], 64)
@@ -116,7 +116,7 @@ func TestPredictLabelRange(t *testing.T) {
 	distinct := map[string]bool{}
 	for i, row := range rows[1:] {
 		var s float64
-		for j, v := range ds.Row(i) {
+		for j, v := range ds.Row(i, nil) {
 			s += w[j] * v
 		}
 		want := 32.5 + float64(27.5*min(max(s, -1), 1))

@@ -107,17 +107,26 @@ func constantOf(v float64, n int) []float64 {
 func standardised(ref *data.Dataset, dss ...*data.Dataset) []*data.Dataset {
 	var keep []int
 	var mean, sd []float64
-	for j := range ref.D {
-		m, s := 0.0, 0.0
-		for i := range ref.N {
-			m += ref.X[i*ref.D+j]
+	sums, squares := make([]float64, ref.D), make([]float64, ref.D)
+	x := make([]float64, ref.D)
+	for i := range ref.N {
+		x = ref.Row(i, x)
+		for j, v := range x {
+			sums[j] += v
 		}
-		m /= float64(ref.N)
-		for i := range ref.N {
-			v := ref.X[i*ref.D+j] - m
-			s += v * v
+	}
+	for j := range sums {
+		sums[j] /= float64(ref.N)
+	}
+	for i := range ref.N {
+		x = ref.Row(i, x)
+		for j, v := range x {
+			v -= sums[j]
+			squares[j] += v * v
 		}
-		if s = math.Sqrt(s / float64(ref.N)); s > 0 {
+	}
+	for j, m := range sums {
+		if s := math.Sqrt(squares[j] / float64(ref.N)); s > 0 {
 			keep, mean, sd = append(keep, j), append(mean, m), append(sd, s)
 		}
 	}
@@ -125,8 +134,10 @@ func standardised(ref *data.Dataset, dss ...*data.Dataset) []*data.Dataset {
 	for k, ds := range dss {
 		d := len(keep) + 1
 		z := &data.Dataset{N: ds.N, D: d, X: make([]float64, ds.N*d), Y: ds.Y, Label: ds.Label}
+		row := make([]float64, ds.D)
 		for i := range ds.N {
-			row, zrow := ds.Row(i), z.Row(i)
+			row = ds.Row(i, row)
+			zrow := z.X[i*d : (i+1)*d]
 			for c, j := range keep {
 				zrow[c] = (row[j] - mean[c]) / sd[c]
 			}

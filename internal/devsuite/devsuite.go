@@ -424,8 +424,10 @@ func measures(t Task, ls mech.LossSpec, l loss.Loss, ds *data.Dataset, w []float
 // scores returns ⟨w, x⟩ for every row x of ds.
 func scores(ds *data.Dataset, w []float64) []float64 {
 	out := make([]float64, ds.N)
-	for i := range out {
-		for j, v := range ds.Row(i) {
+	x := make([]float64, ds.D)
+	for i := range ds.N {
+		x = ds.Row(i, x)
+		for j, v := range x {
 			out[i] += w[j] * v
 		}
 	}

@@ -57,8 +57,10 @@ func EvaluateLocally(s Spec, facts Facts, train []float64, test *data.Dataset, d
 	}
 	if test.Label.Kind == data.LabelNumeric && declared != nil {
 		sum := 0.0
+		x := make([]float64, test.D)
 		for i := range test.N {
-			e := test.Label.Raw(dot(w, test.Row(i))) - declared[i]
+			x = test.Row(i, x)
+			e := test.Label.Raw(dot(w, x)) - declared[i]
 			sum += e * e
 		}
 		rmse := math.Sqrt(sum / float64(max(test.N, 1)))
@@ -98,8 +100,10 @@ func rocOf(ds *data.Dataset, w []float64) *ROC {
 	}
 	rows := make([]scored, ds.N)
 	pos := 0
+	x := make([]float64, ds.D)
 	for i := range rows {
-		rows[i] = scored{dot(w, ds.Row(i)), ds.Y[i] > 0}
+		x = ds.Row(i, x)
+		rows[i] = scored{dot(w, x), ds.Y[i] > 0}
 		if rows[i].pos {
 			pos++
 		}

@@ -75,7 +75,7 @@ func TestEvaluateLocallyDividesByTheRows(t *testing.T) {
 	w := []float64{0.3, -2}
 	want := 0.0
 	for i := range ds.N {
-		want += math.Log1p(math.Exp(-ds.Y[i] * dot(w, ds.Row(i))))
+		want += math.Log1p(math.Exp(-ds.Y[i] * dot(w, ds.Row(i, nil))))
 	}
 	want /= 3
 	for _, nb := range []privacy.Neighbouring{privacy.ReplaceOne, privacy.AddRemove} {

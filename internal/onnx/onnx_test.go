@@ -611,7 +611,7 @@ func TestScaledEncoding(t *testing.T) {
 	parts := d.node(t, "privopt/features").inputs
 	for j, column := range []string{"gain", "age", "loss"} {
 		for i, v := range values[column] {
-			got, want := eval(t, d, parts[j], map[string]float64{column: v}), ds.Row(i)[j]
+			got, want := eval(t, d, parts[j], map[string]float64{column: v}), ds.Row(i, nil)[j]
 			if tol := map[bool]float64{true: 1e-15, false: 0}[column != "age"]; math.Abs(got-want) > tol || got < 0 || got > 1 {
 				t.Errorf("%s = %v: the graph encodes %v, privopt %v", column, v, got, want)
 			}

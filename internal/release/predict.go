@@ -153,8 +153,10 @@ func (f *File) WriteCSV(k int, in io.Reader, out io.Writer) (*data.Diagnostics, 
 		return diag, err
 	}
 	record := make([]string, len(header))
+	x := make([]float64, ds.D)
 	for i := range ds.N {
-		pr := p.Predict(ds.Row(i))
+		x = ds.Row(i, x)
+		pr := p.Predict(x)
 		record[0] = pr.Label
 		for c, q := range pr.Probabilities {
 			record[c+1] = strconv.FormatFloat(q, 'g', 17, 64)

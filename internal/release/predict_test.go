@@ -70,12 +70,12 @@ func TestPredictLabelRange(t *testing.T) {
 			}
 			lines := strings.Split(strings.TrimSpace(csv.String()), "\n")
 			for i := range ds.N {
-				s := min(max(dot(file.Models[k-1].Model.Weights, ds.Row(i)), -1), 1)
+				s := min(max(dot(file.Models[k-1].Model.Weights, ds.Row(i, nil)), -1), 1)
 				if s == -1 || s == 1 {
 					clipped++
 				}
 				want := 3.5 + float64(2.5*s)
-				got := p.Predict(ds.Row(i))
+				got := p.Predict(ds.Row(i, nil))
 				if got.Value != want || got.Label != strconv.FormatFloat(want, 'g', -1, 64) || lines[i+1] != got.Label || want < 1 || want > 6 {
 					t.Errorf("model %d, row %d: %+v (file: %s), want %v", k, i, got, lines[i+1], want)
 				}

@@ -172,7 +172,7 @@ func TestPredict(t *testing.T) {
 		}
 		w := f.Models[0].Model.Weights
 		for i := range ds.N {
-			x := ds.Row(i)
+			x := ds.Row(i, nil)
 			got := p.Predict(x)
 			switch c.loss {
 			case "logistic", "smooth-hinge":

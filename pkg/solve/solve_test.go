@@ -466,7 +466,7 @@ func TestFitLogistic(t *testing.T) {
 	correct := 0
 	for i := 0; i < ds.N; i++ {
 		z := 0.0
-		for j, v := range ds.Row(i) {
+		for j, v := range ds.Row(i, nil) {
 			z += v * res.X[j]
 		}
 		if z*ds.Y[i] > 0 {

@@ -249,15 +249,26 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
+	if err := e.fits(src, schema); err != nil {
+		return Response{}, err
+	}
 	r, err := src.open()
 	if err != nil {
 		return Response{}, err
 	}
-	train, diag, err := data.Encode(e.reading(req.ID, r, src.size), schema)
+	// A check of a file under replace-one reads the rows without keeping them (its random
+	// held-out subset needs only their number), so that the planning worker holds no copy.
+	summarize := req.Check && !req.SplitByContent && !src.demo
+	encode := data.Encode
+	if summarize {
+		encode = data.Summarize
+	}
+	train, diag, err := encode(e.reading(req.ID, r, src.size), schema)
 	if err != nil {
 		return Response{}, err
 	}
 	var test *data.Dataset
+	var inTest []bool // the rows held out of train, when they are still in it (a check)
 	sum := &Dataset{Rows: diag.Rows, ClippedRows: diag.ClippedRows, Columns: diag.Columns, Delimiter: delimiterName(diag.Delimiter)}
 	switch {
 	case src.demo:
@@ -272,22 +283,42 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 			sum.Columns[i].Clipped += tdiag.Columns[i].Clipped
 			sum.Columns[i].Other += tdiag.Columns[i].Other
 		}
-	case req.Holdout > 0 && req.SplitByContent:
-		// When every row hashes to the training side, the held-out set is empty and kept: a
-		// private evaluation then releases its noisy sums of no rows, since whether any row is
-		// held out is private under add/remove.
-		if train, test, err = data.SplitByContent(train, req.Holdout, req.SplitSeed); err != nil {
+	case req.Holdout > 0:
+		// The split moves the rows (Divide) rather than copying them, so that it never holds
+		// more than the file's rows; a check summarises the training rows where they are. When
+		// every row hashes to the training side under a split by content, the held-out set is
+		// empty and kept: a private evaluation then releases its noisy sums of no rows, since
+		// whether any row is held out is private under add/remove.
+		if req.SplitByContent {
+			inTest, err = data.ContentHoldout(train, req.Holdout, req.SplitSeed)
+		} else {
+			inTest, err = data.RandomHoldout(train.N, req.Holdout, rng.Seeded(req.SplitSeed))
+		}
+		if err != nil {
 			return Response{}, err
 		}
-	case req.Holdout > 0:
-		if train, test, err = data.Split(train, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {
-			return Response{}, err
+		for _, t := range inTest {
+			if t {
+				sum.Test++
+			}
+		}
+		if !req.Check {
+			train, test = train.Divide(inTest)
+			inTest = nil
 		}
 	}
 	if sum.Facts, err = fit.FactsOf(train, schema); err != nil {
 		return Response{}, err
 	}
-	sum.Features, sum.RowWidth = train.Features, loss.RowWidth(train)
+	if inTest != nil {
+		sum.Facts.N -= sum.Test // a check's held-out rows are still among train's
+	}
+	sum.Features = train.Features
+	if summarize {
+		sum.RowWidth = loss.WidthOf(diag.Rows, train.D, diag.NonZero) // all the rows'
+	} else {
+		sum.RowWidth = loss.RowWidth(train, inTest)
+	}
 	if test != nil {
 		sum.Test = test.N
 	}
@@ -297,6 +328,52 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		e.mu.Unlock()
 	}
 	return Response{Kind: "dataset", Dataset: sum}, nil
+}
+
+// WorkerMemory is the memory that the data may take in one worker: a worker's WebAssembly
+// memory is at most 4 GiB (its addresses have 32 bits), of which the module, the Go runtime and
+// what a run computes need a part.
+const WorkerMemory = 3 << 30
+
+// fits returns an error, before the data is read, when a worker that runs fits on it would need
+// more memory than the worker may (e.memory): estimated from the file's size, the schema
+// (data.Footprint) and the length of its first lines, with the collector's slack (gcPercent):
+// the rows' peak while being encoded, the held-out split's indices, and the rows with their
+// values rescaled to private ranges. A check refuses what a run could not hold. Each worker
+// running fits keeps its own copy of the rows, and the planning worker one under add/remove
+// (whose split needs the rows' content).
+func (e *Engine) fits(src source, s *data.Schema) error {
+	r, err := src.open()
+	if err != nil {
+		return err
+	}
+	head, err := io.ReadAll(io.LimitReader(r, previewBytes))
+	if err != nil {
+		return fmt.Errorf("engine: reading the file: %w", err)
+	}
+	header := bytes.IndexByte(head, '\n') + 1
+	lines := head[header : bytes.LastIndexByte(head, '\n')+1]
+	lineBytes := float64(len(head) - header) // when no line ends in the head, at least that
+	if n := bytes.Count(lines, []byte{'\n'}); n > 0 {
+		lineBytes = float64(len(lines)) / float64(n)
+	}
+	f := s.Footprint(src.size-int64(header), lineBytes)
+	need := max(f.Peak, f.Bytes+24*f.Rows, f.Bytes+f.Values) // the split's indices: 24 bytes a row at most
+	need += need * gcPercent / 100
+	if need <= e.memory {
+		return nil
+	}
+	gb := func(b int64) string {
+		switch {
+		case b < 1e6:
+			return strconv.FormatInt(b/1e3, 10) + " kB"
+		case b < 1e9:
+			return strconv.FormatInt(b/1e6, 10) + " MB"
+		}
+		return strconv.FormatFloat(float64(b)/1e9, 'f', 1, 64) + " GB"
+	}
+	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that runs fits keeps its own copy). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit",
+		gb(src.size), f.Rows, lineBytes, gb(need), float64(need)/float64(e.memory), gb(e.memory), f.Rows*e.memory/need)
 }
 
 // reading returns a reader of r, a file of size bytes, that posts the reading's progress as

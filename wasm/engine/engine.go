@@ -176,6 +176,10 @@ func (n *Number) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// gcPercent is a worker's GOGC (see Serve): its heap grows by a quarter of the live heap
+// between collections.
+const gcPercent = 25
+
 // Engine answers the page's requests. It holds the encoded dataset of its worker and at most
 // one run at a time. Its methods are safe for concurrent use.
 type Engine struct {
@@ -185,6 +189,9 @@ type Engine struct {
 	mu   sync.Mutex
 	data *dataset   // the encoded data, or nil
 	run  *activeRun // the run in progress, or nil
+
+	// memory is what the data may take in this worker (WorkerMemory unless a test lowers it).
+	memory int64
 }
 
 // New returns an engine that posts the asynchronous messages of runs and file reads with
@@ -192,7 +199,7 @@ type Engine struct {
 // not nil) each time it posts the run's progress: at the mechanism's progress reports, at
 // most every quarter of a second. In a worker, yield lets the event loop deliver a "cancel".
 func New(post func(Response), yield func()) *Engine {
-	return &Engine{post: post, yield: yield}
+	return &Engine{post: post, yield: yield, memory: WorkerMemory}
 }
 
 // Handle answers one request. f is the file posted with the request, or nil.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -222,7 +223,7 @@ func TestDatasetDemo(t *testing.T) {
 		t.Errorf("demo dataset: %+v", d)
 	}
 	// The demo's one-hot rows are held sparse: 7 ones, the bias and up to 5 numbers of 92.
-	if w := d.RowWidth; !w.Sparse || !(w.Entries >= 8 && w.Entries <= 13) || w != loss.RowWidth(e.data.train) {
+	if w := d.RowWidth; !w.Sparse || !(w.Entries >= 8 && w.Entries <= 13) || w != loss.RowWidth(e.data.train, nil) {
 		t.Errorf("row width %+v", w)
 	}
 	// Missing values counted over both files: workclass has "?" in the first rows.
@@ -245,6 +246,15 @@ func equalFacts(a, b fit.Facts) bool {
 }
 
 // fourKinds returns a file of 200 rows of 4 kinds (x from 1 to 4, y alternating) and its schema.
+// denseRows returns the rows of ds dense, row-major, however they are held.
+func denseRows(ds *data.Dataset) []float64 {
+	var out []float64
+	for i := range ds.N {
+		out = append(out, ds.Row(i, nil)...)
+	}
+	return out
+}
+
 func fourKinds() (memFile, json.RawMessage) {
 	var csv strings.Builder
 	csv.WriteString("x,y\n")
@@ -268,7 +278,7 @@ func TestDatasetHoldout(t *testing.T) {
 	// Two engines with the same split seed hold the same rows.
 	e2, _ := newEngine()
 	e2.Handle(Request{ID: 5, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9}, file)
-	if !slices.Equal(e.data.test.X, e2.data.test.X) {
+	if !slices.Equal(denseRows(e.data.test), denseRows(e2.data.test)) {
 		t.Error("the same split seed gave different held-out rows")
 	}
 	// Under add/remove the held-out rows are chosen by their content: data.SplitByContent's.
@@ -285,13 +295,20 @@ func TestDatasetHoldout(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, want, err := data.SplitByContent(full, 0.25, 9)
-	if err != nil || !slices.Equal(e4.data.test.X, want.X) || e4.data.summary.Test != want.N {
+	if err != nil || !slices.Equal(denseRows(e4.data.test), denseRows(want)) || e4.data.summary.Test != want.N {
 		t.Errorf("split by content: %d held-out rows, want data.SplitByContent's %d (%v)", e4.data.summary.Test, want.N, err)
 	}
-	// A check keeps nothing.
-	e3, _ := newEngine()
-	if r := e3.Handle(Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Check: true}, file); r.Kind != "dataset" || e3.data != nil {
-		t.Errorf("check: %+v, data kept: %v", r, e3.data != nil)
+	// A check keeps nothing (under replace-one it keeps no row while reading, data.Summarize),
+	// and summarises the training rows as the split does.
+	for _, byContent := range []bool{false, true} {
+		e3, _ := newEngine()
+		req := Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9, SplitByContent: byContent}
+		want := e3.Handle(req, file)
+		e3.data = nil
+		req.Check = true
+		if r := e3.Handle(req, file); r.Kind != "dataset" || e3.data != nil || !reflect.DeepEqual(r.Dataset, want.Dataset) {
+			t.Errorf("check (by content: %v): %+v, data kept: %v; want %+v", byContent, r.Dataset, e3.data != nil, want.Dataset)
+		}
 	}
 }
 

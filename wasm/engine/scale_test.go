@@ -29,7 +29,7 @@ func TestRangesSharedByRuns(t *testing.T) {
 	if d.Facts.Scalable != 5 || d.Facts.LabelScalable {
 		t.Fatalf("the demo's facts count %d columns to scale (label %v), want 5", d.Facts.Scalable, d.Facts.LabelScalable)
 	}
-	train, test := slices.Clone(e.data.train.X), slices.Clone(e.data.test.X)
+	train, test := denseRows(e.data.train), denseRows(e.data.test)
 	spec, seed := scalingSpec(), uint64(5)
 	if r := e.Handle(Request{ID: 3, Kind: "run", Spec: spec, Seed: &seed}, nil); r.Kind != "error" || !strings.Contains(r.Error, "no schema as used") {
 		t.Errorf("a run that scales without a schema as used: %+v", r)
@@ -73,7 +73,7 @@ func TestRangesSharedByRuns(t *testing.T) {
 		rel := r.Result.Release
 		models = append(models, release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters})
 	}
-	if !slices.Equal(e.data.train.X, train) || !slices.Equal(e.data.test.X, test) {
+	if !slices.Equal(denseRows(e.data.train), train) || !slices.Equal(denseRows(e.data.test), test) || e.data.train.Sparse == nil {
 		t.Error("the rows held were modified")
 	}
 	f, err := release.New(used, *spec, d.Facts, sc.Ranges, models)

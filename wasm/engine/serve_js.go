@@ -5,6 +5,7 @@ package engine
 import (
 	"errors"
 	"io"
+	"runtime/debug"
 	"syscall/js"
 	"time"
 )
@@ -17,6 +18,11 @@ import (
 // a turn: that is how a "cancel" message reaches a running fit. A mechanism that reports
 // progress rarely is stopped by the page instead, which terminates the worker.
 func Serve() {
+	// A WebAssembly memory never shrinks, so a worker keeps the largest heap it ever had: the
+	// collector runs when the heap has grown by a quarter since the last collection (Go's
+	// default is double), which bounds a worker's memory by about 1.25 times the rows it holds
+	// (their blocks hold no pointers, so a collection costs little).
+	debug.SetGCPercent(gcPercent)
 	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
 	handler := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		msg := args[0]
@@ -30,6 +36,9 @@ func Serve() {
 		if msg.Type() != js.TypeString {
 			js.Global().Call("postMessage", Encode(Response{Kind: "error", Error: "engine: a message must be a JSON request"}))
 			return nil
+		}
+		if limit := js.Global().Get("privoptWorkerMemory"); limit.Type() == js.TypeNumber {
+			e.memory = int64(limit.Float()) // a lower limit, set by a browser test
 		}
 		js.Global().Call("postMessage", e.HandleJSON(msg.String(), f))
 		return nil

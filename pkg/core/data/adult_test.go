@@ -153,7 +153,7 @@ func TestAdult(t *testing.T) {
 					z = append(z, oneHot...)
 				}
 				want := append(scaleRows([][]float64{z}, 1/math.Sqrt(24))[0], 1/math.Sqrt2)
-				row := ds.Row(i)
+				row := ds.Row(i, nil)
 				for k := range want {
 					if !closeTo(row[k], want[k], 1e-15) {
 						t.Fatalf("row %d, feature %q = %v; ADULT.md gives %v", i, features[k], row[k], want[k])

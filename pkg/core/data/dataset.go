@@ -13,12 +13,19 @@ import (
 	"strconv"
 )
 
-// Dataset is an encoded dataset: N rows of D features, row-major, and one label per row.
+// Dataset is an encoded dataset: N rows of D features and one label per row. The rows are
+// held dense (X) or by their stored entries (Sparse): Encode holds rows sparse when its schema
+// gives them at most a quarter of D entries each (one-hot encoded categories), so that the
+// categories' zeros take no memory, and dense otherwise. Row gives every row dense either
+// way, with the same bits.
 type Dataset struct {
 	// N is the number of rows and D the number of features per row.
 	N, D int
-	// X holds the features, row-major: row i is X[i*D : (i+1)*D].
+	// X holds the features of rows held dense, row-major: row i is X[i*D : (i+1)*D]. It is
+	// nil when the rows are held sparse.
 	X []float64
+	// Sparse holds the rows when X is nil (see Sparse), and is nil otherwise.
+	Sparse *Sparse
 	// Y holds one label per row: ±1 for a binary label, the class index 0..K−1 for a
 	// categorical label with K classes, or for regression the target value (in [−1, 1] when
 	// the label has a private range: Label.Raw maps it back to the label's units).
@@ -43,9 +50,28 @@ type Dataset struct {
 	Label Label
 }
 
-// Row returns row i of X (a slice of X, not a copy).
-func (ds *Dataset) Row(i int) []float64 {
-	return ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+// Row returns row i's D features, dense: written into dst when it has room for them
+// (cap(dst) ≥ D), into a new slice otherwise. For rows held dense it is a copy of X's row.
+func (ds *Dataset) Row(i int, dst []float64) []float64 {
+	if cap(dst) < ds.D {
+		dst = make([]float64, ds.D)
+	}
+	dst = dst[:ds.D]
+	if ds.Sparse != nil {
+		ds.Sparse.Row(i, dst)
+	} else {
+		copy(dst, ds.X[i*ds.D:(i+1)*ds.D])
+	}
+	return dst
+}
+
+// Entries returns the entries row i stores: for rows held sparse their columns and values
+// (Sparse.Entries), for rows held dense nil and the row's D values, a slice of X.
+func (ds *Dataset) Entries(i int) (col []int32, val []float64) {
+	if ds.Sparse != nil {
+		return ds.Sparse.Entries(i)
+	}
+	return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
 }
 
 // LabelKind is the encoding of a dataset's labels.

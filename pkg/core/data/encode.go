@@ -8,15 +8,17 @@ import (
 	"strconv"
 )
 
-// MaxCells is the largest number of entries (rows × features) that Encode produces: 2^28
-// float64 values, 2 GiB. A larger input is an error at the first row that would pass it.
+// MaxCells is the largest number of entries that Encode stores: 2^28 float64 values, 2 GiB,
+// each row's D features for rows held dense, each row's stored entries for rows held sparse (see
+// Dataset). A larger input is an error at the first row that would pass it.
 const MaxCells = 1 << 28
 
 // Diagnostics are local facts about an encoded file for the person who owns the data:
 // computed from the private data, they are not private, and never go into a release.
 type Diagnostics struct {
-	// Rows is the number of data rows read.
-	Rows int
+	// Rows is the number of data rows read, and NonZero the number of their features that
+	// are not zero, all rows together.
+	Rows, NonZero int
 	// Delimiter is the field delimiter, declared or detected.
 	Delimiter byte
 	// ClippedRows counts the rows whose computed norm exceeded the declared radius and whose
@@ -165,23 +167,53 @@ func parseNumber(text []byte) (float64, error) {
 // Every error in the input is an *Error naming the line, the column and the reason; Encode
 // stops at the first. The CSV dialect is described in docs/schemas.md.
 //
-// Memory: Encode keeps at most one record of text (up to 1 MiB) and, while reading, one
-// float64 per row and column that is not ignored; it then allocates the N×D matrix and copies
-// those values into it. No row is ever held as text, and no growing slice is copied: the
-// peak is the matrix plus 8 bytes per row and encoded column.
+// Memory: Encode keeps at most one record of text (up to 1 MiB) and stores each row's entries
+// as it reads it, one block of rows at a time (12 bytes an entry, 8 a row, 8 a label): rows held
+// sparse (see Dataset) are then the dataset, and the peak is the dataset and a block. Rows held
+// dense are written out into the N×D matrix at the end, one block at a time: the peak is the
+// matrix plus the entries. No row is ever held as text, and no growing slice of rows is copied.
 func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false)
+	return encode(r, s, false, heldBySchema)
+}
+
+// Summarize reads a file and checks it as Encode does, with the same Diagnostics, and keeps no
+// row: the dataset it returns describes N rows (N, D, the features and the schema's facts) and
+// holds none (X, Sparse and Y are nil). It takes the memory of reading the file only.
+func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false, heldNone)
 }
 
 // EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
 // but the label column and the ignored columns may be absent from the header. When the label
 // is absent every Y is NaN, and Diagnostics.Columns still ends with the label's (zero) entry.
 func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, true)
+	return encode(r, s, true, heldBySchema)
 }
 
-// encode is Encode, or EncodeForPrediction when unlabelled is true.
-func encode(r io.Reader, s *Schema, unlabelled bool) (*Dataset, *Diagnostics, error) {
+// holding says how encode holds the rows: as the schema says (Encode), dense or sparse whatever
+// it says (to test that both give the same rows), or not at all (Summarize).
+type holding int
+
+const (
+	heldBySchema holding = iota
+	heldDense
+	heldSparse
+	heldNone
+)
+
+// rows reports whether encode holds rows made from m numeric and categorical columns, of d
+// features, sparse, and the entries it stores a row: as Encode would hold them, for Summarize
+// too, whose limit on the entries (MaxCells) is then Encode's.
+func (held holding) rows(m, d int) (sparse bool, cells int) {
+	if held == heldSparse || held != heldDense && SparseRows(1, d, m+1) {
+		return true, m + 1
+	}
+	return false, d
+}
+
+// encode is Encode, or EncodeForPrediction when unlabelled is true, holding the rows as held
+// says.
+func encode(r io.Reader, s *Schema, unlabelled bool, held holding) (*Dataset, *Diagnostics, error) {
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -201,11 +233,11 @@ func encode(r io.Reader, s *Schema, unlabelled bool) (*Dataset, *Diagnostics, er
 		return nil, nil, err
 	}
 	p.diag.Delimiter = rr.delim
-	store, err := p.read(rr, names)
+	ds, err := p.read(rr, names, held)
 	if err != nil {
 		return nil, nil, err
 	}
-	return p.assemble(store), p.diag, nil
+	return ds, p.diag, nil
 }
 
 // plan is how Encode encodes the records of one file with one schema.
@@ -302,10 +334,17 @@ func (c *Column) width() int {
 	return len(c.Categories)
 }
 
-// read encodes the records of rr, one value per planned column, into a rowStore.
-func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
-	store := newRowStore(len(p.cols))
-	d := len(p.features)
+// read encodes the records of rr into a dataset: each record's values (one per planned
+// column) as the row's entries, stored one block at a time, and its label; rows held dense are
+// written out from their entries at the end, one block at a time.
+func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, error) {
+	s, d, m := p.schema, len(p.features), len(p.offsets)
+	sparse, cells := held.rows(m, d)
+	fit := newFitter(s.Norm, m)
+	rows := newSparseBuilder(m + 1)
+	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)
+	var labels [][]float64 // by block
+	n := 0
 	for {
 		ok, err := rr.next(names)
 		if err != nil {
@@ -314,55 +353,34 @@ func (p *plan) read(rr *recordReader, names []string) (*rowStore, error) {
 		if !ok {
 			break
 		}
-		if (store.n+1)*d > MaxCells {
-			return nil, lineError(rr.start, "the encoded matrix would exceed %d entries (%d features a row)", MaxCells, d)
+		if (n+1)*cells > MaxCells {
+			return nil, lineError(rr.start, "the encoded rows would exceed %d entries (%d a row)", MaxCells, cells)
 		}
-		row := store.next()
-		for j, c := range p.cols {
-			if c.field == absent {
-				row[j] = math.NaN()
-				continue
-			}
-			text := rr.fields[c.field]
-			if missingValue(text) {
-				if !c.col.Missing.Replace {
-					return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
-						Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}
-				}
-				row[j] = p.replacement[j]
-				c.diag.Missing++
-				continue
-			}
-			v, n, err := c.encode(text)
-			if err != nil {
-				return nil, &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1, Err: err}
-			}
-			switch n {
-			case clipped:
-				c.diag.Clipped++
-			case clippedToRange:
-				c.diag.ClippedToRange++
-			case other:
-				c.diag.Other++
-			}
-			row[j] = v
+		if err := p.encodeRecord(rr, row); err != nil {
+			return nil, err
 		}
+		k := p.entries(fit, row, col, val)
+		for _, v := range val[:k] {
+			if v != 0 {
+				p.diag.NonZero++
+			}
+		}
+		n++
+		if held == heldNone {
+			continue
+		}
+		rows.add(col[:k], val[:k])
+		if (n-1)%BlockRows == 0 {
+			labels = append(labels, make([]float64, 0, BlockRows))
+		}
+		labels[len(labels)-1] = append(labels[len(labels)-1], row[len(p.cols)-1])
 	}
-	if store.n == 0 {
+	if n == 0 {
 		return nil, lineError(rr.line+1, "no data rows after the header")
 	}
-	return store, nil
-}
-
-// assemble builds the dataset from the stored values: the features scaled, one-hot blocks
-// expanded, the bias appended, each row fitted within the norm bound; it releases the store
-// as it goes.
-func (p *plan) assemble(store *rowStore) *Dataset {
-	s, n, d := p.schema, store.n, len(p.features)
-	ds := &Dataset{
-		N: n, D: d, X: make([]float64, n*d), Y: make([]float64, n), Features: p.features,
-		P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias, PublicRows: s.PublicRows, Label: p.cols[len(p.cols)-1].col.datasetLabel(),
-	}
+	p.diag.Rows = n
+	ds := &Dataset{N: n, D: d, Features: p.features, P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias,
+		PublicRows: s.PublicRows, Label: p.cols[len(p.cols)-1].col.datasetLabel()}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
 			for k := range c.width() {
@@ -370,28 +388,83 @@ func (p *plan) assemble(store *rowStore) *Dataset {
 			}
 		}
 	}
-	fit := newFitter(s.Norm, len(p.offsets), d)
-	for i := range n {
-		src := store.row(i)
-		x := ds.Row(i)
-		for j, off := range p.offsets {
-			if p.cols[j].col.Kind == Numeric {
-				x[off] = fit.scale * src[j]
-			} else {
-				x[off+int(src[j])] = fit.scale
-			}
-		}
-		if s.Norm.Bias > 0 {
-			x[d-1] = s.Norm.Bias
-		}
-		if fit.fit(x) {
-			p.diag.ClippedRows++
-		}
-		ds.Y[i] = src[len(p.cols)-1]
-		store.release(i)
+	if held == heldNone {
+		return ds, nil
 	}
-	p.diag.Rows = n
-	return ds
+	ds.Y = make([]float64, n)
+	for b, y := range labels {
+		copy(ds.Y[b*BlockRows:], y)
+		labels[b] = nil
+	}
+	if ds.Sparse = rows.done(); !sparse {
+		ds.X = ds.Sparse.dense(n, d)
+		ds.Sparse = nil
+	}
+	return ds, nil
+}
+
+// encodeRecord encodes the fields of the record rr holds into row, one value per planned
+// column.
+func (p *plan) encodeRecord(rr *recordReader, row []float64) error {
+	for j, c := range p.cols {
+		if c.field == absent {
+			row[j] = math.NaN()
+			continue
+		}
+		text := rr.fields[c.field]
+		if missingValue(text) {
+			if !c.col.Missing.Replace {
+				return &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
+					Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}
+			}
+			row[j] = p.replacement[j]
+			c.diag.Missing++
+			continue
+		}
+		v, n, err := c.encode(text)
+		if err != nil {
+			return &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1, Err: err}
+		}
+		switch n {
+		case clipped:
+			c.diag.Clipped++
+		case clippedToRange:
+			c.diag.ClippedToRange++
+		case other:
+			c.diag.Other++
+		}
+		row[j] = v
+	}
+	return nil
+}
+
+// entries writes the entries of the row whose planned columns' values are src into col and val
+// (room for every feature column and the bias) and returns their number: the features scaled,
+// a one-hot block as its one entry, the bias, the row fitted within the norm bound (fitter.fit
+// gives a row's entries the bits it gives the dense row); the numeric features whose value is
+// +0 are left out.
+func (p *plan) entries(fit *fitter, src []float64, col []int32, val []float64) int {
+	k := 0
+	for j, off := range p.offsets {
+		v, c := fit.scale, off
+		if p.cols[j].col.Kind == Numeric {
+			v = fit.scale * src[j]
+		} else {
+			c += int(src[j])
+		}
+		if math.Float64bits(v) != 0 {
+			col[k], val[k] = int32(c), v
+			k++
+		}
+	}
+	if b := p.schema.Norm.Bias; b > 0 {
+		col[k], val[k] = int32(len(p.features)-1), b
+		k++
+	}
+	if fit.fit(val[:k]) {
+		p.diag.ClippedRows++
+	}
+	return k
 }
 
 // Label returns the description of the label that Encode gives a dataset of the valid
@@ -419,4 +492,39 @@ func (c *Column) datasetLabel() Label {
 		l.Classes = append([]string(nil), c.Classes...)
 	}
 	return l
+}
+
+// Footprint is the memory that Encode takes for a file, estimated before reading it from the
+// file's size, its lines' length and the schema alone (see Schema.Footprint).
+type Footprint struct {
+	// Rows is the estimated number of rows.
+	Rows int64
+	// Bytes is what the encoded rows and their labels take, Peak what Encode takes at most
+	// while making them, and Values what the rows' values alone take (a rescaled copy of the
+	// rows: Rescale shares the rest).
+	Bytes, Peak, Values int64
+}
+
+// Footprint estimates the memory that Encode takes for data of dataBytes bytes (the file
+// without its header) whose lines take lineBytes bytes on average, encoded with the valid
+// schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 12 bytes an entry
+// (a column and a value), 8 for its start and 8 for its label; held dense, 8 bytes a feature
+// and 8 for its label, and while reading its entries as well. The estimate is as good as the
+// lines' length, usually read from the first lines of the file.
+func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
+	m, d := 0, len(s.Features())
+	for _, c := range s.Columns {
+		if c.Kind.isFeature() {
+			m++
+		}
+	}
+	f := Footprint{Rows: int64(math.Ceil(float64(max(dataBytes, 0)) / max(lineBytes, 1)))}
+	entries := int64(12*(m+1) + 8 + 8) // the entries (at most the columns and the bias), the start and the label
+	if SparseRows(1, d, m+1) {
+		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*int64(8*(m+1))
+	} else {
+		f.Bytes, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d)
+		f.Peak = f.Bytes + f.Rows*entries
+	}
+	return f
 }

@@ -89,11 +89,11 @@ func TestEncodeValues(t *testing.T) {
 					want = append(slices.Clone(want), tc.b)
 				}
 				for k := range want {
-					if !closeTo(ds.Row(i)[k], want[k], 1e-15) {
-						t.Fatalf("row %d = %v, want %v", i, ds.Row(i), want)
+					if !closeTo(ds.Row(i, nil)[k], want[k], 1e-15) {
+						t.Fatalf("row %d = %v, want %v", i, ds.Row(i, nil), want)
 					}
 				}
-				if n := geom.Norm(ds.Row(i), tc.p); n > tc.r {
+				if n := geom.Norm(ds.Row(i, nil), tc.p); n > tc.r {
 					t.Errorf("row %d has norm %v > %v", i, n, tc.r)
 				}
 			}
@@ -103,7 +103,13 @@ func TestEncodeValues(t *testing.T) {
 			if ds.P != tc.p || ds.Radius != tc.r || ds.Bias != tc.b || !reflect.DeepEqual(ds.Label, Label{Name: "y", Kind: LabelBinary}) {
 				t.Errorf("P, Radius, Bias, Label = %v, %v, %v, %+v", ds.P, ds.Radius, ds.Bias, ds.Label)
 			}
-			wantDiag := &Diagnostics{Rows: 4, Delimiter: ',', ClippedRows: tc.clipped, Columns: []ColumnDiagnostics{
+			nonZero := 0
+			for _, v := range denseX(ds) {
+				if v != 0 {
+					nonZero++
+				}
+			}
+			wantDiag := &Diagnostics{Rows: 4, NonZero: nonZero, Delimiter: ',', ClippedRows: tc.clipped, Columns: []ColumnDiagnostics{
 				{Name: "n", Missing: 1, Clipped: 2}, {Name: "c", Missing: 1, Other: 1}, {Name: "y", Other: 1}}}
 			if !reflect.DeepEqual(diag, wantDiag) {
 				t.Errorf("diagnostics %+v, want %+v", diag, wantDiag)
@@ -177,7 +183,7 @@ func TestEncodeScaleIsTight(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				n := geom.Norm(ds.Row(0), s.Norm.P)
+				n := geom.Norm(ds.Row(0, nil), s.Norm.P)
 				if n > 1 || n < 1-1e-12 {
 					t.Errorf("p = %s, bias %s, m = %d: the largest row has norm %v; want 1 within 1e-12, not above", p, bias, m, n)
 				}
@@ -217,8 +223,8 @@ func TestEncodeForPrediction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(got.X, want.X) || got.D != want.D || got.N != want.N {
-			t.Errorf("%s: rows %v, want %v", norm, got.X, want.X)
+		if !slices.Equal(denseX(got), denseX(want)) || got.D != want.D || got.N != want.N {
+			t.Errorf("%s: rows %v, want %v", norm, denseX(got), denseX(want))
 		}
 		for i, y := range got.Y {
 			if !math.IsNaN(y) {
@@ -229,12 +235,12 @@ func TestEncodeForPrediction(t *testing.T) {
 			t.Errorf("%s: the label's diagnostics %+v", norm, last)
 		}
 		labelled, _, err := EncodeForPrediction(strings.NewReader(encodeInput), s)
-		if err != nil || !slices.Equal(labelled.Y, want.Y) || !slices.Equal(labelled.X, want.X) {
+		if err != nil || !slices.Equal(labelled.Y, want.Y) || !slices.Equal(denseX(labelled), denseX(want)) {
 			t.Errorf("%s: a labelled file: %v, %v", norm, labelled, err)
 		}
 		sc := s.Scaling()
-		if s.Norm.Fit == FitScale && !closeTo(want.X[0]/encodeZ[0][0], sc.Scale, 1e-15) {
-			t.Errorf("%s: Scaling %+v, but the first feature is %g·z", norm, sc, want.X[0]/encodeZ[0][0])
+		if x := denseX(want); s.Norm.Fit == FitScale && !closeTo(x[0]/encodeZ[0][0], sc.Scale, 1e-15) {
+			t.Errorf("%s: Scaling %+v, but the first feature is %g·z", norm, sc, x[0]/encodeZ[0][0])
 		}
 		if s.Norm.Fit == FitClip && (sc.Scale != 1 || sc.FeatureRadius != 1) {
 			t.Errorf("%s: Scaling %+v, want 1 and the radius", norm, sc)

@@ -11,7 +11,7 @@ type fitter struct {
 	p, radius     float64
 	scale         float64 // the factor of every feature before fitting: c for FitScale, 1 for FitClip
 	featureRadius float64 // Rz, the bound of the features' norm
-	features      int     // the number of features before the bias coordinate
+	bias          bool    // whether a row's last coordinate is the bias
 }
 
 // Scaling is how Encode brings the features z of a row (numeric values in [0, 1], one-hot
@@ -30,17 +30,13 @@ func (s *Schema) Scaling() Scaling {
 			m++
 		}
 	}
-	f := newFitter(s.Norm, m, len(s.Features()))
+	f := newFitter(s.Norm, m)
 	return Scaling{Scale: f.scale, FeatureRadius: f.featureRadius}
 }
 
-// newFitter prepares the fit for rows of d coordinates made from m numeric and categorical
-// columns.
-func newFitter(n Norm, m, d int) *fitter {
-	f := &fitter{p: n.P, radius: n.Radius, scale: 1, features: d}
-	if n.Bias > 0 {
-		f.features--
-	}
+// newFitter prepares the fit for rows made from m numeric and categorical columns.
+func newFitter(n Norm, m int) *fitter {
+	f := &fitter{p: n.P, radius: n.Radius, scale: 1, bias: n.Bias > 0}
 	// share is (1 − (b/R)^P)^{1/P}, the part of the radius left to the features.
 	share := 1.0
 	switch {
@@ -67,12 +63,17 @@ func newFitter(n Norm, m, d int) *fitter {
 }
 
 // fit makes the computed ‖x‖_P at most the radius by shrinking x's features (not the bias)
-// when it is exceeded, and reports whether it shrank them.
+// when it is exceeded, and reports whether it shrank them. x is a dense row, or the entries of
+// a sparse row (the bias, when there is one, last): a row's +0 entries change neither its
+// computed norm nor what fit writes, so both give the same bits.
 func (f *fitter) fit(x []float64) bool {
 	if geom.Norm(x, f.p) <= f.radius {
 		return false
 	}
-	z := x[:f.features]
+	z := x
+	if f.bias {
+		z = x[:len(x)-1]
+	}
 	c := f.featureRadius / geom.Norm(z, f.p)
 	// Rounding can leave the computed norm a few ulps above the radius: shrink by 2^-52,
 	// 2^-51, … more until it is not.

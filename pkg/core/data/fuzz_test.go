@@ -49,12 +49,12 @@ func checkEncoded(t *testing.T, ds *Dataset, diag *Diagnostics, err error) {
 		}
 		return
 	}
-	if ds.N < 1 || len(ds.X) != ds.N*ds.D || len(ds.Y) != ds.N || len(ds.Features) != ds.D || diag.Rows != ds.N || diag.ClippedRows > ds.N {
+	if ds.N < 1 || len(denseX(ds)) != ds.N*ds.D || len(ds.Y) != ds.N || len(ds.Features) != ds.D || diag.Rows != ds.N || diag.ClippedRows > ds.N {
 		t.Fatalf("inconsistent dataset: N = %d, D = %d, %d values, %d labels, %d features, diagnostics %+v",
-			ds.N, ds.D, len(ds.X), len(ds.Y), len(ds.Features), diag)
+			ds.N, ds.D, len(denseX(ds)), len(ds.Y), len(ds.Features), diag)
 	}
 	for i := range ds.N {
-		row := ds.Row(i)
+		row := ds.Row(i, nil)
 		for _, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				t.Fatalf("row %d = %v is not finite", i, row)

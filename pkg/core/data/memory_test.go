@@ -1,9 +1,11 @@
 package data
 
 import (
+	"bytes"
 	"io"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"testing"
 )
@@ -54,11 +56,12 @@ func (g *generatedRows) Read(p []byte) (int, error) {
 	return k, nil
 }
 
-// TestEncodeMemoryBounded streams 10^6 generated rows and checks, with runtime.MemStats, that
-// Encode allocates no more than the encoded matrix, the labels, the row store of 8 bytes per
-// row and encoded column, and 4 MiB for its buffers (1 MiB of which is the read buffer), and
-// that after it returns only the dataset stays live. One allocation per row, or holding the
-// text, would add at least 16 MB and fail.
+// TestEncodeMemoryBounded streams 10^6 generated rows, which Encode holds dense, and checks,
+// with runtime.MemStats, that it allocates no more than the encoded matrix, the labels twice
+// (read, then gathered), the rows' entries as they are read (12 bytes an entry, 4 entries a
+// row, and 8 bytes a row for their starts) and 4 MiB for its buffers (1 MiB of which is the
+// read buffer), and that after it returns only the dataset stays live. One allocation per row,
+// or holding the text, would add at least 16 MB and fail.
 func TestEncodeMemoryBounded(t *testing.T) {
 	const n = 1_000_000
 	s := mustSchema(t, generatedSchema)
@@ -76,9 +79,9 @@ func TestEncodeMemoryBounded(t *testing.T) {
 	const slack = 4 << 20
 	matrix := uint64(8 * ds.N * ds.D)
 	labels := uint64(8 * ds.N)
-	store := uint64(8 * ds.N * 4)
-	if got := after.TotalAlloc - before.TotalAlloc; got > matrix+labels+store+slack {
-		t.Errorf("Encode allocated %d bytes; want at most the matrix (%d) + labels (%d) + row store (%d) + %d", got, matrix, labels, store, slack)
+	entries := uint64((12*4 + 8) * ds.N)
+	if got := after.TotalAlloc - before.TotalAlloc; got > matrix+2*labels+entries+slack {
+		t.Errorf("Encode allocated %d bytes; want at most the matrix (%d) + labels twice (%d) + entries (%d) + %d", got, matrix, 2*labels, entries, slack)
 	}
 	if got := int64(live.HeapAlloc) - int64(before.HeapAlloc); got > int64(matrix+labels+slack) {
 		t.Errorf("%d bytes stay live after Encode; want at most the matrix (%d) + labels (%d) + %d", got, matrix, labels, slack)
@@ -97,12 +100,119 @@ func TestEncodeMemoryBounded(t *testing.T) {
 		want[2+i%3] = scale
 		want[5] = 0.5
 		for k := range want {
-			if !closeTo(ds.Row(i)[k], want[k], 1e-15) {
-				t.Fatalf("row %d = %v, want %v", i, ds.Row(i), want)
+			if !closeTo(ds.Row(i, nil)[k], want[k], 1e-15) {
+				t.Fatalf("row %d = %v, want %v", i, ds.Row(i, nil), want)
 			}
 		}
 		if wantY := float64(2*(i%2) - 1); ds.Y[i] != wantY {
 			t.Fatalf("Y[%d] = %v, want %v", i, ds.Y[i], wantY)
+		}
+	}
+}
+
+// oneHotSchema is the schema of oneHotGenerated: D = 40 + 1 (bias), 5 entries a row, held
+// sparse.
+const oneHotSchema = `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"},
+ "columns": [
+  {"name": "p", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]},
+  {"name": "q", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]},
+  {"name": "r", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]},
+  {"name": "s", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h", "i", "j"]},
+  {"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`
+
+// TestEncodeSparseMemoryBounded streams 10^6 generated one-hot rows, which Encode holds sparse,
+// and checks with runtime.MemStats that it allocates no more than the rows' entries (12 bytes
+// each), their starts (8 bytes a row), the labels twice (read, then gathered) and 4 MiB, and
+// that after it returns only the dataset stays live: never the dense matrix (41 entries a row,
+// 328 MB here), nor a store of the columns' values beside the entries.
+func TestEncodeSparseMemoryBounded(t *testing.T) {
+	const n = 1_000_000
+	s := mustSchema(t, oneHotSchema)
+	g := &oneHotGenerated{generatedRows{n: n}}
+	runtime.GC()
+	var before, after, live runtime.MemStats
+	runtime.ReadMemStats(&before)
+	ds, _, err := Encode(g, s)
+	runtime.ReadMemStats(&after)
+	if err != nil {
+		t.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&live)
+	if ds.Sparse == nil || ds.N != n || ds.D != 41 {
+		t.Fatalf("%d rows of %d features, held sparse: %v", ds.N, ds.D, ds.Sparse != nil)
+	}
+	const slack = 4 << 20
+	entries := uint64(12 * 5 * n)
+	starts := uint64(8 * (n + len(ds.Sparse.Blocks)))
+	labels := uint64(8 * n)
+	if got := after.TotalAlloc - before.TotalAlloc; got > entries+starts+2*labels+slack {
+		t.Errorf("Encode allocated %d bytes; want at most the entries (%d) + starts (%d) + labels twice (%d) + %d", got, entries, starts, 2*labels, slack)
+	}
+	if got := int64(live.HeapAlloc) - int64(before.HeapAlloc); got > int64(entries+starts+labels+slack) {
+		t.Errorf("%d bytes stay live after Encode; want at most the entries (%d) + starts (%d) + labels (%d) + %d", got, entries, starts, labels, slack)
+	}
+	t.Logf("allocated %d, live %d, entries %d", after.TotalAlloc-before.TotalAlloc, int64(live.HeapAlloc)-int64(before.HeapAlloc), entries)
+	scale := math.Sqrt((1 - 0.5*0.5) / 4)
+	for _, i := range []int{0, 1, 4095, 4096, 777777, n - 1} {
+		want := make([]float64, 41)
+		for k := range 4 {
+			want[10*k+(i>>k)%10] = scale
+		}
+		want[40] = 0.5
+		if got := ds.Row(i, nil); !slices.Equal(got, want) {
+			t.Fatalf("row %d = %v, want %v", i, got, want)
+		}
+		if wantY := float64(2*(i%2) - 1); ds.Y[i] != wantY {
+			t.Fatalf("Y[%d] = %v, want %v", i, ds.Y[i], wantY)
+		}
+	}
+}
+
+// TestFootprint: the estimate of a file's encoding from its size and line length gives the
+// number of rows of a file of equal lines exactly, what its rows and labels take (the capacity
+// of every slice: for rows held sparse, 12 bytes an entry, 8 a start and 8 a label) within 1 %
+// (a block has one more start than rows), and bounds what Encode allocates in all (Peak), for
+// rows held sparse and dense.
+func TestFootprint(t *testing.T) {
+	const n = 100_000
+	for _, tc := range []struct {
+		schema string
+		rows   io.Reader
+		sparse bool
+	}{{oneHotSchema, &oneHotGenerated{generatedRows{n: n}}, true}, {generatedSchema, &generatedRows{n: n}, false}} {
+		text, err := io.ReadAll(tc.rows)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := mustSchema(t, tc.schema)
+		header := int64(bytes.IndexByte(text, '\n') + 1)
+		lineBytes := float64(int64(len(text))-header) / n
+		f := s.Footprint(int64(len(text))-header, lineBytes)
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		ds, _, err := Encode(bytes.NewReader(text), s)
+		runtime.ReadMemStats(&after)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if f.Rows != n || (ds.Sparse != nil) != tc.sparse {
+			t.Fatalf("%d rows (encoded sparse: %v), want %d (%v)", f.Rows, ds.Sparse != nil, n, tc.sparse)
+		}
+		held := int64(8 * cap(ds.Y))
+		if ds.Sparse != nil {
+			for _, b := range ds.Sparse.Blocks {
+				held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val))
+			}
+		} else {
+			held += int64(8 * cap(ds.X))
+		}
+		if math.Abs(float64(held-f.Bytes)) > 0.01*float64(f.Bytes) {
+			t.Errorf("sparse %v: the rows take %d bytes, estimated %d", tc.sparse, held, f.Bytes)
+		}
+		if got := int64(after.TotalAlloc-before.TotalAlloc) - 4<<20; got > f.Peak {
+			t.Errorf("sparse %v: Encode allocated %d bytes (beyond its 4 MiB of buffers), more than the estimated peak %d", tc.sparse, got, f.Peak)
 		}
 	}
 }

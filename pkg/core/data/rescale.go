@@ -107,7 +107,7 @@ func ColumnValues(ds *Dataset, s *Schema, name string) ([]float64, error) {
 	}
 	scale := s.Scaling().Scale
 	for i := range out {
-		out[i] = onScale(ds.X[i*ds.D+off], scale)
+		out[i] = onScale(ds.at(i, off), scale)
 	}
 	return out, nil
 }
@@ -151,6 +151,20 @@ func encodedWith(ds *Dataset, s *Schema) error {
 	return nil
 }
 
+// at returns the feature j of row i.
+func (ds *Dataset) at(i, j int) float64 {
+	col, val := ds.Entries(i)
+	if col == nil {
+		return val[j]
+	}
+	for k, c := range col {
+		if int(c) == j {
+			return val[k]
+		}
+	}
+	return 0
+}
+
 // onScale returns a feature x = c·z of a FitScale row back on its column's scale: x/c clipped
 // to [0, 1] (within a few units of rounding of z).
 func onScale(x, c float64) float64 {
@@ -160,7 +174,11 @@ func onScale(x, c float64) float64 {
 // Rescale returns the dataset that Encode with the schema used would give on the file that
 // ds was encoded from with the schema declared, computed from ds in one pass: used must be
 // declared with private ranges set on columns that had none (WithRanges), and ds is left
-// unchanged (it shares no memory with the result).
+// unchanged. The result shares no memory with ds that either may write: of rows held sparse it
+// shares the columns of their entries (Start and Col, which nothing writes after they are made)
+// and has its own values, each row keeping the entries it has in ds (a value the rescaling
+// makes +0 stays an entry, of value +0; a +0 value left out stays +0, since every range has
+// Lo ≥ 0).
 //
 // A feature with a new range becomes x' = c·rescale(x/c), x/c clipped to [0, 1], with
 // rescale(z) = (clip(z, Lo, Hi) − Lo)/(Hi − Lo) and c the FitScale constant (unchanged: it
@@ -185,10 +203,6 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 	if err := encodedWith(ds, declared); err != nil {
 		return nil, err
 	}
-	type rangedFeature struct {
-		j int
-		r *Range
-	}
 	var features []rangedFeature
 	var label *numericScale
 	j := 0
@@ -197,7 +211,7 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 		if c.Range != nil && declared.Columns[i].Range == nil {
 			switch c.Kind {
 			case Numeric:
-				features = append(features, rangedFeature{j, c.Range})
+				features = append(features, rangedFeature{int32(j), c.Range})
 			case NumericLabel:
 				n := c.numericScale()
 				label = &n
@@ -211,9 +225,17 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 		return nil, fmt.Errorf("data: rescale: %w", errNeedsScale)
 	}
 	out := *ds
-	out.X, out.Y = slices.Clone(ds.X), slices.Clone(ds.Y)
+	out.Y = slices.Clone(ds.Y)
 	out.Features, out.Categorical = slices.Clone(ds.Features), slices.Clone(ds.Categorical)
 	out.Label = used.Label()
+	if ds.Sparse != nil {
+		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks))}
+		for b, blk := range ds.Sparse.Blocks {
+			out.Sparse.Blocks[b] = SparseBlock{Start: blk.Start, Col: blk.Col, Val: slices.Clone(blk.Val)}
+		}
+	} else {
+		out.X = slices.Clone(ds.X)
+	}
 	if len(features) > 0 {
 		m := 0
 		for _, c := range used.Columns {
@@ -221,13 +243,10 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 				m++
 			}
 		}
-		fit := newFitter(used.Norm, m, ds.D)
+		fit := newFitter(used.Norm, m)
 		for i := range out.N {
-			x := out.Row(i)
-			for _, f := range features {
-				z, _ := f.r.rescale(onScale(x[f.j], fit.scale))
-				x[f.j] = fit.scale * z
-			}
+			col, x := out.Entries(i)
+			rescaleRow(col, x, features, fit)
 			fit.fit(x)
 		}
 	}
@@ -237,6 +256,32 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 		}
 	}
 	return &out, nil
+}
+
+// rangedFeature is a feature that gets a private range, and its column.
+type rangedFeature struct {
+	j int32
+	r *Range
+}
+
+// rescaleRow rescales the features of a row whose entries are x, in the columns col (nil for a
+// dense row), features being in increasing order of column.
+func rescaleRow(col []int32, x []float64, features []rangedFeature, fit *fitter) {
+	k := 0
+	for _, f := range features {
+		j := int(f.j)
+		if col != nil {
+			for k < len(col) && col[k] < f.j {
+				k++
+			}
+			if k == len(col) || col[k] != f.j {
+				continue // a +0 value, which every range keeps +0
+			}
+			j = k
+		}
+		z, _ := f.r.rescale(onScale(x[j], fit.scale))
+		x[j] = fit.scale * z
+	}
 }
 
 // sameBesidesRange reports whether two columns are declared alike but for their Range.

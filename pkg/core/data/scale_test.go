@@ -124,8 +124,8 @@ func TestEncodeScaled(t *testing.T) {
 		{0, 0.5, 0, 1, 0},
 	}
 	for i, w := range want {
-		if !slices.Equal(ds.Row(i), w) {
-			t.Errorf("row %d = %v, want %v", i, ds.Row(i), w)
+		if !slices.Equal(ds.Row(i, nil), w) {
+			t.Errorf("row %d = %v, want %v", i, ds.Row(i, nil), w)
 		}
 	}
 	if wantY := []float64{0, 1, -1, -0.5, 1, 0}; !slices.Equal(ds.Y, wantY) {
@@ -154,8 +154,8 @@ func TestEncodeScaled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !slices.Equal(pred.X, ds.X) || !math.IsNaN(pred.Y[0]) || !reflect.DeepEqual(pred.Label, ds.Label) {
-		t.Errorf("EncodeForPrediction: X = %v, Y = %v, label %+v", pred.X, pred.Y, pred.Label)
+	if !slices.Equal(denseX(pred), denseX(ds)) || !math.IsNaN(pred.Y[0]) || !reflect.DeepEqual(pred.Label, ds.Label) {
+		t.Errorf("EncodeForPrediction: X = %v, Y = %v, label %+v", denseX(pred), pred.Y, pred.Label)
 	}
 }
 
@@ -289,17 +289,19 @@ func TestRescaleAdult(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			keep := *ds
-			keep.X, keep.Y = slices.Clone(ds.X), slices.Clone(ds.Y)
+			if ds.Sparse == nil {
+				t.Fatal("adult's one-hot rows are not held sparse")
+			}
+			keep, keepY := denseX(ds), slices.Clone(ds.Y)
 			got, err := Rescale(ds, v.declared, used)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !reflect.DeepEqual(*ds, keep) {
+			if !slices.Equal(denseX(ds), keep) || !slices.Equal(ds.Y, keepY) {
 				t.Fatal("Rescale changed its input")
 			}
-			if &got.X[0] == &ds.X[0] || &got.Y[0] == &ds.Y[0] {
-				t.Fatal("Rescale's result shares memory with its input")
+			if values(got) == values(ds) || &got.Y[0] == &ds.Y[0] {
+				t.Fatal("Rescale's result shares values with its input")
 			}
 			if got.N != fresh.N || got.D != fresh.D || !slices.Equal(got.Features, fresh.Features) || !slices.Equal(got.Categorical, fresh.Categorical) ||
 				got.P != fresh.P || got.Radius != fresh.Radius || got.Bias != fresh.Bias || got.PublicRows != fresh.PublicRows || !reflect.DeepEqual(got.Label, fresh.Label) {
@@ -321,7 +323,7 @@ func TestRescaleAdult(t *testing.T) {
 			}
 			worst := 0.0
 			for i := range got.N {
-				a, b := got.Row(i), fresh.Row(i)
+				a, b := got.Row(i, nil), fresh.Row(i, nil)
 				for j := range a {
 					if d := math.Abs(a[j] - b[j]); d > tol[j] {
 						t.Fatalf("row %d, %s: %v, a fresh encoding gives %v (tolerance %v)", i, got.Features[j], a[j], b[j], tol[j])
@@ -375,7 +377,7 @@ func TestColumnValuesAdult(t *testing.T) {
 			if j < 0 {
 				want = (ds.Y[i] - 1) / 98
 			} else {
-				want = z.Row(i)[j]
+				want = z.Row(i, nil)[j]
 			}
 			if d := math.Abs(v - want); d > 2*0x1p-52 || (j < 0 && d != 0) || v < 0 || v > 1 {
 				t.Fatalf("%s, row %d: %v, want %v", name, i, v, want)
@@ -454,7 +456,7 @@ func TestColumnValuesAndRescaleErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := Rescale(dsClip, clip, labelOnly)
-	if err != nil || !slices.Equal(got.Y, []float64{0, 1}) || !slices.Equal(got.X, dsClip.X) {
+	if err != nil || !slices.Equal(got.Y, []float64{0, 1}) || !slices.Equal(denseX(got), denseX(dsClip)) {
 		t.Errorf("Rescale of the label under clip: %+v, %v", got, err)
 	}
 }

@@ -208,7 +208,7 @@ func TestConfirm(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Encode after confirming: %v", err)
 	}
-	if got := ds.Row(0)[1]; got != 0.6 {
+	if got := ds.Row(0, nil)[1]; got != 0.6 {
 		t.Fatalf("b encoded as %v, want 3/5", got)
 	}
 }

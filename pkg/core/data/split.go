@@ -21,26 +21,36 @@ import (
 //
 // testFraction must be in (0, 1) and leave at least one row on each side.
 func Split(ds *Dataset, testFraction float64, src rng.Source) (train, test *Dataset, err error) {
+	inTest, err := RandomHoldout(ds.N, testFraction, src)
+	if err != nil {
+		return nil, nil, err
+	}
+	train, test = ds.divide(inTest, false)
+	return train, test, nil
+}
+
+// RandomHoldout returns the rows that Split holds out of n rows: inTest[i] says whether row i
+// is in the test set.
+func RandomHoldout(n int, testFraction float64, src rng.Source) (inTest []bool, err error) {
 	if !(testFraction > 0 && testFraction < 1) {
-		return nil, nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
+		return nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
 	}
-	nTest := int(math.Round(testFraction * float64(ds.N)))
-	if nTest < 1 || nTest > ds.N-1 {
-		return nil, nil, fmt.Errorf("data: split: a test fraction of %v of %d rows leaves %d test rows and %d training rows; each needs at least one",
-			testFraction, ds.N, nTest, ds.N-nTest)
+	nTest := int(math.Round(testFraction * float64(n)))
+	if nTest < 1 || nTest > n-1 {
+		return nil, fmt.Errorf("data: split: a test fraction of %v of %d rows leaves %d test rows and %d training rows; each needs at least one",
+			testFraction, n, nTest, n-nTest)
 	}
-	perm := make([]int, ds.N)
+	perm := make([]int, n)
 	for i := range perm {
 		perm[i] = i
 	}
-	inTest := make([]bool, ds.N)
+	inTest = make([]bool, n)
 	for i := range nTest {
-		j := i + int(rng.Uint64N(src, uint64(ds.N-i)))
+		j := i + int(rng.Uint64N(src, uint64(n-i)))
 		perm[i], perm[j] = perm[j], perm[i]
 		inTest[perm[i]] = true
 	}
-	train, test = ds.divide(inTest, nTest)
-	return train, test, nil
+	return inTest, nil
 }
 
 // SplitByContent divides ds into a training and a test set by each row's content: the k-th
@@ -61,22 +71,42 @@ func Split(ds *Dataset, testFraction float64, src rng.Source) (train, test *Data
 // training set is then every row, as the split would make it anyway); an empty training set
 // is an error.
 func SplitByContent(ds *Dataset, testFraction float64, key uint64) (train, test *Dataset, err error) {
+	inTest, err := ContentHoldout(ds, testFraction, key)
+	if err != nil {
+		return nil, nil, err
+	}
+	train, test = ds.divide(inTest, false)
+	return train, test, nil
+}
+
+// ContentHoldout returns the rows that SplitByContent holds out of ds: inTest[i] says whether
+// row i is in the test set.
+func ContentHoldout(ds *Dataset, testFraction float64, key uint64) (inTest []bool, err error) {
 	if !(testFraction > 0 && testFraction < 1) {
-		return nil, nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
+		return nil, fmt.Errorf("data: split: the test fraction %v is not in (0, 1)", testFraction)
 	}
 	copyIndex := ds.copyIndices()
-	inTest := make([]bool, ds.N)
+	inTest = make([]bool, ds.N)
 	nTest := 0
+	x := make([]float64, ds.D)
 	for i := range ds.N {
-		if inTest[i] = rowHash(key, ds.Row(i), ds.Y[i], copyIndex[i]) < testFraction; inTest[i] {
+		x = ds.Row(i, x)
+		if inTest[i] = rowHash(key, x, ds.Y[i], copyIndex[i]) < testFraction; inTest[i] {
 			nTest++
 		}
 	}
 	if nTest == ds.N {
-		return nil, nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put every row in the test set, none to train on", testFraction, ds.N)
+		return nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put every row in the test set, none to train on", testFraction, ds.N)
 	}
-	train, test = ds.divide(inTest, nTest)
-	return train, test, nil
+	return inTest, nil
+}
+
+// Divide moves the rows of ds into a training set (inTest[i] false) and a test set (inTest[i]
+// true), each in the rows' order in ds, as Split and SplitByContent copy them after choosing
+// inTest (RandomHoldout, ContentHoldout). Rows held sparse move one block at a time, so that
+// dividing them never holds more than ds's rows and a block; ds then holds no rows (N = 0).
+func (ds *Dataset) Divide(inTest []bool) (train, test *Dataset) {
+	return ds.divide(inTest, true)
 }
 
 // copyIndices returns, for each row, how many earlier rows have exactly its bits (features and
@@ -90,7 +120,10 @@ func (ds *Dataset) copyIndices() []int {
 		if c := cmp.Compare(math.Float64bits(ds.Y[i]), math.Float64bits(ds.Y[j])); c != 0 {
 			return c
 		}
-		a, b := ds.Row(i), ds.Row(j)
+		if ds.Sparse != nil {
+			return ds.Sparse.compare(i, j)
+		}
+		a, b := ds.X[i*ds.D:(i+1)*ds.D], ds.X[j*ds.D:(j+1)*ds.D]
 		for k := range a {
 			if c := cmp.Compare(math.Float64bits(a[k]), math.Float64bits(b[k])); c != 0 {
 				return c
@@ -127,30 +160,64 @@ func rowHash(key uint64, x []float64, y float64, copyIndex int) float64 {
 	return float64(h.Sum64()>>11) * 0x1p-53
 }
 
-// divide copies the rows of ds into a training set (inTest false) and a test set of nTest
-// rows (inTest true), each in the rows' order in ds.
-func (ds *Dataset) divide(inTest []bool, nTest int) (train, test *Dataset) {
+// divide copies the rows of ds into a training set (inTest false) and a test set (inTest
+// true), each in the rows' order in ds; with move set, ds's blocks of sparse rows are released
+// as soon as their rows are copied, and ds is left with no rows.
+func (ds *Dataset) divide(inTest []bool, move bool) (train, test *Dataset) {
+	nTest := 0
+	for _, t := range inTest {
+		if t {
+			nTest++
+		}
+	}
 	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
+	var trainRows, testRows *sparseBuilder
+	if ds.Sparse != nil {
+		width := 0
+		for _, blk := range ds.Sparse.Blocks {
+			for r := range len(blk.Start) - 1 {
+				width = max(width, blk.Start[r+1]-blk.Start[r])
+			}
+		}
+		trainRows, testRows = newSparseBuilder(width), newSparseBuilder(width)
+	}
 	nTrain, nTest := 0, 0
 	for i := range ds.N {
+		set, rows, k := train, trainRows, nTrain
 		if inTest[i] {
-			copy(test.Row(nTest), ds.Row(i))
-			test.Y[nTest] = ds.Y[i]
+			set, rows, k = test, testRows, nTest
 			nTest++
 		} else {
-			copy(train.Row(nTrain), ds.Row(i))
-			train.Y[nTrain] = ds.Y[i]
 			nTrain++
 		}
+		set.Y[k] = ds.Y[i]
+		if rows == nil {
+			copy(set.X[k*ds.D:(k+1)*ds.D], ds.X[i*ds.D:(i+1)*ds.D])
+			continue
+		}
+		rows.add(ds.Sparse.Entries(i))
+		if move && (i+1)%BlockRows == 0 {
+			ds.Sparse.Blocks[i/BlockRows] = SparseBlock{}
+		}
+	}
+	if trainRows != nil {
+		train.Sparse, test.Sparse = trainRows.done(), testRows.done()
+	}
+	if move {
+		ds.N, ds.X, ds.Sparse, ds.Y = 0, nil, nil, nil
 	}
 	return train, test
 }
 
-// subset returns an empty dataset of n rows with the description of ds (copied).
+// subset returns an empty dataset of n rows with the description of ds (copied): room for its
+// labels, and for its features when ds holds them dense.
 func (ds *Dataset) subset(n int) *Dataset {
 	out := *ds
 	out.N = n
-	out.X = make([]float64, n*ds.D)
+	out.X, out.Sparse = nil, nil
+	if ds.Sparse == nil {
+		out.X = make([]float64, n*ds.D)
+	}
 	out.Y = make([]float64, n)
 	out.Features = append([]string(nil), ds.Features...)
 	out.Categorical = append([]int(nil), ds.Categorical...)

@@ -54,7 +54,7 @@ func TestSplit(t *testing.T) {
 				t.Fatalf("a part is not in the original order: %v", part.Y)
 			}
 			for i := range part.N {
-				if r := part.Row(i); r[0] != part.Y[i] || r[1] != -part.Y[i] {
+				if r := part.Row(i, nil); r[0] != part.Y[i] || r[1] != -part.Y[i] {
 					t.Fatalf("row %d = %v does not match its label %v", i, r, part.Y[i])
 				}
 			}

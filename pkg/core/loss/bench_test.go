@@ -166,11 +166,12 @@ func BenchmarkSparseKernels(b *testing.B) {
 			for b.Loop() {
 				for lo := 0; lo < l.n; lo += rowBlock {
 					m := min(rowBlock, l.n-lo)
-					k.dots(z[:m], s.start[lo:lo+m+1], s.col, s.val, w)
+					blk, r := &s.Blocks[lo/data.BlockRows], lo%data.BlockRows
+					k.dots(z[:m], blk.Start[r:r+m+1], blk.Col, blk.Val, w)
 					for r := range z[:m] {
 						z[r] *= 1e-3
 					}
-					k.axpys(g, z[:m], s.start[lo:lo+m+1], s.col, s.val)
+					k.axpys(g, z[:m], blk.Start[r:r+m+1], blk.Col, blk.Val)
 				}
 			}
 		})

@@ -4,6 +4,8 @@ import (
 	"runtime"
 	"sync"
 	"sync/atomic"
+
+	"github.com/privopt/privopt/pkg/core/data"
 )
 
 // The full passes over the rows (Mean, MeanClippedGrad) sum each chunk of chunkRows consecutive
@@ -17,9 +19,13 @@ import (
 // the exact sum, with depth ≤ chunkRows + n/chunkRows ≤ n for the chunked order, so the bounds
 // stated for recursive summation (γ_n, meanGradientRounding in package mech) hold.
 
-// chunkRows is the number of rows of a chunk: a multiple of rowBlock, and large enough that
-// the chunks' sums (one vector of the parameters' length per chunk) cost little beside the rows.
-const chunkRows = 64 * rowBlock
+// chunkRows is the number of rows of a chunk: a block of rows held sparse (data.BlockRows), so
+// that a chunk's rows lie in one block; a multiple of rowBlock; and large enough that the
+// chunks' sums (one vector of the parameters' length per chunk) cost little beside the rows.
+const chunkRows = data.BlockRows
+
+// A compile-time check that chunkRows is a multiple of rowBlock.
+var _ = [1]struct{}{}[chunkRows%rowBlock]
 
 // workers is the number of goroutines a pass uses at most; 0 means runtime.GOMAXPROCS(0).
 var workers atomic.Int64

@@ -4,12 +4,14 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/privopt/privopt/pkg/core/data"
 )
 
 // kernelCase returns sparse rows built from n random rows of dimension d (empty rows, rows
 // with one entry and full rows among them), weights of both signs with some zeros, and
 // coefficients among which are +0, −0, a NaN, huge and tiny values.
-func kernelCase(rng *rand.Rand, n, d int) (*sparseRows, []float64, []float64) {
+func kernelCase(rng *rand.Rand, n, d int) (*data.Sparse, []float64, []float64) {
 	x := make([]float64, n*d)
 	for i := range n {
 		row := x[i*d : (i+1)*d]
@@ -29,15 +31,16 @@ func kernelCase(rng *rand.Rand, n, d int) (*sparseRows, []float64, []float64) {
 			}
 		}
 	}
-	s := &sparseRows{start: make([]int, n+1), d: d}
+	blk := data.SparseBlock{Start: make([]int, n+1)}
 	for i := range n {
 		for j, v := range x[i*d : (i+1)*d] {
 			if v != 0 {
-				s.col, s.val = append(s.col, int32(j)), append(s.val, v)
+				blk.Col, blk.Val = append(blk.Col, int32(j)), append(blk.Val, v)
 			}
 		}
-		s.start[i+1] = len(s.col)
+		blk.Start[i+1] = len(blk.Col)
 	}
+	s := &data.Sparse{Blocks: []data.SparseBlock{blk}}
 	w := randVec(rng, d, 3)
 	for j := range w {
 		if rng.IntN(6) == 0 {
@@ -70,26 +73,26 @@ func TestKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
 	for _, d := range []int{1, 5, 92} {
 		s, w, c := kernelCase(rng, 200, d)
-		n := len(s.start) - 1
+		blk := s.Blocks[0]
+		n := len(blk.Start) - 1
 		for _, lo := range []int{0, 1, 63, 150, n} {
 			for _, m := range []int{0, 1, 13, 50} {
 				m = min(m, n-lo)
 				got, want := make([]float64, m), make([]float64, m)
-				s.dots(got, w, lo)
-				sparseDotsGo(want, s.start[lo:lo+m+1], s.col, s.val, w)
+				start, col, val := sparseBlock(s, lo, m, d, w)
+				sparseDots(got, start, col, val, w)
+				sparseDotsGo(want, blk.Start[lo:lo+m+1], blk.Col, blk.Val, w)
 				for r := range got {
 					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
 						t.Fatalf("d = %d, rows %d+%d: dot %d is %v, want %v", d, lo, m, r, got[r], want[r])
 					}
 				}
-				if m > 0 && math.Float64bits(s.dot(lo, w)) != math.Float64bits(want[0]) {
-					t.Fatalf("d = %d, row %d: dot %v, want %v", d, lo, s.dot(lo, w), want[0])
-				}
 				y, yGo := randVec(rng, d, 1), make([]float64, d)
 				y[0] = math.Copysign(0, -1)
 				copy(yGo, y)
-				s.axpys(y, c[lo:lo+m], lo)
-				sparseAxpysGo(yGo, c[lo:lo+m], s.start[lo:lo+m+1], s.col, s.val)
+				start, col, val = sparseBlock(s, lo, m, d, y)
+				sparseAxpys(y, c[lo:lo+m], start, col, val)
+				sparseAxpysGo(yGo, c[lo:lo+m], blk.Start[lo:lo+m+1], blk.Col, blk.Val)
 				for j := range y {
 					if math.Float64bits(y[j]) != math.Float64bits(yGo[j]) && !(math.IsNaN(y[j]) && math.IsNaN(yGo[j])) {
 						t.Fatalf("d = %d, rows %d+%d: axpys entry %d is %v, want %v", d, lo, m, j, y[j], yGo[j])
@@ -172,11 +175,10 @@ func TestDenseKernelsMatchGo(t *testing.T) {
 
 // TestKernelsCheckLengths: a vector shorter than the rows panics before a kernel runs.
 func TestKernelsCheckLengths(t *testing.T) {
-	s, w, c := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4)
+	s, w, _ := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4)
 	for name, f := range map[string]func(){
-		"dots":  func() { s.dots(make([]float64, 3), w[:3], 0) },
-		"axpys": func() { s.axpys(w[:3], c[:3], 0) },
-		"rows":  func() { s.dots(make([]float64, 3), w, 8) },
+		"short": func() { sparseBlock(s, 0, 3, 4, w[:3]) },
+		"rows":  func() { sparseBlock(s, 8, 3, 4, w) },
 		"room":  func() { compressRow(make([]int32, 3), make([]float64, 4), w) },
 		"dot":   func() { dot(w, make([]float64, 3)) },
 		"axpy":  func() { axpy(make([]float64, 3), 1, w) },

@@ -10,19 +10,21 @@ import (
 )
 
 // Linear is the linear-model loss ℓ_i(w) = s(⟨w, x_i⟩, y_i) over the rows of a dataset,
-// w ∈ R^D. Its gradient is s'(⟨w, x_i⟩, y_i)·x_i. It keeps references to the dataset's X
-// and Y, which must not be modified afterwards. It holds no scratch space and is safe for
+// w ∈ R^D. Its gradient is s'(⟨w, x_i⟩, y_i)·x_i. It keeps references to the dataset's rows and
+// Y, which must not be modified afterwards. It holds no scratch space and is safe for
 // concurrent use.
 //
-// When at most a quarter of X's entries are non-zero (one-hot encoded categories), it also
-// keeps X's non-zero entries by row, and its values and gradients skip the zeros with the same
-// bits as the dense loops (see sparseRows).
+// Rows held sparse (data.Sparse, as Encode holds one-hot-heavy rows) it reads in place, with
+// the sparse kernels (see sparse.go); of rows held dense of which at most a quarter of the
+// entries are non-zero it also keeps the non-zero entries by row, and reads them so. Values and
+// passes then skip the zeros, with other bits than the dense loops; Grad gives the dense loops'
+// bits either way.
 type Linear struct {
 	s      Scalar
-	x, y   []float64
+	x, y   []float64    // x: the rows held dense, nil when they are held sparse only
+	sparse *data.Sparse // the rows held sparse, nil when they are read dense
 	n, d   int
 	b      Bounds
-	sparse *sparseRows // nil when X is dense
 }
 
 // NewLinear returns the linear-model loss of s over ds with the declared bounds b. It returns
@@ -38,13 +40,16 @@ func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
 	if err := checkData(ds, b, func(y float64) error { return s.CheckLabel(y, b.Y) }); err != nil {
 		return nil, fmt.Errorf("loss: linear %T: %w", s, err)
 	}
-	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b, sparse: newSparseRows(ds.X, ds.N, ds.D)}, nil
+	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b, sparse: sparseOf(ds)}, nil
 }
 
 // rowDot returns ⟨x_i, w⟩.
 func (l *Linear) rowDot(i int, w []float64) float64 {
 	if l.sparse != nil {
-		return l.sparse.dot(i, w)
+		var z [1]float64
+		start, col, val := sparseBlock(l.sparse, i, 1, l.d, w)
+		sparseDots(z[:], start, col, val, w)
+		return z[0]
 	}
 	return dot(l.x[i*l.d:(i+1)*l.d], w)
 }
@@ -52,7 +57,8 @@ func (l *Linear) rowDot(i int, w []float64) float64 {
 // addRows adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order.
 func (l *Linear) addRows(y, c []float64, lo int) {
 	if l.sparse != nil {
-		l.sparse.axpys(y, c, lo)
+		start, col, val := sparseBlock(l.sparse, lo, len(c), l.d, y)
+		sparseAxpys(y, c, start, col, val)
 		return
 	}
 	for r, cr := range c {
@@ -74,11 +80,12 @@ func (l *Linear) Value(w []float64, i int) float64 {
 	return l.s.Value(l.rowDot(i, w), l.y[i])
 }
 
-// Grad writes s'(⟨w, x_i⟩, y_i)·x_i into grad and returns ℓ_i(w).
+// Grad writes s'(⟨w, x_i⟩, y_i)·x_i into grad (which must not overlap w) and returns ℓ_i(w),
+// with the dense loops' bits: a row held sparse only is first written out into grad.
 func (l *Linear) Grad(grad, w []float64, i int) float64 {
 	checkLen(w, l.d)
 	checkLen(grad, l.d)
-	row := l.x[i*l.d : (i+1)*l.d]
+	row := denseRow(l.x, l.sparse, i, l.d, grad)
 	v, dz := l.s.Deriv(dot(row, w), l.y[i])
 	scaleTo(grad, dz, row)
 	return v
@@ -201,10 +208,12 @@ func (l *Linear) SignAccuracy(w []float64) float64 {
 // (scalarsInto): in wasm a call per row costs a sixth of a sparse gradient pass.
 const rowBlock = 64
 
-// predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1.
+// predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1, which lie in
+// one block of rows (data.BlockRows).
 func (l *Linear) predictions(z, w []float64, lo int) {
-	if s := l.sparse; s != nil {
-		s.dots(z, w, lo)
+	if l.sparse != nil {
+		start, col, val := sparseBlock(l.sparse, lo, len(z), l.d, w)
+		sparseDots(z, start, col, val, w)
 		return
 	}
 	for k := range z {

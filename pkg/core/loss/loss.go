@@ -154,26 +154,38 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	switch {
 	case ds.N < 1 || ds.D < 1:
 		return fmt.Errorf("dataset of %d rows and %d features", ds.N, ds.D)
-	case len(ds.X) != ds.N*ds.D:
+	case ds.Sparse != nil && ds.X != nil:
+		return errors.New("dataset holds its rows both dense and sparse")
+	case ds.Sparse == nil && len(ds.X) != ds.N*ds.D:
 		return fmt.Errorf("dataset has %d feature values, want N·D = %d", len(ds.X), ds.N*ds.D)
 	case len(ds.Y) != ds.N:
 		return fmt.Errorf("dataset has %d labels, want N = %d", len(ds.Y), ds.N)
 	case b.Rows > 0 && ds.N > b.Rows:
 		return fmt.Errorf("the data has %d rows, more than the declared public number of rows N = %d (rows are never dropped: declare a larger N)", ds.N, b.Rows)
 	}
+	if ds.Sparse != nil {
+		if err := ds.Sparse.Check(ds.N, ds.D); err != nil {
+			return err
+		}
+	}
 	limit := b.X * (1 + Slack)
 	for i := 0; i < ds.N; i++ {
-		row := ds.Row(i)
+		// A row's stored entries: the norm of a sparse row's is the dense row's, bit for bit.
+		col, row := ds.Entries(i)
 		n := geom.Norm(row, b.XNorm)
 		if math.IsNaN(n) || math.IsInf(n, 0) { // a non-finite entry, or finite ones whose norm overflows
-			for j, v := range row {
+			for k, v := range row {
 				if math.IsNaN(v) || math.IsInf(v, 0) {
+					j := k
+					if col != nil {
+						j = int(col[k])
+					}
 					return fmt.Errorf("row %d, feature %d: value %v is not finite", i, j, v)
 				}
 			}
 		}
-		if b.Bias > 0 && row[len(row)-1] != b.Bias {
-			return fmt.Errorf("row %d: the last coordinate is %v, not the declared bias %v", i, row[len(row)-1], b.Bias)
+		if last := lastEntry(col, row, ds.D); b.Bias > 0 && last != b.Bias {
+			return fmt.Errorf("row %d: the last coordinate is %v, not the declared bias %v", i, last, b.Bias)
 		}
 		if n > limit {
 			return fmt.Errorf("row %d: ‖x‖_%v = %v exceeds the declared bound %v", i, b.XNorm, n, b.X)
@@ -183,6 +195,25 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 		}
 	}
 	return nil
+}
+
+// lastEntry returns the last coordinate (of d) of a row whose stored entries are val, in the
+// columns col (nil for a dense row).
+func lastEntry(col []int32, val []float64, d int) float64 {
+	if k := len(val) - 1; k >= 0 && (col == nil || int(col[k]) == d-1) {
+		return val[k]
+	}
+	return 0
+}
+
+// denseRow returns row i of d entries: a slice of x when the rows are held dense (x is not
+// nil), or else row i of s written out into buf (d long).
+func denseRow(x []float64, s *data.Sparse, i, d int, buf []float64) []float64 {
+	if x != nil {
+		return x[i*d : (i+1)*d : (i+1)*d]
+	}
+	s.Row(i, buf[:d])
+	return buf[:d]
 }
 
 // checkDomain validates the domain and norm passed to Constants.

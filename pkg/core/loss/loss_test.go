@@ -163,7 +163,7 @@ func TestMeanBlocks(t *testing.T) {
 				want := make([]float64, ds.D)
 				var wantValue float64
 				for i := range n {
-					row := ds.Row(i)
+					row := ds.Row(i, nil)
 					z := l.rowDot(i, w)
 					v, dz := s.Deriv(z, ds.Y[i])
 					if !same(v, s.Value(z, ds.Y[i])) {
@@ -384,7 +384,7 @@ func TestRobustClosedForm(t *testing.T) {
 			g := make([]float64, d)
 			geom.NormGrad(g, w, geom.Dual(q))
 			for i := 0; i < n; i++ {
-				x, y := ds.Row(i), ds.Y[i]
+				x, y := ds.Row(i, nil), ds.Y[i]
 				xv := make([]float64, d)
 				for j := range xv {
 					xv[j] = x[j] - rho*y*g[j]
@@ -632,7 +632,7 @@ func TestMultinomialTwoClasses(t *testing.T) {
 	w := randVec(rng, d, 2)
 	wm := append(make([]float64, d), w...)
 	for i := 0; i < n; i++ {
-		want := Logistic{}.Value(dot(ds.Row(i), w), 2*ds.Y[i]-1)
+		want := Logistic{}.Value(dot(ds.Row(i, nil), w), 2*ds.Y[i]-1)
 		if got := m.Value(wm, i); !closeTo(got, want, 1e-14) {
 			t.Fatalf("row %d: multinomial %v, logistic %v", i, got, want)
 		}
@@ -669,7 +669,7 @@ func TestMeanClippedGrad(t *testing.T) {
 				l.MeanClippedGrad(got, w, a)
 				want := make([]float64, d)
 				for i := range ds.N {
-					row := ds.Row(i)
+					row := ds.Row(i, nil)
 					_, dz := s.Deriv(dot(row, w), ds.Y[i])
 					axpy(want, min(max(dz, -a), a)/float64(ds.N), row)
 				}

@@ -15,13 +15,15 @@ import (
 // the D×K matrix of the issue). Labels are class indices 0..K−1. The gradient is the rank-one
 // matrix (p − e_y)·xᵀ with p = softmax(Wx).
 //
-// It keeps references to the dataset's X and Y and holds a scratch vector of length K for
-// Value and Grad, which are not safe for concurrent use (Mean is).
+// It keeps references to the dataset's rows and Y and holds scratch vectors for Value and
+// Grad, which are not safe for concurrent use (Mean is). It reads every row dense (rows held
+// sparse written out one at a time), with the dense loops' bits.
 type Multinomial struct {
-	x, y    []float64
+	x, y    []float64    // x: the rows held dense, or nil
+	sparse  *data.Sparse // the rows when they are held sparse
 	n, d, k int
 	b       Bounds
-	z       []float64 // scratch: the K scores
+	z, row  []float64 // scratch: the K scores, a row written out
 }
 
 // NewMultinomial returns the multinomial logistic loss over ds with k ≥ 2 classes and the
@@ -41,7 +43,7 @@ func NewMultinomial(ds *data.Dataset, k int, b Bounds) (*Multinomial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loss: multinomial: %w", err)
 	}
-	return &Multinomial{x: ds.X, y: ds.Y, n: ds.N, d: ds.D, k: k, b: b, z: make([]float64, k)}, nil
+	return &Multinomial{x: ds.X, y: ds.Y, sparse: ds.Sparse, n: ds.N, d: ds.D, k: k, b: b, z: make([]float64, k), row: make([]float64, ds.D)}, nil
 }
 
 // Dim returns K·D.
@@ -72,7 +74,7 @@ func (m *Multinomial) scores(zs, w, row []float64) float64 {
 // Value returns log Σ_k exp(⟨W_k, x_i⟩) − ⟨W_{y_i}, x_i⟩.
 func (m *Multinomial) Value(w []float64, i int) float64 {
 	checkLen(w, m.k*m.d)
-	lse := m.scores(m.z, w, m.x[i*m.d:(i+1)*m.d])
+	lse := m.scores(m.z, w, denseRow(m.x, m.sparse, i, m.d, m.row))
 	return lse - m.z[int(m.y[i])]
 }
 
@@ -80,7 +82,7 @@ func (m *Multinomial) Value(w []float64, i int) float64 {
 func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 	checkLen(w, m.k*m.d)
 	checkLen(grad, m.k*m.d)
-	row := m.x[i*m.d : (i+1)*m.d]
+	row := denseRow(m.x, m.sparse, i, m.d, m.row)
 	lse := m.scores(m.z, w, row)
 	y := int(m.y[i])
 	v := lse - m.z[y]
@@ -120,16 +122,21 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 }
 
 // addRowTerms returns Σ ℓ_i(W) over the rows lo to hi − 1 and, unless grad is empty, adds their
-// gradients into it. It uses scratch of its own (on the stack for up to 16 classes).
+// gradients into it. It uses scratch of its own (the scores on the stack for up to 16 classes,
+// and a row when they are held sparse).
 func (m *Multinomial) addRowTerms(grad, w []float64, lo, hi int) float64 {
 	var zb [16]float64
 	zs := zb[:min(m.k, len(zb))]
 	if m.k > len(zb) {
 		zs = make([]float64, m.k)
 	}
+	var buf []float64
+	if m.x == nil {
+		buf = make([]float64, m.d)
+	}
 	sum := 0.0
 	for i := lo; i < hi; i++ {
-		row := m.x[i*m.d : (i+1)*m.d]
+		row := denseRow(m.x, m.sparse, i, m.d, buf)
 		lse := m.scores(zs, w, row)
 		y := int(m.y[i])
 		sum += lse - zs[y]

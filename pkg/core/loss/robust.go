@@ -18,16 +18,19 @@ import (
 // It is convex (a convex non-increasing φ of a concave function of w), with subgradient
 // φ'(m)·(y·x − ρ·g), g ∈ ∂‖w‖_{q*} (geom.NormGrad), and not smooth (the norm has a kink at 0).
 //
-// It keeps references to the dataset's X and Y and holds a scratch vector, so it is not
-// safe for concurrent use: build one per goroutine.
+// It keeps references to the dataset's rows and Y and holds scratch vectors, so it is not
+// safe for concurrent use: build one per goroutine. It reads every row dense (rows held sparse
+// written out one at a time), with the dense loops' bits.
 type Robust struct {
 	phi     Margin
 	rho, q  float64
-	qd      float64 // q*: the norm of w in the margin
-	x, y    []float64
+	qd      float64   // q*: the norm of w in the margin
+	x, y    []float64 // x: the rows held dense, or nil
+	sparse  *data.Sparse
 	n, d    int
 	b       Bounds
 	normGrd []float64 // scratch: a subgradient of ‖·‖_{q*} at w
+	row     []float64 // scratch: a row written out
 }
 
 // NewRobust returns the robust loss of the margin loss phi for perturbations of ℓq norm at
@@ -48,8 +51,8 @@ func NewRobust(phi Margin, rho, q float64, ds *data.Dataset, b Bounds) (*Robust,
 	if err := checkData(ds, b, func(y float64) error { return phi.CheckLabel(y, b.Y) }); err != nil {
 		return nil, fmt.Errorf("loss: robust %T: %w", phi, err)
 	}
-	return &Robust{phi: phi, rho: rho, q: q, qd: geom.Dual(q), x: ds.X, y: ds.Y, n: ds.N, d: ds.D,
-		b: b, normGrd: make([]float64, ds.D)}, nil
+	return &Robust{phi: phi, rho: rho, q: q, qd: geom.Dual(q), x: ds.X, y: ds.Y, sparse: ds.Sparse, n: ds.N, d: ds.D,
+		b: b, normGrd: make([]float64, ds.D), row: make([]float64, ds.D)}, nil
 }
 
 // Dim returns D.
@@ -61,7 +64,7 @@ func (r *Robust) Len() int { return r.n }
 // Value returns φ(y_i⟨w, x_i⟩ − ρ‖w‖_{q*}).
 func (r *Robust) Value(w []float64, i int) float64 {
 	checkLen(w, r.d)
-	m := r.y[i]*dot(r.x[i*r.d:(i+1)*r.d], w) - r.rho*geom.Norm(w, r.qd)
+	m := r.y[i]*dot(denseRow(r.x, r.sparse, i, r.d, r.row), w) - r.rho*geom.Norm(w, r.qd)
 	return r.phi.MarginValue(m)
 }
 
@@ -69,7 +72,7 @@ func (r *Robust) Value(w []float64, i int) float64 {
 func (r *Robust) Grad(grad, w []float64, i int) float64 {
 	checkLen(w, r.d)
 	checkLen(grad, r.d)
-	row := r.x[i*r.d : (i+1)*r.d]
+	row := denseRow(r.x, r.sparse, i, r.d, r.row)
 	y := r.y[i]
 	m := y*dot(row, w) - r.rho*geom.NormGrad(grad, w, r.qd)
 	v, dphi := r.phi.MarginDeriv(m)
@@ -91,7 +94,7 @@ func (r *Robust) Mean(grad, w []float64) float64 {
 	nw := geom.NormGrad(r.normGrd, w, r.qd)
 	sum, sumD := 0.0, 0.0
 	for i := 0; i < r.n; i++ {
-		row := r.x[i*r.d : (i+1)*r.d]
+		row := denseRow(r.x, r.sparse, i, r.d, r.row)
 		y := r.y[i]
 		m := y*dot(row, w) - r.rho*nw
 		if grad == nil {

@@ -2,29 +2,24 @@ package loss
 
 import "github.com/privopt/privopt/pkg/core/data"
 
-// sparseRows holds the non-zero entries of a row-major n×d matrix by row: row i's are
-// val[start[i]:start[i+1]], in columns col[start[i]:start[i+1]] (increasing).
+// A linear-model loss reads rows held sparse (data.Sparse) through the sparse kernels: its
+// dots add the stored terms in column order, one accumulator, the same value as the dense dot up
+// to rounding (an error of order d·2⁻⁵³·‖x‖‖w‖ for both), not the same bits; the bits are the
+// same natively on amd64 and in wasm (TestSparseReleasesIdenticalEverywhere in package mech pins
+// them). A stored entry that is ±0 changes neither a dot nor an axpy when the weights are finite
+// (the accumulator starts at +0 and is never −0 under rounding to nearest), so rows held with
+// their zeros or without them give the same bits.
 //
-// Its dot adds the non-zero terms in column order, one accumulator: the same value as the dense
-// dot up to rounding (an error of order d·2⁻⁵³·‖x‖‖w‖ for both), not the same bits; the
-// bits are the same natively on amd64 and in wasm (TestSparseReleasesIdenticalEverywhere in
-// package mech pins them).
-//
-// The kernels (kernels.go) rely on what newSparseRows establishes: start is non-decreasing from
-// start[0] = 0 to start[n] = len(col) = len(val), and every col[k] is in [0, d).
-type sparseRows struct {
-	start []int
-	col   []int32
-	val   []float64
-	d     int
-}
+// The kernels (kernels.go) rely on what data.Sparse.Check establishes when the loss is built:
+// in every block, Start is non-decreasing from 0 to len(Col) = len(Val), and every column is in
+// [0, d); and the rows of a pass's block of rowBlock rows lie in one data block (chunkRows is
+// data.BlockRows, a multiple of rowBlock).
 
-// SparseRows reports whether a linear-model loss (NewLinear) holds n rows of d entries, nnz of
-// them non-zero, sparse: when at most a quarter of the entries are non-zero (otherwise the
-// dense loops are as fast) and d fits an int32.
-func SparseRows(n, d, nnz int) bool {
-	return d <= 1<<30 && 4*nnz <= n*d
-}
+// SparseRows reports whether a linear-model loss (NewLinear) holds n rows of d entries held
+// dense, nnz of them non-zero, sparse: when at most a quarter of the entries are non-zero
+// (otherwise the dense loops are as fast) and d fits an int32. It is the rule by which Encode
+// holds rows sparse (data.SparseRows), applied to the entries that are not zero.
+func SparseRows(n, d, nnz int) bool { return data.SparseRows(n, d, nnz) }
 
 // Width is what one per-example query reads of its row, on average: Entries entries, which are
 // the non-zero entries of rows held sparse when Sparse is set, and every entry of dense rows
@@ -34,64 +29,80 @@ type Width struct {
 	Sparse  bool    `json:"sparse"`
 }
 
-// RowWidth returns the Width of a query of a linear-model loss over ds: the mean number of
-// non-zero entries per row when NewLinear holds the rows sparse (SparseRows), every one of the D
-// entries otherwise. It reads the data: it serves the run times predicted for the data's owner
-// on their own machine, never a plan (plans use public quantities only) or a release.
-func RowWidth(ds *data.Dataset) Width {
-	nnz := nonZeros(ds.X[:ds.N*ds.D])
-	if ds.N < 1 || !SparseRows(ds.N, ds.D, nnz) {
-		return Width{Entries: float64(ds.D)}
+// RowWidth returns the Width of a query of a linear-model loss over the rows of ds that are
+// not left out (leftOut[i] set; leftOut may be nil): the mean number of non-zero entries per row
+// when NewLinear holds those rows sparse (rows held sparse, or dense rows that SparseRows says
+// to hold sparse), every one of the D entries otherwise. It reads the data: it serves the run
+// times predicted for the data's owner on their own machine, never a plan (plans use public
+// quantities only) or a release.
+func RowWidth(ds *data.Dataset, leftOut []bool) Width {
+	n, nnz := 0, 0
+	for i := range ds.N {
+		if leftOut == nil || !leftOut[i] {
+			_, val := ds.Entries(i)
+			n, nnz = n+1, nnz+nonZeros(val)
+		}
 	}
-	return Width{Entries: float64(nnz) / float64(ds.N), Sparse: true}
+	if ds.Sparse != nil && n > 0 {
+		return Width{Entries: float64(nnz) / float64(n), Sparse: true}
+	}
+	return WidthOf(n, ds.D, nnz)
 }
 
-// newSparseRows returns the non-zero entries of x by row, or nil when SparseRows says the rows
-// are better held dense.
-func newSparseRows(x []float64, n, d int) *sparseRows {
-	nnz := nonZeros(x[:n*d])
-	if !SparseRows(n, d, nnz) {
+// WidthOf returns the Width of a query of a linear-model loss over n rows of d entries held
+// dense, nnz of them non-zero in all (RowWidth's, which it is for rows Encode holds sparse too:
+// at most a quarter of their entries are stored, so SparseRows holds for them).
+func WidthOf(n, d, nnz int) Width {
+	if n < 1 || !SparseRows(n, d, nnz) {
+		return Width{Entries: float64(d)}
+	}
+	return Width{Entries: float64(nnz) / float64(n), Sparse: true}
+}
+
+// sparseOf returns the rows of ds held sparse: ds.Sparse, or for rows held dense their
+// non-zero entries when SparseRows says they are better held so, or else nil.
+func sparseOf(ds *data.Dataset) *data.Sparse {
+	if ds.Sparse != nil {
+		return ds.Sparse
+	}
+	n, d := ds.N, ds.D
+	if !SparseRows(n, d, nonZeros(ds.X[:n*d])) {
 		return nil
 	}
-	// d spare entries at the end: compressRow may be given a whole row's worth of room.
-	col, val := make([]int32, nnz+d), make([]float64, nnz+d)
-	s := &sparseRows{start: make([]int, n+1), d: d}
-	k := 0
-	for i := range n {
-		k += compressRow(col[k:], val[k:], x[i*d:(i+1)*d])
-		s.start[i+1] = k
+	s := &data.Sparse{Blocks: make([]data.SparseBlock, (n+data.BlockRows-1)/data.BlockRows)}
+	for b := range s.Blocks {
+		rows := ds.X[b*data.BlockRows*d : min(n, (b+1)*data.BlockRows)*d]
+		nnz := nonZeros(rows)
+		// d spare entries at the end: compressRow may be given a whole row's worth of room.
+		col, val := make([]int32, nnz+d), make([]float64, nnz+d)
+		start := make([]int, len(rows)/d+1)
+		k := 0
+		for r := range len(rows) / d {
+			k += compressRow(col[k:], val[k:], rows[r*d:(r+1)*d])
+			start[r+1] = k
+		}
+		s.Blocks[b] = data.SparseBlock{Start: start, Col: col[:k:k], Val: val[:k:k]}
 	}
-	s.col, s.val = col[:k:k], val[:k:k]
 	return s
 }
 
-// dots writes ⟨x_{lo+r}, w⟩ into z[r] for every r < len(z): the non-zero terms in column
-// order, one accumulator.
-func (s *sparseRows) dots(z, w []float64, lo int) {
-	s.checkWidth(w)
-	sparseDots(z, s.start[lo:lo+len(z)+1], s.col, s.val, w)
+// sparseBlock returns the slices of the rows lo to lo + rows − 1 of s, which lie in one block,
+// for the sparse kernels: their starts (rows + 1 of them), and the block's columns and values.
+// It panics when v, a vector the kernels will read or write, is shorter than the rows' d
+// entries, which the kernels, unchecked under WebAssembly, would read or write past.
+//
+//go:noinline
+func sparseBlock(s *data.Sparse, lo, rows, d int, v []float64) ([]int, []int32, []float64) {
+	checkWidth(v, d)
+	blk := &s.Blocks[lo/data.BlockRows]
+	r := lo % data.BlockRows
+	return blk.Start[r : r+rows+1], blk.Col, blk.Val
 }
 
-// dot returns ⟨x_i, w⟩, dots's bits.
-func (s *sparseRows) dot(i int, w []float64) float64 {
-	var z [1]float64
-	s.dots(z[:], w, i)
-	return z[0]
-}
-
-// axpys adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order, with
-// the bits of axpy(y, c[r], x_{lo+r}) (a zero entry would add a signed zero, which changes no
-// sum that is not −0, and a coordinate that starts at +0 never becomes −0 under rounding to
-// nearest).
-func (s *sparseRows) axpys(y, c []float64, lo int) {
-	s.checkWidth(y)
-	sparseAxpys(y, c, s.start[lo:lo+len(c)+1], s.col, s.val)
-}
-
-// checkWidth panics when v is shorter than the rows, which the kernels, unchecked under
-// WebAssembly, would read or write past.
-func (s *sparseRows) checkWidth(v []float64) {
-	if len(v) < s.d {
+// checkWidth panics when v is shorter than the rows' d entries, which the kernels, unchecked
+// under WebAssembly, would read or write past.
+func checkWidth(v []float64, d int) {
+	if len(v) < d {
 		panic("loss: a vector shorter than the rows")
 	}
 }

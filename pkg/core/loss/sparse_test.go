@@ -1,8 +1,10 @@
 package loss
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -60,14 +62,14 @@ func TestSparseRows(t *testing.T) {
 		}
 		for i := range ds.N {
 			row := ds.X[i*d : (i+1)*d]
-			if a, b := sparse.sparse.dot(i, w), dot(row, w); !near(a, b, dot(abs(row), abs(w))) {
+			if a, b := sparse.rowDot(i, w), dot(row, w); !near(a, b, dot(abs(row), abs(w))) {
 				t.Fatalf("d = %d, row %d: sparse dot %v, dense %v", d, i, a, b)
 			}
 		}
 		ys, yd := randVec(rng, d, 1), make([]float64, d)
 		copy(yd, ys)
 		for i := range ds.N {
-			sparse.sparse.axpys(ys, []float64{-0.7}, i)
+			sparse.addRows(ys, []float64{-0.7}, i)
 			axpy(yd, -0.7, ds.X[i*d:(i+1)*d])
 		}
 		gs, gd := make([]float64, d), make([]float64, d)
@@ -122,7 +124,7 @@ func TestRowWidth(t *testing.T) {
 		if 4*mean > float64(ds.D) {
 			want = Width{Entries: float64(ds.D)}
 		}
-		if got := RowWidth(ds); got != want || got.Sparse != (l.sparse != nil) {
+		if got := RowWidth(ds, nil); got != want || got.Sparse != (l.sparse != nil) {
 			t.Errorf("%d non-zeros per row: width %+v (held sparse: %v), want %+v", nnzPerRow, got, l.sparse != nil, want)
 		}
 	}
@@ -156,5 +158,139 @@ func TestSignAccuracy(t *testing.T) {
 		if a, b := sparse.SignAccuracy(w), dense.SignAccuracy(w); a != want || b != want {
 			t.Errorf("accuracy %v (sparse), %v (dense), want %v", a, b, want)
 		}
+	}
+}
+
+// heldSparse returns ds (rows held dense) with its rows held sparse as Encode and Rescale hold
+// them: every entry whose bits are not +0 (−0 included), and, with zeros set, every third +0
+// entry too.
+func heldSparse(ds *data.Dataset, zeros bool) *data.Dataset {
+	out := *ds
+	out.X, out.Sparse = nil, &data.Sparse{}
+	for lo := 0; lo < ds.N; lo += data.BlockRows {
+		blk := data.SparseBlock{Start: []int{0}}
+		for i := lo; i < min(ds.N, lo+data.BlockRows); i++ {
+			for j, v := range ds.X[i*ds.D : (i+1)*ds.D] {
+				if math.Float64bits(v) != 0 || zeros && (i+j)%3 == 0 {
+					blk.Col, blk.Val = append(blk.Col, int32(j)), append(blk.Val, v)
+				}
+			}
+			blk.Start = append(blk.Start, len(blk.Col))
+		}
+		out.Sparse.Blocks = append(out.Sparse.Blocks, blk)
+	}
+	return &out
+}
+
+// TestRowsHeldSparse: the losses over rows held sparse read them in place (no copy) and give
+// the bits of the same rows held dense: a linear loss's passes, values, gradients and accuracy
+// (the sparse kernels either way; Grad the dense loops' either way), and the multinomial and
+// robust losses' (dense loops either way); with −0 entries and stored +0 entries, over several
+// blocks of rows with two workers, and one block.
+func TestRowsHeldSparse(t *testing.T) {
+	defer SetWorkers(SetWorkers(2))
+	rng := rand.New(rand.NewPCG(71, 72))
+	same := func(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
+	sameVec := func(a, b []float64) bool {
+		for j := range a {
+			if !same(a[j], b[j]) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, n := range []int{700, 2*data.BlockRows + 77} {
+		dense := oneHotData(rng, n, 23, 0.15)
+		for i := 0; i < n; i += 5 {
+			dense.X[i*23+(i%23)] = math.Copysign(0, -1)
+		}
+		for _, zeros := range []bool{false, true} {
+			sparse := heldSparse(dense, zeros)
+			name := fmt.Sprintf("n = %d, stored zeros %v", n, zeros)
+			ls := mustLinear(t, Logistic{}, sparse, Bounds{X: 1, XNorm: 2})
+			ld := mustLinear(t, Logistic{}, dense, Bounds{X: 1, XNorm: 2})
+			if ls.sparse != sparse.Sparse || ls.x != nil || ld.sparse == nil {
+				t.Fatalf("%s: the rows held sparse were copied, or the dense ones not read sparse", name)
+			}
+			if a, b := RowWidth(sparse, nil), RowWidth(dense, nil); a != b {
+				t.Errorf("%s: width %+v, dense %+v", name, a, b)
+			}
+			w := randVec(rng, 23, 2)
+			gs, gd := make([]float64, 23), make([]float64, 23)
+			if a, b := ls.Mean(gs, w), ld.Mean(gd, w); !same(a, b) || !sameVec(gs, gd) {
+				t.Errorf("%s: Mean %v %v, dense %v %v", name, a, gs, b, gd)
+			}
+			ls.MeanClippedGrad(gs, w, 0.1)
+			ld.MeanClippedGrad(gd, w, 0.1)
+			if !sameVec(gs, gd) || ls.SignAccuracy(w) != ld.SignAccuracy(w) {
+				t.Errorf("%s: clipped gradient or accuracy differ", name)
+			}
+			for _, i := range []int{0, 1, 5, n - 1} {
+				va, vb := ls.Grad(gs, w, i), ld.Grad(gd, w, i)
+				if !same(va, vb) || !sameVec(gs, gd) || !same(ls.Value(w, i), ld.Value(w, i)) {
+					t.Errorf("%s, row %d: Grad %v %v, dense %v %v", name, i, va, gs, vb, gd)
+				}
+			}
+			labels := make([]float64, n)
+			for i := range labels {
+				labels[i] = float64(rng.IntN(3))
+			}
+			ms, md := *sparse, *dense
+			ms.Y, md.Y = labels, labels
+			mls, err := NewMultinomial(&ms, 3, Bounds{X: 1, XNorm: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mld, err := NewMultinomial(&md, 3, Bounds{X: 1, XNorm: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			wm := randVec(rng, 3*23, 1)
+			hs, hd := make([]float64, 3*23), make([]float64, 3*23)
+			if a, b := mls.Mean(hs, wm), mld.Mean(hd, wm); !same(a, b) || !sameVec(hs, hd) {
+				t.Errorf("%s: multinomial Mean %v, dense %v", name, a, b)
+			}
+			if a, b := mls.Grad(hs, wm, 5), mld.Grad(hd, wm, 5); !same(a, b) || !sameVec(hs, hd) || !same(mls.Value(wm, 7), mld.Value(wm, 7)) {
+				t.Errorf("%s: multinomial Grad %v, dense %v", name, a, b)
+			}
+			rs, err := NewRobust(Logistic{}, 0.3, 2, sparse, Bounds{X: 1, XNorm: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rd, err := NewRobust(Logistic{}, 0.3, 2, dense, Bounds{X: 1, XNorm: 2})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a, b := rs.Mean(gs, w), rd.Mean(gd, w); !same(a, b) || !sameVec(gs, gd) {
+				t.Errorf("%s: robust Mean %v, dense %v", name, a, b)
+			}
+			if a, b := rs.Grad(gs, w, 3), rd.Grad(gd, w, 3); !same(a, b) || !sameVec(gs, gd) || !same(rs.Value(w, 9), rd.Value(w, 9)) {
+				t.Errorf("%s: robust Grad %v, dense %v", name, a, b)
+			}
+		}
+	}
+}
+
+// TestRowsHeldSparseChecked: NewLinear refuses rows held sparse that are malformed (which the
+// kernels would read past), held both ways, or whose last entry is not the declared bias.
+func TestRowsHeldSparseChecked(t *testing.T) {
+	rng := rand.New(rand.NewPCG(73, 74))
+	good := func() *data.Dataset { return heldSparse(oneHotData(rng, 50, 9, 0.3), false) }
+	for name, change := range map[string]func(ds *data.Dataset){
+		"column":     func(ds *data.Dataset) { ds.Sparse.Blocks[0].Col[0] = 9 },
+		"start":      func(ds *data.Dataset) { ds.Sparse.Blocks[0].Start[50] = 1 << 20 },
+		"both":       func(ds *data.Dataset) { ds.X = make([]float64, 50*9) },
+		"rows":       func(ds *data.Dataset) { ds.N = 51; ds.Y = append(ds.Y, 1) },
+		"not finite": func(ds *data.Dataset) { ds.Sparse.Blocks[0].Val[3] = math.Inf(1) },
+	} {
+		ds := good()
+		change(ds)
+		if _, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2}); err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	ds := good()
+	if _, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2, Bias: 0.1}); err == nil || !strings.Contains(err.Error(), "bias") {
+		t.Errorf("rows without the declared bias: %v", err)
 	}
 }

@@ -83,7 +83,7 @@ func featureSubset(t testing.TB, ds *data.Dataset, names ...string) *data.Datase
 	}
 	out.X = make([]float64, 0, ds.N*len(names))
 	for i := range ds.N {
-		row := ds.Row(i)
+		row := ds.Row(i, nil)
 		for _, j := range idx {
 			out.X = append(out.X, row[j])
 		}

@@ -276,8 +276,10 @@ func (pl *autoPlan) scoreOf(ds *data.Dataset, w []float64, r *rng.Rand) (float64
 	}
 	y := p.Bounds.Y
 	sum := 0.0
+	x := make([]float64, ds.D)
 	for i := range ds.N {
-		x, label := ds.Row(i), ds.Y[i]
+		x = ds.Row(i, x)
+		label := ds.Y[i]
 		switch {
 		case regression(p.Loss.Name):
 			if !(math.Abs(label) <= y) {

@@ -46,9 +46,7 @@ func adultTrain(b testing.TB) *data.Dataset {
 
 // head returns the first n rows of ds.
 func head(ds *data.Dataset, n int) *data.Dataset {
-	out := *ds
-	out.N, out.X, out.Y = n, ds.X[:n*ds.D], ds.Y[:n]
-	return &out
+	return pickRows(ds, 0, n)
 }
 
 // BenchmarkREMAdultCertified plans the regularized exponential mechanism on adult-lr (its first

@@ -197,8 +197,10 @@ func (e *EvaluationPlan) Run(ds *data.Dataset, w []float64, r *rng.Rand) (*Evalu
 func (e *EvaluationPlan) sums(ds *data.Dataset, w []float64) ([]float64, error) {
 	p := e.problem
 	out := make([]float64, e.coords)
+	x := make([]float64, ds.D)
 	for i := range ds.N {
-		x, y := ds.Row(i), ds.Y[i]
+		x = ds.Row(i, x)
+		y := ds.Y[i]
 		if math.IsNaN(y) {
 			return nil, errors.New("mech: a held-out row has no label")
 		}

@@ -169,8 +169,8 @@ func directStatistics(c evaluationCase, ds *data.Dataset) []float64 {
 		for i := range ds.N {
 			pred := 0.0
 			if c.problem.Loss.Name == "multinomial" {
-				pred = float64(argmaxScore(c.w, ds.Row(i), c.problem.Loss.Classes))
-			} else if dot(c.w, ds.Row(i)) >= 0 {
+				pred = float64(argmaxScore(c.w, ds.Row(i, nil), c.problem.Loss.Classes))
+			} else if dot(c.w, ds.Row(i, nil)) >= 0 {
 				pred = 1
 			} else {
 				pred = -1
@@ -186,7 +186,7 @@ func directStatistics(c evaluationCase, ds *data.Dataset) []float64 {
 		mean += y / n
 	}
 	for i := range ds.N {
-		e := ds.Y[i] - min(max(dot(c.w, ds.Row(i)), c.heldOut.Min), c.heldOut.Max)
+		e := ds.Y[i] - min(max(dot(c.w, ds.Row(i, nil)), c.heldOut.Min), c.heldOut.Max)
 		abs += math.Abs(e) / n
 		sq += e * e / n
 		sst += (ds.Y[i] - mean) * (ds.Y[i] - mean) / n

@@ -463,8 +463,9 @@ func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
 	case p.Loss.Name == LossMultinomial:
 		k := p.Loss.Classes
 		right := 0
+		row := make([]float64, ds.D)
 		for i := range ds.N {
-			row := ds.Row(i)
+			row = ds.Row(i, row)
 			best, bestScore := 0, math.Inf(-1)
 			for c := range k {
 				s := 0.0
@@ -482,9 +483,11 @@ func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
 		return float64(right) / float64(ds.N), true
 	}
 	right := 0
+	row := make([]float64, ds.D)
 	for i := range ds.N {
+		row = ds.Row(i, row)
 		s := 0.0
-		for j, v := range ds.Row(i) {
+		for j, v := range row {
 			s += w[j] * v
 		}
 		if (s >= 0) == (ds.Y[i] > 0) {

@@ -57,7 +57,7 @@ func ballLeastSquares(ds *data.Dataset, r float64) (w []float64, free float64) {
 	a := make([]float64, d*d)
 	c := make([]float64, d)
 	for i := range ds.N {
-		x := ds.Row(i)
+		x := ds.Row(i, nil)
 		for j := range d {
 			c[j] += x[j] * ds.Y[i] / n
 			for k := range d {
@@ -109,7 +109,7 @@ func meanSquared(ds *data.Dataset, w []float64) float64 {
 	f := 0.0
 	for i := range ds.N {
 		e := -ds.Y[i]
-		for j, x := range ds.Row(i) {
+		for j, x := range ds.Row(i, nil) {
 			e += w[j] * x
 		}
 		f += e * e / 2
@@ -151,7 +151,7 @@ func TestNoisyGDBallOptimum(t *testing.T) {
 	}
 	for i := range ds.N {
 		e := -ds.Y[i]
-		for j, x := range ds.Row(i) {
+		for j, x := range ds.Row(i, nil) {
 			e += best[j] * x
 		}
 		if math.Abs(e) >= gp.clipAt {

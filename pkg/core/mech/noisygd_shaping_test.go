@@ -21,7 +21,7 @@ func multiBiasData(n, d, k int, seed uint64) *data.Dataset {
 	ds.Y = make([]float64, n)
 	for i := range n {
 		c := 0
-		if ds.Row(i)[0] > 0 {
+		if ds.Row(i, nil)[0] > 0 {
 			c = 1
 		}
 		if u := r.Float64(); u < 0.3 {

@@ -252,7 +252,7 @@ func biasData(n, d int, seed uint64) *data.Dataset {
 	ds := toyData(n, d-1, seed)
 	out := &data.Dataset{N: n, D: d, X: make([]float64, 0, n*d), Y: ds.Y, P: 2, Radius: 1, Bias: math.Sqrt2 / 2}
 	for i := range n {
-		for _, v := range ds.Row(i) {
+		for _, v := range ds.Row(i, nil) {
 			out.X = append(out.X, v*math.Sqrt2/2)
 		}
 		out.X = append(out.X, out.Bias)
@@ -529,7 +529,7 @@ func TestNoisyGDCategoricalRidgeMinimizes(t *testing.T) {
 // radius 1/√2), and the index of that row; the caller changes its label.
 func biasNeighbour(t *testing.T, ds *data.Dataset, trial int, r *rng.Rand) (*data.Dataset, int) {
 	t.Helper()
-	other := &data.Dataset{N: ds.N, D: ds.D, X: append([]float64(nil), ds.X...), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
+	other := &data.Dataset{N: ds.N, D: ds.D, X: denseRows(ds, 0, ds.N), Y: append([]float64(nil), ds.Y...), P: 2, Radius: 1, Bias: ds.Bias}
 	i := trial % ds.N
 	row := other.X[i*ds.D : (i+1)*ds.D]
 	if err := r.UnitBall(row[:ds.D-1]); err != nil {

@@ -19,7 +19,7 @@ import (
 // withRow returns a copy of ds with row i replaced by (x, y): a replace-one neighbour.
 func withRow(ds *data.Dataset, i int, x []float64, y float64) *data.Dataset {
 	c := *ds
-	c.X = append([]float64(nil), ds.X...)
+	c.X, c.Sparse = denseRows(ds, 0, ds.N), nil
 	c.Y = append([]float64(nil), ds.Y...)
 	copy(c.X[i*ds.D:(i+1)*ds.D], x)
 	c.Y[i] = y

@@ -102,8 +102,10 @@ func (m *secondMoments) derivation(b privacy.Budget) string {
 // moments computes v from ds: the sums of squares divided by the public n.
 func (m *secondMoments) moments(ds *data.Dataset) []float64 {
 	v := make([]float64, m.dim)
+	row := make([]float64, ds.D)
 	for i := range ds.N {
-		for j, x := range ds.Row(i) {
+		row = ds.Row(i, row)
+		for j, x := range row {
 			v[j] += x * x
 		}
 	}

@@ -73,20 +73,29 @@ func replayRows(t testing.TB, n int) (base, extremes *data.Dataset) {
 	return pickRows(all, 0, n), pickRows(all, n, n+42)
 }
 
-// pickRows returns rows lo..hi−1 of ds as a dataset of their own (copies).
+// denseRows returns rows lo..hi−1 of ds dense, row-major (a copy), however ds holds them.
+func denseRows(ds *data.Dataset, lo, hi int) []float64 {
+	out := make([]float64, 0, (hi-lo)*ds.D)
+	for i := lo; i < hi; i++ {
+		out = append(out, ds.Row(i, nil)...)
+	}
+	return out
+}
+
+// pickRows returns rows lo..hi−1 of ds as a dataset of their own (copies, held dense).
 func pickRows(ds *data.Dataset, lo, hi int) *data.Dataset {
 	out := *ds
 	out.N = hi - lo
-	out.X = append([]float64(nil), ds.X[lo*ds.D:hi*ds.D]...)
+	out.X, out.Sparse = denseRows(ds, lo, hi), nil
 	out.Y = append([]float64(nil), ds.Y[lo:hi]...)
 	return &out
 }
 
-// joinRows returns the rows of a followed by those of b.
+// joinRows returns the rows of a followed by those of b (held dense).
 func joinRows(a, b *data.Dataset) *data.Dataset {
 	out := *a
 	out.N = a.N + b.N
-	out.X = append(append([]float64(nil), a.X...), b.X...)
+	out.X, out.Sparse = append(denseRows(a, 0, a.N), denseRows(b, 0, b.N)...), nil
 	out.Y = append(append([]float64(nil), a.Y...), b.Y...)
 	return &out
 }
@@ -479,7 +488,7 @@ func TestReplaySensitivities(t *testing.T) {
 func smallPairs(n int, label func(k int) float64, baseLabel func(i int, x []float64) float64) (base, extremes *data.Dataset) {
 	base = smallData(n, 2, 3)
 	for i := range base.N {
-		base.Y[i] = baseLabel(i, base.Row(i))
+		base.Y[i] = baseLabel(i, base.Row(i, nil))
 	}
 	var rows [][]float64
 	var labels []float64
