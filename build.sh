@@ -141,14 +141,15 @@ build() {
 	# same times in node (noisy-gd at ε = 1 0.65-0.70 s against 0.72-1.41 s, REM's kinetic mode
 	# 0.37-0.59 against 0.38-0.47 s, rem-lp 0.99-1.08 against 1.09-1.45 s, 3 runs each, the same
 	# bits); syscall/js, about 2 kB; and encoding/csv (the preview and the scores' CSV; the
-	# data's own reader is pkg/core/data's), 1.6 kB. The compute packages (pkg/core/loss, solve,
+	# data's own reader is pkg/core/data's), 1.6 kB; strings and bytes, 4.6 kB (calls into them
+	# from other packages still inline). The compute packages (pkg/core/loss, solve,
 	# pkg/sampler, pkg/rng, gonum, math, strconv, the runtime) keep the compiler's defaults.
 	local noinline=(github.com/privopt/privopt/ui/... github.com/privopt/privopt/internal/...
 		github.com/privopt/privopt/wasm/... github.com/vugu/... google.golang.org/protobuf/...
 		fmt reflect encoding/json html log time syscall/js
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
 		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
-		github.com/privopt/privopt/pkg/core/geom/... math/big sort encoding/csv)
+		github.com/privopt/privopt/pkg/core/geom/... math/big sort encoding/csv strings bytes)
 	local wasmflags=(-trimpath -ldflags=-s\ -w) p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.

@@ -2,8 +2,6 @@ package rng
 
 import (
 	"testing"
-
-	"gonum.org/v1/gonum/mat"
 )
 
 // Every benchmark reports samples/s (vectors/s for the vector samplers) as a metric.
@@ -125,24 +123,6 @@ func BenchmarkLpBall92p1_5(b *testing.B) {
 }
 func BenchmarkL2Laplace92(b *testing.B) {
 	benchVec(b, func(r *Rand, d []float64) error { return r.L2Laplace(d, 1) })
-}
-
-func BenchmarkMultiNormal92(b *testing.B) {
-	cov := mat.NewSymDense(benchDim, nil)
-	for i := 0; i < benchDim; i++ {
-		for j := 0; j <= i; j++ {
-			v := 0.3
-			if i == j {
-				v = 1
-			}
-			cov.SetSym(i, j, v)
-		}
-	}
-	m, err := NewMultiNormal(make([]float64, benchDim), cov)
-	if err != nil {
-		b.Fatal(err)
-	}
-	benchVec(b, func(r *Rand, d []float64) error { return m.Sample(r, d) })
 }
 
 func benchInt(b *testing.B, n IntNoise) {

@@ -8,7 +8,6 @@ import (
 	"math/big"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -356,49 +355,6 @@ func TestL2Laplace(t *testing.T) {
 	}
 }
 
-func TestMultiNormal(t *testing.T) {
-	r := Seeded(10)
-	mean := []float64{1, -2, 0.5}
-	cov := mat.NewSymDense(3, []float64{
-		4, 1.2, -0.6,
-		1.2, 1, 0.3,
-		-0.6, 0.3, 0.5,
-	})
-	m, err := NewMultiNormal(mean, cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if m.Dim() != 3 {
-		t.Fatalf("Dim = %d", m.Dim())
-	}
-	xs := make([][]float64, 30000)
-	for i := range xs {
-		xs[i] = make([]float64, 3)
-		if err := m.Sample(r, xs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// Cramér–Wold: aᵀx ~ N(aᵀμ, aᵀΣa) for every direction a.
-	for _, a := range [][]float64{{1, 0, 0}, {0, 1, 0}, {0, 0, 1}, {1, 1, 1}, {0.3, -2, 1.5}} {
-		mu, v := 0.0, 0.0
-		for i := range a {
-			mu += a[i] * mean[i]
-			for j := range a {
-				v += a[i] * cov.At(i, j) * a[j]
-			}
-		}
-		proj := make([]float64, len(xs))
-		for k, x := range xs {
-			for i := range a {
-				proj[k] += a[i] * x[i]
-			}
-		}
-		stattest.KS(t, fmt.Sprintf("MultiNormal projection %v", a), proj, func(y float64) float64 {
-			return normalCDF((y - mu) / math.Sqrt(v))
-		})
-	}
-}
-
 func TestInvalidParameters(t *testing.T) {
 	r := Seeded(11)
 	nan, inf := math.NaN(), math.Inf(1)
@@ -432,19 +388,6 @@ func TestInvalidParameters(t *testing.T) {
 		{"L2Laplace(empty)", r.L2Laplace(nil, 1)},
 		{"L2Laplace(b=0)", r.L2Laplace(two, 0)},
 		{"L2Laplace(b=NaN)", r.L2Laplace(two, nan)},
-		{"NewMultiNormal(dims)", second(NewMultiNormal([]float64{0}, mat.NewSymDense(2, nil)))},
-		{"NewMultiNormal(empty)", second(NewMultiNormal(nil, mat.NewSymDense(1, []float64{1})))},
-		{"NewMultiNormal(NaN mean)", second(NewMultiNormal([]float64{nan}, mat.NewSymDense(1, []float64{1})))},
-		{"NewMultiNormal(Inf cov)", second(NewMultiNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{1, inf, inf, 1})))},
-		{"NewMultiNormal(singular)", second(NewMultiNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 1, 1, 1})))},
-		{"NewMultiNormal(indefinite)", second(NewMultiNormal([]float64{0, 0}, mat.NewSymDense(2, []float64{1, 2, 2, 1})))},
-		{"MultiNormal.Sample(wrong length)", func() error {
-			m, err := NewMultiNormal([]float64{0}, mat.NewSymDense(1, []float64{1}))
-			if err != nil {
-				return nil // reported as "no error" below, which fails the test
-			}
-			return m.Sample(r, two)
-		}()},
 	} {
 		if !errors.Is(tc.err, ErrInvalid) {
 			t.Errorf("%s: error %v, want one wrapping ErrInvalid", tc.name, tc.err)
@@ -496,43 +439,10 @@ func TestFloat64(t *testing.T) {
 	stattest.KS(t, "Float64", xs, func(u float64) float64 { return u })
 }
 
-// TestMultiNormalIllConditioned samples a covariance with condition number 1e12 (scales 1e-3
-// and 1e3, correlation 0.999) and checks the projections on both coordinates and on the
-// direction of least variance.
-func TestMultiNormalIllConditioned(t *testing.T) {
-	r := Seeded(21)
-	const s1, s2, rho = 1e-3, 1e3, 0.999
-	cov := mat.NewSymDense(2, []float64{s1 * s1, rho * s1 * s2, rho * s1 * s2, s2 * s2})
-	m, err := NewMultiNormal([]float64{5, -5}, cov)
-	if err != nil {
-		t.Fatal(err)
-	}
-	xs := make([][]float64, 30000)
-	for i := range xs {
-		xs[i] = make([]float64, 2)
-		if err := m.Sample(r, xs[i]); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// x₂ − ρ·(s2/s1)·x₁ has variance s2²(1 − ρ²): the conditional spread.
-	for _, a := range [][]float64{{1, 0}, {0, 1}, {-rho * s2 / s1, 1}} {
-		mu := a[0]*5 - a[1]*5
-		v := a[0]*a[0]*s1*s1 + 2*a[0]*a[1]*rho*s1*s2 + a[1]*a[1]*s2*s2
-		proj := make([]float64, len(xs))
-		for k, x := range xs {
-			proj[k] = a[0]*x[0] + a[1]*x[1]
-		}
-		stattest.KS(t, fmt.Sprintf("ill-conditioned projection %v", a), proj, func(y float64) float64 {
-			return normalCDF((y - mu) / math.Sqrt(v))
-		})
-	}
-}
-
 // TestNoAllocations checks that the vector and exact samplers do not allocate once warm.
 func TestNoAllocations(t *testing.T) {
 	r := Seeded(22)
 	dst := make([]float64, 92)
-	m, _ := NewMultiNormal(make([]float64, 3), mat.NewSymDense(3, []float64{2, 1, 0, 1, 2, 1, 0, 1, 2}))
 	dg, _ := NewDiscreteGaussian(1e9)
 	dl, _ := NewDiscreteLaplace(123.5)
 	g, _ := NewGrid(20)
@@ -547,7 +457,6 @@ func TestNoAllocations(t *testing.T) {
 		{"L2Laplace", func() { _ = r.L2Laplace(dst, 2) }},
 		{"Gamma", func() { _, _ = r.Gamma(0.5, 2) }},
 		{"Poisson", func() { _, _ = r.Poisson(1e5) }},
-		{"MultiNormal.Sample", func() { _ = m.Sample(r, dst[:3]) }},
 		{"DiscreteGaussian.Sample", func() { dg.Sample(r) }},
 		{"DiscreteLaplace.Sample", func() { dl.Sample(r) }},
 		{"Grid.Release", func() { _ = g.Release(r, dst, dst, dg) }},

@@ -14,8 +14,8 @@
 // Continuous: Float64, Normal and Exp (256-layer ziggurats with committed tables), Laplace,
 // Gamma (Marsaglia–Tsang for every shape > 0), Poisson (all means up to 2^52), and vectors
 // filled in place without allocating: NormalVec, UnitSphere, UnitBall, LpBall
-// (Barthe–Guédon–Mendelson–Naor), L2Laplace (uniform direction × Gamma(d, b) radius), and
-// MultiNormal (a covariance factored once with gonum's mat.Cholesky). Each method's comment
+// (Barthe–Guédon–Mendelson–Naor) and L2Laplace (uniform direction × Gamma(d, b) radius). Each
+// method's comment
 // states its method and its exactness; invalid parameters give an error wrapping ErrInvalid,
 // never a panic or a NaN.
 //
@@ -38,7 +38,6 @@
 // committed as exact float64 literals, and exp and log are computed by portable functions
 // instead of math.Exp and math.Log (which are assembly on amd64 and differ from the wasm
 // versions in the last bit). TestGoldenStreams pins the first values of every sampler and runs
-// on both platforms. Exceptions: MultiNormal (gonum's factorisation uses platform-specific
-// kernels), and platforms whose compiler fuses x*y+z into one instruction (arm64), where
-// results may differ in the last bit.
+// on both platforms. The exception: platforms whose compiler fuses x*y+z into one instruction
+// (arm64), where results may differ in the last bit.
 package rng
