@@ -165,7 +165,6 @@ build() {
 	cp index.html widget.html "$DIST/"
 	cp web/*.js web/*.css pkg/plot/svgfile/plot.css "$DIST/"
 	cp "$(go env GOROOT)/lib/wasm/wasm_exec.js" "$DIST/"
-	go run ./internal/build/vuguhelper "$DIST/vugu-render.js"
 	APP_WASM_GZIP=$(wasm_size app.wasm "$APP_WASM_BUDGET")
 	WIDGET_WASM_GZIP=$(wasm_size widget.wasm "$WIDGET_WASM_BUDGET")
 	say "build.sh: built the page into dist/"

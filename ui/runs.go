@@ -81,6 +81,11 @@ func (a *App) RunBlockers() []string {
 	return out
 }
 
+// Working reports whether the engine is doing something whose progress the page shows: runs,
+// checking the data, or scoring a file. Progress messages change the page's state without
+// rendering it (a render rewrites every element), so the host renders it on a timer meanwhile.
+func (a *App) Working() bool { return a.Running || a.Checking || a.Scoring }
+
 // Run starts the runs: each is planned by the engine from the same spec and the data's public
 // facts, with its own randomness (the browser's CSPRNG, or seed + its index when seeded), on
 // up to Host.Workers() workers at once. First worker 1 answers the schema as used, with the

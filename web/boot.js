@@ -2,24 +2,9 @@
 // privoptCompile and runs it. The compiled module is kept in window.privoptWasmModule: the page
 // hands it to the engine's Web Worker, which runs the same module in its engine role, so it is
 // downloaded and compiled once.
-//
-// Vugu's DOM renderer installs its JavaScript helper by calling window.eval, which the page's
-// Content-Security-Policy forbids (no 'unsafe-eval'). vugu-render.js, generated at build time
-// from the pinned Vugu module, has already installed that helper, and the helper begins with
-// `if(window.vuguRender)return;`, so evaluating it again does nothing. While the Go program
-// starts (the renderer is created synchronously inside go.run), window.eval is replaced by
-// a function that does exactly that nothing for exactly that source text
-// (window.privoptVuguHelper) and refuses every other string; then the browser's own eval,
-// which the CSP blocks for page scripts, is put back.
+// The page's renderer (wasm/render) creates nodes through web/render.js's privoptCreate.
 'use strict';
 (() => {
-  function vuguHelperEval(source) {
-    if (source === window.privoptVuguHelper && typeof window.vuguRender === 'function') {
-      return undefined;
-    }
-    throw new EvalError('privopt: eval is disabled by the Content-Security-Policy');
-  }
-
   function fail(err) {
     const mount = document.getElementById('app');
     if (mount) {
@@ -52,13 +37,7 @@
     window.privoptDemo = await demo;
     const go = new Go();
     const instance = await WebAssembly.instantiate(window.privoptWasmModule, go.importObject);
-    const nativeEval = window.eval;
-    window.eval = vuguHelperEval;
-    try {
-      go.run(instance); // runs Go's main synchronously up to its first wait
-    } finally {
-      window.eval = nativeEval;
-    }
+    go.run(instance);
   }
 
   // A link to the curve widget alone (?embed=curve, which privopt documented before the widget

@@ -2,8 +2,8 @@
 
 // Command app is privopt's WebAssembly module (app.wasm). It has two roles:
 //
-//   - on the page, it renders the Vugu components of package ui into index.html and runs the
-//     compute engine in Web Workers;
+//   - on the page, it renders the Vugu components of package ui into index.html (with
+//     wasm/render, which writes only what changed) and runs the compute engine in Web Workers;
 //   - in such a worker (web/engine-worker.js), it is the engine (package wasm/engine).
 //
 // One module for both roles means the browser downloads and compiles it once: the page hands
@@ -16,10 +16,10 @@ import (
 	"time"
 
 	"github.com/vugu/vugu"
-	"github.com/vugu/vugu/domrender"
 
 	"github.com/privopt/privopt/ui"
 	"github.com/privopt/privopt/wasm/engine"
+	"github.com/privopt/privopt/wasm/render"
 )
 
 func main() {
@@ -27,11 +27,7 @@ func main() {
 		engine.Serve()
 		return
 	}
-	renderer, err := domrender.New("#app")
-	if err != nil {
-		panic(err)
-	}
-	defer renderer.Release()
+	renderer := render.New(render.Browser(), "#app")
 	buildEnv, err := vugu.NewBuildEnv(renderer.EventEnv())
 	if err != nil {
 		panic(err)
@@ -202,10 +198,15 @@ func (h *host) worker(w int) *worker {
 	return wk
 }
 
-// deliver hands a response to the app and renders.
+// deliver hands a response to the app and renders, except for progress: runs post progress
+// several times a second each, and tick renders it twice a second, however many runs there are.
 func (h *host) deliver(w int, resp engine.Response) {
 	h.env.Lock()
 	h.app.Receive(w, resp)
+	if resp.Kind == "progress" {
+		h.env.UnlockOnly()
+		return
+	}
 	h.env.UnlockRender()
 }
 
@@ -282,13 +283,14 @@ func (h *host) Download(name, mime string, content []byte) {
 // Now is the current time.
 func (h *host) Now() time.Time { return time.Now() }
 
-// tick renders twice a second while runs are in progress, so the elapsed time advances.
+// tick renders twice a second while the engine works (App.Working), so that progress and the
+// elapsed time advance.
 func (h *host) tick() {
 	for range time.Tick(500 * time.Millisecond) {
 		h.env.RLock()
-		running := h.app.Running
+		working := h.app.Working()
 		h.env.RUnlock()
-		if running {
+		if working {
 			h.env.Lock()
 			h.env.UnlockRender()
 		}
