@@ -51,6 +51,7 @@ type App struct {
 	pending     map[int]string // the kind of each request awaiting its answer, by ID
 	wantDemo    bool           // the link asked for the demo data
 	calibrating bool           // a "calibrate" request is awaited
+	setup       setupTimes     // measured times of starting a worker and reading the data
 
 	dataState
 	modelState
@@ -91,6 +92,7 @@ func (a *App) send(w int, req engine.Request) int {
 	a.nextID++
 	req.ID = a.nextID
 	a.pending[req.ID] = req.Kind
+	a.setup.noteSent(w, req, a.Host.Now())
 	a.Host.Send(w, req)
 	return req.ID
 }
@@ -103,6 +105,7 @@ func (a *App) Receive(w int, r engine.Response) {
 	}
 	if r.Kind != "progress" && r.Kind != "started" && r.Kind != "cancelling" {
 		delete(a.pending, r.ID)
+		a.setup.noteAnswer(w, r.Kind, a.Host.Now())
 	}
 	switch kind {
 	case "ping":

@@ -508,12 +508,13 @@ func (a *App) queryWidth() loss.Width {
 	return p.QueryWidth(a.Dataset.RowWidth)
 }
 
-// predictedSeconds predicts a plan's time per run from the engine's measured query rate.
+// predictedSeconds predicts a plan's time per run: its planning, as long as it took the
+// planning worker, and its fit, from the engine's measured query rate.
 func (a *App) predictedSeconds(p engine.PlanSummary) (float64, bool) {
 	if a.Rate == nil {
 		return 0, false
 	}
-	return a.Rate.Seconds(float64(p.Queries), float64(p.Draws), a.queryWidth()), true
+	return float64(p.PlanSeconds) + a.Rate.Seconds(float64(p.Queries), float64(p.Draws), a.queryWidth()), true
 }
 
 // predictedTime formats predictedSeconds.

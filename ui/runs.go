@@ -31,6 +31,7 @@ type runState struct {
 	runFacts       fit.Facts
 	runCurves      *engine.Curves
 	runPredicted   float64 // predicted seconds of one run, 0 when unknown
+	runSetup       float64 // predicted seconds before the runs start fitting (setupTimes)
 	runWorkers     int
 	// runUsed is the runs' schema as used and runRanges the private ranges they share (nil
 	// when the spec estimates none); scaleID is the ID of the awaited "scale" request, 0 when
@@ -116,6 +117,7 @@ func (a *App) Run() {
 	a.Running, a.Cancelling = true, false
 	a.started = a.Host.Now()
 	a.runWorkers = max(1, min(a.Host.Workers(), n))
+	a.runSetup = a.setup.seconds(a.runData, a.runWorkers)
 	a.runUsed, a.runRanges = nil, nil
 	a.send(1, a.runData)
 	spec := a.runSpec
@@ -181,6 +183,7 @@ func (a *App) receiveRun(resp engine.Response) {
 		r.State, r.Fraction, r.Result = "done", 1, resp.Result
 	case "cancelled":
 		r.State = "cancelled"
+		a.setup.forget(r.Worker) // the host may have replaced the worker
 	default:
 		r.State, r.Err = "failed", resp.Error
 	}
@@ -266,7 +269,8 @@ func (a *App) Elapsed() string {
 }
 
 // Remaining estimates the time left: from the progress so far once there is some, from the
-// plan's predicted time before.
+// predicted times before (the workers' start and reading of the data, then the runs, as many
+// at once as there are workers).
 func (a *App) Remaining() string {
 	if !a.Running {
 		return ""
@@ -278,7 +282,7 @@ func (a *App) Remaining() string {
 	}
 	if a.runPredicted > 0 {
 		batches := math.Ceil(float64(len(a.RunList)) / float64(a.runWorkers))
-		return "about " + formatDuration(math.Max(0, a.runPredicted*batches-elapsed)) + " (predicted)"
+		return "about " + formatDuration(math.Max(0, a.runSetup+a.runPredicted*batches-elapsed)) + " (predicted)"
 	}
 	return "estimating…"
 }

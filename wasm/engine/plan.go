@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/mech"
@@ -42,6 +43,10 @@ type PlanSummary struct {
 	Queries Number `json:"queries"`
 	Draws   Number `json:"draws"`
 	Steps   Number `json:"steps"`
+	// PlanSeconds is how long planning the mechanism took in this worker: every run plans it
+	// again before it touches the data, so the page counts it in a run's predicted time. It
+	// is a local measurement, never part of a release.
+	PlanSeconds Number `json:"plan_seconds"`
 	// Parameters are the planned parameters, sorted by name.
 	Parameters []Parameter `json:"parameters,omitempty"`
 }
@@ -113,8 +118,11 @@ func plan(req Request) (Response, error) {
 		if name == spec.Mechanism {
 			options = spec.Options
 		}
+		start := time.Now()
 		pl, err := fit.PlanWith(name, options, spec, facts)
-		out.Mechanisms = append(out.Mechanisms, summarize(name, pl, err, spec.Budget.Epsilon))
+		sum := summarize(name, pl, err, spec.Budget.Epsilon)
+		sum.PlanSeconds = Number(time.Since(start).Seconds())
+		out.Mechanisms = append(out.Mechanisms, sum)
 		if err == nil && name == spec.Mechanism {
 			chosen = pl
 		}
