@@ -225,6 +225,9 @@ func TestDemoFlow(t *testing.T) {
 	if !a.HasCurves() || a.CurvePlot.ViewBox == "" || len(a.TradeoffPlot.Paths) != 3 {
 		t.Fatalf("the chosen mechanism's curves are not drawn: %+v", a.Plans)
 	}
+	for i := range a.Plans.Mechanisms {
+		a.Plans.Mechanisms[i].PlanSeconds = 0 // measured: the times below are the queries'
+	}
 	html := render(t, &Root{Widget: curves.New(), App: a})
 	for _, want := range []string{`id="attribution"`, "CC BY 4.0", `id="preview"`, "State-gov", `id="dataset-summary"`,
 		`id="privacy-curve"`, `id="privacy-tradeoff"`, `<tr class="chosen" id="plan-rem">`, "mixing not certified", `id="option-Sampler"`,
@@ -706,5 +709,23 @@ func TestBoundText(t *testing.T) {
 	}
 	if got := boundText(math.Inf(1)); got != "none proven" {
 		t.Errorf("boundText(+Inf) = %q", got)
+	}
+}
+
+// TestDemoSchemaCitesSources checks that the demo's schema says, beside each column, where its
+// declared values come from, and that capital-loss's bound is the field's width, not the
+// largest value in the data.
+func TestDemoSchemaCitesSources(t *testing.T) {
+	t.Parallel()
+	a, _ := demoApp(t, 1)
+	a.ShowSchema = true
+	html := render(t, &Root{Widget: curves.New(), App: a})
+	for i, c := range a.Schema.Columns {
+		if c.Source == "" || !strings.Contains(html, `id="`+id("source", i)+`"`) {
+			t.Errorf("column %s: no source shown (%q)", c.Name, c.Source)
+		}
+	}
+	if !strings.Contains(html, "Where its values come from: 0 to 99999: the largest value the public-use file") {
+		t.Error("capital-loss's source is not shown")
 	}
 }

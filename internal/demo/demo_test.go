@@ -63,11 +63,12 @@ func TestDemoProvenance(t *testing.T) {
 	}
 	want := example
 	for _, c := range droppedColumns {
-		line := []byte(`    {"name": "` + c + `", "kind": "ignore"},` + "\n")
-		if !bytes.Contains(want, line) {
+		start := bytes.Index(want, []byte(`    {"name": "`+c+`", "kind": "ignore"`))
+		if start < 0 {
 			t.Fatalf("the example schema does not ignore %s", c)
 		}
-		want = bytes.Replace(want, line, nil, 1)
+		end := start + bytes.IndexByte(want[start:], '\n') + 1
+		want = append(want[:start:start], want[end:]...)
 	}
 	if !bytes.Equal(want, files().schema) {
 		t.Error("adult-lr.schema.json is not examples/adult-lr.schema.json without the dropped columns")

@@ -53,6 +53,7 @@ type jsonColumn struct {
 	Classes      []string        `json:"classes,omitempty"`
 	Missing      json.RawMessage `json:"missing,omitempty"`
 	Derived      []string        `json:"derived,omitempty"`
+	Source       *string         `json:"source,omitempty"`
 }
 
 // jsonRange is the JSON form of a Range; both ends are required.
@@ -217,6 +218,9 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 		c.Range = &Range{Lo: *r.Lo, Hi: *r.Hi}
 	}
 	c.Categories, c.Positive, c.Negative, c.Classes, c.Derived = jc.Categories, jc.Positive, jc.Negative, jc.Classes, jc.Derived
+	if jc.Source != nil {
+		c.Source = *jc.Source
+	}
 	c.Other = jc.Other != nil && *jc.Other
 	c.RestNegative = jc.RestNegative != nil && *jc.RestNegative
 	if jc.Missing != nil {
@@ -294,6 +298,9 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 		kind := string(c.Kind)
 		jc := jsonColumn{Name: &c.Name, Kind: &kind, Categories: c.Categories, Positive: c.Positive,
 			Negative: c.Negative, Classes: c.Classes, Derived: c.Derived}
+		if c.Source != "" {
+			jc.Source = &c.Source
+		}
 		switch c.Kind {
 		case Numeric, NumericLabel:
 			jc.Min, jc.Max = &c.Min, &c.Max

@@ -289,7 +289,7 @@ func sameBesidesRange(a, b Column) bool {
 	return a.Name == b.Name && a.Kind == b.Kind && a.Min == b.Min && a.Max == b.Max && a.Other == b.Other &&
 		a.RestNegative == b.RestNegative && a.Missing == b.Missing && a.Transform == b.Transform && a.Scale == b.Scale &&
 		slices.Equal(a.Categories, b.Categories) && slices.Equal(a.Positive, b.Positive) && slices.Equal(a.Negative, b.Negative) &&
-		slices.Equal(a.Classes, b.Classes) && slices.Equal(a.Derived, b.Derived)
+		slices.Equal(a.Classes, b.Classes) && slices.Equal(a.Derived, b.Derived) && a.Source == b.Source
 }
 
 // rangesAdded returns an error unless used is declared with private ranges set on columns

@@ -154,6 +154,10 @@ type Column struct {
 	Classes []string
 	// Missing is the policy for a missing value: an empty field or "?".
 	Missing Missing
+	// Source says where the column's declared values come from (a public document, a code
+	// list, a survey's field widths): text for the people who read the schema, shown by the
+	// page beside the column. privopt neither reads nor checks it; any kind may have one.
+	Source string
 	// Derived names the fields of this column that were read from the data ("min", "max",
 	// "categories", "positive", "negative", "classes", "missing") and not yet confirmed by
 	// a person. Encode refuses the schema while any remain.

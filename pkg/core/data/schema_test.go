@@ -149,7 +149,7 @@ func TestSchemaRoundTrip(t *testing.T) {
 	 "columns": [
 	  {"name": "n", "kind": "numeric", "min": -1.5, "max": 2e10, "missing": {"replace": 0.125}, "derived": ["min"]},
 	  {"name": "c", "kind": "categorical", "categories": ["p", "?"], "other": true, "missing": {"replace": "?"}},
-	  {"name": "i", "kind": "ignore"},
+	  {"name": "i", "kind": "ignore", "source": "a \"census\" weight"},
 	  {"name": "y", "kind": "binary-label", "positive": ["yes"], "negative": ["no"], "rest_negative": true, "missing": {"replace": "no"}, "derived": ["positive", "missing"]}]}`
 	for _, js := range []string{string(adult), every} {
 		s := mustSchema(t, js)
@@ -163,7 +163,8 @@ func TestSchemaRoundTrip(t *testing.T) {
 		}
 	}
 	s := mustSchema(t, every)
-	if !math.IsInf(s.Norm.P, 1) || s.Delimiter != '\t' || s.Columns[0].Missing != (Missing{Replace: true, Value: "0.125"}) || s.PublicRows != 5000 {
+	if !math.IsInf(s.Norm.P, 1) || s.Delimiter != '\t' || s.Columns[0].Missing != (Missing{Replace: true, Value: "0.125"}) || s.PublicRows != 5000 ||
+		s.Columns[2].Source != `a "census" weight` {
 		t.Fatalf("decoded %+v", s)
 	}
 }

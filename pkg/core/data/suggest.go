@@ -23,7 +23,9 @@ const maxSuggestedValues = 50
 //     in byte order, positive), numeric when it has more and all are numbers, a class
 //     label when it has at most 50 distinct texts; otherwise SuggestSchema returns an error;
 //   - another column whose values are all numbers is numeric, over the observed [min, max];
-//     it is ignored when all its values are equal (it carries no information); one whose
+//     it is ignored when all its values are equal (it carries no information), or when they
+//     are whole numbers that grow on every one of at least 20 rows (a row number or an
+//     identifier); one whose
 //     values are numbers but for at most a tenth (a stray "high" among blood pressures) is
 //     numeric over its numbers too, never ignored in silence: encoding the file then names
 //     the first line whose value is not a number, for the person to correct or to declare
@@ -49,7 +51,7 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, []Ignored, error) {
 	}
 	stats := make([]columnStats, len(names))
 	for k := range stats {
-		stats[k] = columnStats{numeric: true, min: math.Inf(1), max: math.Inf(-1), values: map[string]bool{}}
+		stats[k] = columnStats{numeric: true, rising: true, min: math.Inf(1), max: math.Inf(-1), values: map[string]bool{}}
 	}
 	rows := 0
 	for rows < maxRows {
@@ -112,6 +114,10 @@ type columnStats struct {
 	values   map[string]bool // the distinct values, up to maxSuggestedValues + 1
 	seen     int             // values that are not missing
 	missing  bool
+	// rising is true while every value is a whole number above the one before it, as in a
+	// row number or an identifier column; last is the last number.
+	rising bool
+	last   float64
 }
 
 func (st *columnStats) add(text []byte) {
@@ -128,9 +134,15 @@ func (st *columnStats) add(text []byte) {
 		st.numeric = false
 		return
 	}
+	st.rising = st.rising && v == math.Trunc(v) && (st.numbers == 0 || v > st.last)
+	st.last = v
 	st.numbers++
 	st.min, st.max = min(st.min, v), max(st.max, v)
 }
+
+// minRisingRows is how many rows of whole numbers, each above the one before, make a column
+// look like a row number or an identifier.
+const minRisingRows = 20
 
 // mostlyNumbers reports whether the column's values are numbers but for at most a tenth of
 // them (and at least one number differs from another).
@@ -159,6 +171,9 @@ func (st *columnStats) feature(name string) (Column, Ignored) {
 		c.Kind, why.Reason, why.Instead = Ignore, "every value in the rows read is the same number: it carries no information", Numeric
 	case st.numeric && math.IsInf(st.max-st.min, 0):
 		c.Kind, why.Reason, why.Instead = Ignore, "its numbers are too far apart for a range", Numeric
+	case st.numeric && st.rising && !st.missing && st.seen >= minRisingRows:
+		c.Kind, why.Instead = Ignore, Numeric
+		why.Reason = "its values are whole numbers that grow on every row read, like a row number or an identifier: a model would learn the order of the file"
 	case st.numeric || st.mostlyNumbers():
 		c.Kind, c.Min, c.Max, c.Derived = Numeric, st.min, st.max, []string{"min", "max"}
 		if st.missing {

@@ -184,3 +184,32 @@ func TestSuggestIgnoredSaysWhy(t *testing.T) {
 		}
 	}
 }
+
+// TestSuggestRowNumbers: a column of whole numbers that grow on every row (a row number, an
+// identifier) is suggested ignored, with the reason, and can be declared numeric instead; a
+// sorted column with ties, a column of growing decimals and a short file are kept numeric.
+func TestSuggestRowNumbers(t *testing.T) {
+	file := func(rows int) string {
+		var b strings.Builder
+		b.WriteString("id,year,score,label\n")
+		for i := range rows {
+			fmt.Fprintf(&b, "%d,%d,%g,%d\n", 1000+3*i, 1990+i/2, 0.5+float64(i), i%2)
+		}
+		return b.String()
+	}
+	s, ignored, err := SuggestSchema(strings.NewReader(file(40)), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ignored) != 1 || ignored[0].Column != "id" || ignored[0].Instead != Numeric || !strings.Contains(ignored[0].Reason, "row number or an identifier") {
+		t.Errorf("ignored = %+v, want id alone, as a row number", ignored)
+	}
+	for _, c := range s.Columns[1:3] {
+		if c.Kind != Numeric {
+			t.Errorf("column %s: %s, want numeric", c.Name, c.Kind)
+		}
+	}
+	if s, ignored, err = SuggestSchema(strings.NewReader(file(minRisingRows-1)), 1000); err != nil || len(ignored) != 0 || s.Columns[0].Kind != Numeric {
+		t.Errorf("%d rows: id is %s, ignored %+v, %v", minRisingRows-1, s.Columns[0].Kind, ignored, err)
+	}
+}
