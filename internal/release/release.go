@@ -133,13 +133,11 @@ func New(s *data.Schema, spec fit.Spec, f fit.Facts, ranges *mech.Ranges, models
 		return nil, fmt.Errorf("release: the settings and facts ask for private ranges: %v, and the release has them: %v", fit.ScalesPrivately(spec, f), ranges != nil)
 	}
 	file := &File{Format: Format, Schema: s, Encoding: encodingOf(s), Label: labelOf(s), Settings: spec, Facts: f, Ranges: ranges, Models: models}
-	if file.Together, err = file.together(); err != nil {
-		return nil, err
-	}
 	curve, err := file.Guarantee()
 	if err != nil {
 		return nil, err
 	}
+	file.Together = file.together(curve)
 	reports := make([]privacy.Report, len(models))
 	for i, m := range models {
 		reports[i] = m.Report
@@ -213,20 +211,16 @@ func labelOf(s *data.Schema) Label {
 	return Label{} // unreachable for a valid schema
 }
 
-// together states the guarantee of releasing every model together, from the plan of the
-// settings and public facts (never from the data).
-func (f *File) together() (string, error) {
+// together states the guarantee c of releasing every model together (Guarantee: from the
+// plan of the settings and public facts, never from the data).
+func (f *File) together(c privacy.Curve) string {
 	if f.Ranges != nil && !f.Ranges.Report.Private {
-		return "No privacy is claimed for these releases: the private ranges were not released privately (a seeded run).", nil
+		return "No privacy is claimed for these releases: the private ranges were not released privately (a seeded run)."
 	}
 	for _, m := range f.Models {
 		if !m.Report.Private || (m.Evaluation != nil && !m.Evaluation.Report.Private) {
-			return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified).", nil
+			return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified)."
 		}
-	}
-	c, err := f.Guarantee()
-	if err != nil {
-		return "", err
 	}
 	b := f.Settings.Budget
 	rel := fmt.Sprintf("the %s relation", b.Neighbouring)
@@ -236,7 +230,7 @@ func (f *File) together() (string, error) {
 	what := fmt.Sprintf("all %d models", len(f.Models))
 	switch {
 	case len(f.Models) == 1 && f.Settings.EvalShare == 0 && f.Ranges == nil:
-		return fmt.Sprintf("The released model is (ε = %g, δ = %g)-differentially private under %s.", b.Epsilon, b.Delta, rel), nil
+		return fmt.Sprintf("The released model is (ε = %g, δ = %g)-differentially private under %s.", b.Epsilon, b.Delta, rel)
 	case len(f.Models) == 1 && f.Settings.EvalShare > 0:
 		what = "the model and its private evaluation"
 	case len(f.Models) == 1:
@@ -249,10 +243,10 @@ func (f *File) together() (string, error) {
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %.4g, δ = %g)-differentially private under %s (%v).", what, e, b.Delta, rel, c), nil
+			return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %.4g, δ = %g)-differentially private under %s (%v).", what, e, b.Delta, rel, c)
 		}
 	}
-	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c), nil
+	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c)
 }
 
 // Guarantee returns the privacy curve of releasing every model of the file together
