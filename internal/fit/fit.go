@@ -510,7 +510,22 @@ func together(mechanism privacy.Curve, s Spec, ranges, evaluation privacy.Curve,
 		out = append(out, h)
 	}
 	if models == 1 {
-		return out, nil
+		if ranges == nil && evaluation == nil {
+			return out, nil
+		}
+		// basic: the model too as an (ε, δ) point at its share. The exact and hybrid
+		// compositions fold a sampler's error into δ at the total ε, where e^ε multiplies it
+		// (REM at ε = 20 and more with private ranges); the points compose within the budget
+		// whenever each part meets its share, as the plans at the shares do.
+		m, err := point(mechanism, 1-s.ScaleShare-s.EvalShare)
+		if err != nil {
+			return nil, err
+		}
+		b, err := privacy.Compose(append([]privacy.Curve{m}, hybrid[1:]...)...)
+		if err != nil {
+			return nil, err
+		}
+		return append(out, b), nil
 	}
 	// basic: the first model with the ranges, then each other model with its evaluation, as
 	// (ε, δ) points at the spec's ε (the second part is at least as private as the first,
