@@ -36,7 +36,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}}
+	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}, ports: map[int]js.Value{}}
 	root := ui.NewRoot(pageQuery(), h)
 	h.app = root.App
 	h.start()
@@ -95,6 +95,7 @@ type host struct {
 	pong    bool            // the planning engine has answered its ping
 	ready   bool
 	files   map[string]js.Value // the File chosen last for each request Source (handles: the bytes stay in the browser)
+	ports   map[int]js.Value    // by "help" request ID: the port its run will talk to the helper on
 }
 
 // worker is one engine Web Worker.
@@ -167,14 +168,23 @@ func (h *host) Send(w int, req engine.Request) {
 	if req.Kind == "run" {
 		wk.run = req.ID
 	}
+	obj := map[string]any{"request": string(msg)}
 	if f, ok := h.files[req.Source]; ok {
-		obj := js.Global().Get("Object").New()
-		obj.Set("request", string(msg))
-		obj.Set("file", f)
-		wk.v.Call("postMessage", obj)
-	} else {
-		wk.v.Call("postMessage", string(msg))
+		obj["file"] = f
 	}
+	var transfer []any
+	if req.Kind == "help" { // the helper answers the run on a port of its own, never through here
+		ch := js.Global().Get("MessageChannel").New()
+		h.ports[req.ID] = ch.Get("port1")
+		obj["port"] = ch.Get("port2")
+		transfer = []any{obj["port"]}
+	}
+	for _, id := range req.Helpers {
+		transfer = append(transfer, h.ports[id])
+		delete(h.ports, id)
+		obj["ports"] = transfer
+	}
+	wk.v.Call("postMessage", obj, transfer)
 	if req.Kind == "cancel" {
 		h.watch(w, req.Target)
 	}

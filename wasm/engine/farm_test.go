@@ -1,0 +1,232 @@
+package engine
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/privacy"
+)
+
+// farmData returns a CSV file of n rows of three numeric columns and a binary label, and its
+// schema. The rows' magnitudes vary by powers of ten every 3,000 rows, so that chunks' sums
+// differ in magnitude and sign and adding them in another order changes the bits.
+func farmData(n int) (memFile, json.RawMessage) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	var csv strings.Builder
+	csv.WriteString("a,b,c,y\n")
+	for i := range n {
+		m := math.Pow(10, -float64(i/3000%4))
+		a, b, c := m*(2*rng.Float64()-1), m*(2*rng.Float64()-1), m*(2*rng.Float64()-1)
+		y := "no"
+		if a+b-c+0.3*m*rng.NormFloat64() > 0 {
+			y = "yes"
+		}
+		fmt.Fprintf(&csv, "%.6g,%.6g,%.6g,%s\n", a, b, c, y)
+	}
+	return memFile{"farm.csv", []byte(csv.String())}, json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[` +
+		`{"name":"a","kind":"numeric","min":-1,"max":1},{"name":"b","kind":"numeric","min":-1,"max":1},{"name":"c","kind":"numeric","min":-1,"max":1},` +
+		`{"name":"y","kind":"binary-label","positive":["yes"],"negative":["no"]}]}`)
+}
+
+// farmSpec is a noisy-gd fit, whose time goes to full passes.
+func farmSpec() *fit.Spec {
+	return &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: "noisy-gd",
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
+}
+
+// helped returns an engine holding file with schema (a fifth held out) and helpers engines
+// that hold it too and help a run of spec, linked to it in this process: helper i answers
+// each range on a goroutine of its own, through fault(i, answer) when fault is not nil (nil:
+// no answer). It counts the ranges posted to helpers in ranges.
+func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64, ranges *atomic.Int64) (*Engine, chan Response, []int) {
+	t.Helper()
+	dataset := Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.2, SplitSeed: 3}
+	e, posted := newEngine()
+	if r := e.Handle(dataset, file); r.Kind != "dataset" {
+		t.Fatalf("dataset: %+v", r)
+	}
+	var ids []int
+	var help []*Engine
+	for i := range helpers {
+		h, _ := newEngine()
+		h.Handle(dataset, file)
+		if r := h.Handle(Request{ID: 100 + i, Kind: "help", Spec: spec}, nil); r.Kind != "helping" {
+			t.Fatalf("help: %+v", r)
+		}
+		ids, help = append(ids, 100+i), append(help, h)
+	}
+	e.link = func(req Request, deliver func(int, []float64)) ([]func([]float64), func()) {
+		if !slices.Equal(req.Helpers, ids) {
+			t.Errorf("linked helpers %v, want %v", req.Helpers, ids)
+		}
+		post := make([]func([]float64), len(help))
+		for i, h := range help {
+			go deliver(i, h.Answer(nil)) // its first message: whether it helps
+			post[i] = func(msg []float64) {
+				ranges.Add(1)
+				msg = slices.Clone(msg) // a message is copied to another worker
+				go func() {
+					a := h.Answer(msg)
+					if fault != nil {
+						a = fault(i, a)
+					}
+					if a != nil {
+						deliver(i, a)
+					}
+				}()
+			}
+		}
+		return post, func() {}
+	}
+	return e, posted, ids
+}
+
+// farmRun runs spec seeded on an engine with helpers (see helped) and returns the release's
+// weights and how many ranges were posted to helpers.
+func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) ([]float64, int64) {
+	t.Helper()
+	var ranges atomic.Int64
+	e, posted, ids := helped(t, file, schema, spec, helpers, fault, &ranges)
+	seed := uint64(11)
+	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed, Helpers: ids}, nil); r.Kind != "started" {
+		t.Fatalf("run: %+v", r)
+	}
+	r, _ := await(t, posted, 2)
+	if r.Kind != "release" {
+		t.Fatalf("run with %d helpers: %+v", helpers, r)
+	}
+	return r.Result.Release.Model.Weights, ranges.Load()
+}
+
+// TestFarmedPasses checks that the passes of a run's loss farmed out to 1, 2 and 3 helpers
+// have the bits of the passes computed in one worker (a farm that put a helper's chunks in
+// another order or place would change them; a release's weights, rounded to the noise's grid,
+// might not show it).
+func TestFarmedPasses(t *testing.T) {
+	defer loss.SetRunner(loss.SetRunner(nil))
+	file, schema := farmData(50000)
+	spec := farmSpec()
+	for helpers := range 4 {
+		var ranges atomic.Int64
+		e, _, ids := helped(t, file, schema, spec, helpers, nil, &ranges)
+		d, err := e.data.scaledFor(*spec, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l, err := runLoss(*spec, e.data.summary.Facts, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lin := l.(*loss.Linear)
+		w := []float64{0.3, -0.2, 0.1, 0.05}[:l.Dim()]
+		g := make([]float64, l.Dim())
+		passes := func() []float64 {
+			v := lin.Mean(g, w)
+			out := append([]float64{v}, g...)
+			lin.MeanClippedGrad(g, w, 0.2)
+			return append(append(out, g...), lin.Mean(nil, w))
+		}
+		want := passes()
+		if helpers == 0 {
+			continue
+		}
+		f := newFarm(l, helpers, nil)
+		f.post, _ = e.link(Request{Helpers: ids}, f.deliver)
+		for range helpers {
+			f.take(<-f.replies) // the helpers' first messages
+		}
+		loss.SetRunner(f)
+		got := passes()
+		loss.SetRunner(nil)
+		if ranges.Load() != int64(3*helpers) {
+			t.Errorf("%d helpers: %d ranges posted, want %d", helpers, ranges.Load(), 3*helpers)
+		}
+		for j := range want {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("%d helpers: result %d is %v, in one worker %v", helpers, j, got[j], want[j])
+			}
+		}
+	}
+}
+
+// TestFarmedRunsIgnoreHelpers checks that a seeded noisy-gd release has the same bits with 0,
+// 1 and 3 helpers computing ranges of its passes, and when helpers fail: answer that they
+// cannot, answer garbage, never answer, or never become ready. A farm that put a helper's
+// chunks in another place would change the bits.
+func TestFarmedRunsIgnoreHelpers(t *testing.T) {
+	defer func(w time.Duration) { helperWait = w }(helperWait)
+	helperWait = 200 * time.Millisecond
+	file, schema := farmData(50000)
+	spec := farmSpec()
+	want, _ := farmRun(t, file, schema, spec, 0, nil)
+	cannot := func(i int, a []float64) []float64 {
+		if i == 0 {
+			return []float64{a[0], 0}
+		}
+		return a
+	}
+	garbage := func(i int, a []float64) []float64 {
+		if i == 1 {
+			return a[:len(a)-1]
+		}
+		return a
+	}
+	silent := func(i int, a []float64) []float64 {
+		if i == 2 {
+			return nil
+		}
+		return a
+	}
+	for _, tc := range []struct {
+		name    string
+		spec    *fit.Spec
+		helpers int
+		fault   func(int, []float64) []float64
+	}{
+		{"one helper", spec, 1, nil},
+		{"three helpers", spec, 3, nil},
+		{"a helper that cannot", spec, 3, cannot},
+		{"a helper that answers garbage", spec, 3, garbage},
+		{"a helper that never answers", spec, 3, silent},
+	} {
+		got, ranges := farmRun(t, file, schema, tc.spec, tc.helpers, tc.fault)
+		if ranges == 0 {
+			t.Errorf("%s: no range was posted to a helper", tc.name)
+		}
+		for j := range want {
+			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+				t.Fatalf("%s: weight %d is %v, on one worker %v", tc.name, j, got[j], want[j])
+			}
+		}
+	}
+}
+
+// TestFarmedRunCancels checks that a run whose helper never answers (and would be waited for
+// an hour) still ends soon after a cancel: "cancelled", or noisy-gd's release of the steps
+// taken.
+func TestFarmedRunCancels(t *testing.T) {
+	defer func(w time.Duration) { helperWait = w }(helperWait)
+	helperWait = time.Hour
+	file, schema := farmData(50000)
+	var ranges atomic.Int64
+	e, posted, ids := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil }, &ranges)
+	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: farmSpec(), Helpers: ids}, nil); r.Kind != "started" {
+		t.Fatalf("run: %+v", r)
+	}
+	for ranges.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	e.Handle(Request{ID: 3, Kind: "cancel", Target: 2}, nil)
+	if r, _ := await(t, posted, 2); r.Kind != "cancelled" && r.Kind != "release" {
+		t.Errorf("after cancel: %+v", r)
+	}
+}
