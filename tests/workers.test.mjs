@@ -99,6 +99,7 @@ test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones
   assert.match(one.label, /1 of 1 runs: 1 done \(in one Web Worker\)/);
   assert.equal(one.answered, 0);
   assert.equal(one.models[0].weights.length, 4 + 8 + 1);
+  console.log(`1 worker: ${one.longTasks.length} long tasks on the page's thread during the fit, the longest ${Math.max(0, ...one.longTasks).toFixed(0)} ms`);
   for (const workers of [2, 4]) {
     const many = await fit(workers);
     assert.match(many.label, new RegExp(`in one Web Worker, helped by ${workers - 1} more`));

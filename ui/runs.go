@@ -334,7 +334,7 @@ func (a *App) WorkersText() string {
 		text = fmt.Sprintf("on %d Web Workers at once", a.runWorkers)
 	}
 	if a.runHelpers > 0 {
-		text += fmt.Sprintf(", helped by %d more", a.runHelpers)
+		text += ", helped by " + itoa(a.runHelpers) + " more"
 	}
 	return text
 }

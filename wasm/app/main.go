@@ -36,7 +36,7 @@ func main() {
 	if err != nil {
 		panic(err)
 	}
-	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}, ports: map[int]js.Value{}}
+	h := &host{env: renderer.EventEnv(), workers: map[int]*worker{}, files: map[string]js.Value{}}
 	root := ui.NewRoot(pageQuery(), h)
 	h.app = root.App
 	h.start()
@@ -95,7 +95,6 @@ type host struct {
 	pong    bool            // the planning engine has answered its ping
 	ready   bool
 	files   map[string]js.Value // the File chosen last for each request Source (handles: the bytes stay in the browser)
-	ports   map[int]js.Value    // by "help" request ID: the port its run will talk to the helper on
 }
 
 // worker is one engine Web Worker.
@@ -158,7 +157,9 @@ func (h *host) checkReady() {
 	}
 }
 
-// Send posts a request to the worker of slot w, starting its engine first if needed.
+// Send posts a request to the worker of slot w, starting its engine first if needed, with
+// boot.js's privoptPost, which gives a "help" request and the run it helps the two ends of a
+// MessageChannel.
 func (h *host) Send(w int, req engine.Request) {
 	wk := h.worker(w)
 	msg, err := json.Marshal(req)
@@ -168,23 +169,15 @@ func (h *host) Send(w int, req engine.Request) {
 	if req.Kind == "run" {
 		wk.run = req.ID
 	}
-	obj := map[string]any{"request": string(msg)}
-	if f, ok := h.files[req.Source]; ok {
-		obj["file"] = f
+	help := 0
+	if req.Kind == "help" {
+		help = req.ID
 	}
-	var transfer []any
-	if req.Kind == "help" { // the helper answers the run on a port of its own, never through here
-		ch := js.Global().Get("MessageChannel").New()
-		h.ports[req.ID] = ch.Get("port1")
-		obj["port"] = ch.Get("port2")
-		transfer = []any{obj["port"]}
+	helpers := make([]any, len(req.Helpers))
+	for i, id := range req.Helpers {
+		helpers[i] = id
 	}
-	for _, id := range req.Helpers {
-		transfer = append(transfer, h.ports[id])
-		delete(h.ports, id)
-		obj["ports"] = transfer
-	}
-	wk.v.Call("postMessage", obj, transfer)
+	js.Global().Call("privoptPost", wk.v, string(msg), h.files[req.Source], help, helpers)
 	if req.Kind == "cancel" {
 		h.watch(w, req.Target)
 	}

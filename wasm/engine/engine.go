@@ -198,11 +198,11 @@ type Engine struct {
 	run     *activeRun // the run in progress, or nil
 	helping loss.Loss  // the loss of the run this worker helps (see farm.go), or nil
 
-	// link, when set, connects a run to the workers of its helpers: it returns a function that
-	// posts a message to each of req.Helpers in turn, and hands the helpers' messages to
-	// deliver with their index, and a function that ends the links. Serve links the
+	// link, when set, connects a run to the workers of its helpers (see farm.go): it returns
+	// the function that hands the link a pass and returns own, and a function that ends the
+	// link; the link sends its answers on replies without blocking. Serve links the
 	// MessagePorts the page posts with a "run"; tests link engines in one process.
-	link func(req Request, deliver func(i int, msg []float64)) (post []func([]float64), end func())
+	link func(req Request, replies chan<- []float64) (post func([]float64) int, end func())
 
 	// memory is what the data may take in this worker (WorkerMemory unless a test lowers it).
 	memory int64

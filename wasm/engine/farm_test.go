@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,6 +16,9 @@ import (
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
+
+// helperWait is how long the fakeLink waits for the helpers' sums of a pass.
+var helperWait = 5 * time.Second
 
 // farmData returns a CSV file of n rows of three numeric columns and a binary label, and its
 // schema. The rows' magnitudes vary by powers of ten every 3,000 rows, so that chunks' sums
@@ -43,68 +47,133 @@ func farmSpec() *fit.Spec {
 		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 }
 
-// helped returns an engine holding file with schema (a fifth held out) and helpers engines
-// that hold it too and help a run of spec, linked to it in this process: helper i answers
-// each range on a goroutine of its own, through fault(i, answer) when fault is not nil (nil:
-// no answer). It counts the ranges posted to helpers in ranges.
-func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64, ranges *atomic.Int64) (*Engine, chan Response, []int) {
+// fakeLink is the in-process stand-in of engine-worker.js's side of a farm: it splits a pass's
+// chunks among the helper engines that are ready (their first answer) and idle, asks each for
+// its range on a goroutine of its own (through fault(i, answer) when fault is not nil; a nil
+// answer is never delivered), and delivers the pass's sums once every helper asked has
+// answered, or helperWait after the pass. ranges counts the ranges asked for.
+type fakeLink struct {
+	helpers     []*Engine
+	fault       func(i int, a []float64) []float64
+	ranges      atomic.Int64
+	mu          sync.Mutex
+	ready, busy []bool
+}
+
+func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) int, func()) {
+	fl.ready, fl.busy = make([]bool, len(fl.helpers)), make([]bool, len(fl.helpers))
+	for i, h := range fl.helpers {
+		fl.ready[i] = h.Answer(nil)[1] == 1
+	}
+	post := func(msg []float64) int {
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		var idle []int
+		for i := range fl.helpers {
+			if fl.ready[i] && !fl.busy[i] {
+				idle = append(idle, i)
+			}
+		}
+		if len(idle) == 0 {
+			return 0
+		}
+		n, parts, w := int(msg[4]), len(idle)+1, len(msg)-6
+		if loss.Op(msg[1]) == loss.OpValue {
+			w = 0
+		}
+		own := len(idle) * n / parts
+		out := make([]float64, 1+own*(w+2))
+		out[0] = msg[0]
+		type answer struct {
+			i, first, last int
+			a              []float64
+		}
+		answers := make(chan answer, len(idle))
+		for k, i := range idle {
+			fl.busy[i] = true
+			m := slices.Clone(msg) // a message is copied to another worker
+			m[3], m[4] = float64(k*n/parts), float64((k+1)*n/parts)
+			fl.ranges.Add(1)
+			go func() {
+				a := fl.helpers[i].Answer(m)
+				if fl.fault != nil {
+					a = fl.fault(i, a)
+				}
+				if a != nil {
+					answers <- answer{i, int(m[3]), int(m[4]), a}
+				}
+			}()
+		}
+		go func() {
+			timeout := time.After(helperWait)
+		collect:
+			for range idle {
+				var r answer
+				select {
+				case r = <-answers:
+				case <-timeout:
+					break collect
+				}
+				fl.mu.Lock()
+				fl.busy[r.i] = false
+				k := r.last - r.first
+				if r.a[1] == 1 && len(r.a) == 2+k*(w+1) {
+					for c := r.first; c < r.last; c++ {
+						out[1+c] = 1
+					}
+					copy(out[1+own+r.first:], r.a[2:2+k])
+					copy(out[1+2*own+r.first*w:], r.a[2+k:])
+				} else {
+					fl.ready[r.i] = false
+				}
+				fl.mu.Unlock()
+			}
+			select {
+			case replies <- out:
+			default:
+			}
+		}()
+		return own
+	}
+	return post, func() {}
+}
+
+// helped returns an engine holding file with schema (a fifth held out), and a fakeLink to
+// helpers engines that hold it too and help a run of spec, which it sets as the engine's link.
+func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) (*Engine, chan Response, *fakeLink) {
 	t.Helper()
 	dataset := Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.2, SplitSeed: 3}
 	e, posted := newEngine()
 	if r := e.Handle(dataset, file); r.Kind != "dataset" {
 		t.Fatalf("dataset: %+v", r)
 	}
-	var ids []int
-	var help []*Engine
+	fl := &fakeLink{fault: fault}
 	for i := range helpers {
 		h, _ := newEngine()
 		h.Handle(dataset, file)
 		if r := h.Handle(Request{ID: 100 + i, Kind: "help", Spec: spec}, nil); r.Kind != "helping" {
 			t.Fatalf("help: %+v", r)
 		}
-		ids, help = append(ids, 100+i), append(help, h)
+		fl.helpers = append(fl.helpers, h)
 	}
-	e.link = func(req Request, deliver func(int, []float64)) ([]func([]float64), func()) {
-		if !slices.Equal(req.Helpers, ids) {
-			t.Errorf("linked helpers %v, want %v", req.Helpers, ids)
-		}
-		post := make([]func([]float64), len(help))
-		for i, h := range help {
-			go deliver(i, h.Answer(nil)) // its first message: whether it helps
-			post[i] = func(msg []float64) {
-				ranges.Add(1)
-				msg = slices.Clone(msg) // a message is copied to another worker
-				go func() {
-					a := h.Answer(msg)
-					if fault != nil {
-						a = fault(i, a)
-					}
-					if a != nil {
-						deliver(i, a)
-					}
-				}()
-			}
-		}
-		return post, func() {}
-	}
-	return e, posted, ids
+	e.link = fl.link
+	return e, posted, fl
 }
 
 // farmRun runs spec seeded on an engine with helpers (see helped) and returns the release's
 // weights and how many ranges were posted to helpers.
 func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) ([]float64, int64) {
 	t.Helper()
-	var ranges atomic.Int64
-	e, posted, ids := helped(t, file, schema, spec, helpers, fault, &ranges)
+	e, posted, fl := helped(t, file, schema, spec, helpers, fault)
 	seed := uint64(11)
-	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed, Helpers: ids}, nil); r.Kind != "started" {
+	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed, Helpers: make([]int, helpers)}, nil); r.Kind != "started" {
 		t.Fatalf("run: %+v", r)
 	}
 	r, _ := await(t, posted, 2)
 	if r.Kind != "release" {
 		t.Fatalf("run with %d helpers: %+v", helpers, r)
 	}
-	return r.Result.Release.Model.Weights, ranges.Load()
+	return r.Result.Release.Model.Weights, fl.ranges.Load()
 }
 
 // TestFarmedPasses checks that the passes of a run's loss farmed out to 1, 2 and 3 helpers
@@ -112,12 +181,11 @@ func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec,
 // another order or place would change them; a release's weights, rounded to the noise's grid,
 // might not show it).
 func TestFarmedPasses(t *testing.T) {
-	defer loss.SetRunner(loss.SetRunner(nil))
+	defer loss.SetRunner(nil)
 	file, schema := farmData(50000)
 	spec := farmSpec()
 	for helpers := range 4 {
-		var ranges atomic.Int64
-		e, _, ids := helped(t, file, schema, spec, helpers, nil, &ranges)
+		e, _, fl := helped(t, file, schema, spec, helpers, nil)
 		d, err := e.data.scaledFor(*spec, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -139,16 +207,13 @@ func TestFarmedPasses(t *testing.T) {
 		if helpers == 0 {
 			continue
 		}
-		f := newFarm(l, helpers, nil)
-		f.post, _ = e.link(Request{Helpers: ids}, f.deliver)
-		for range helpers {
-			f.take(<-f.replies) // the helpers' first messages
-		}
+		f := &farm{ref: l, replies: make(chan []float64, 16)}
+		f.post, _ = e.link(Request{}, f.replies)
 		loss.SetRunner(f)
 		got := passes()
 		loss.SetRunner(nil)
-		if ranges.Load() != int64(3*helpers) {
-			t.Errorf("%d helpers: %d ranges posted, want %d", helpers, ranges.Load(), 3*helpers)
+		if fl.ranges.Load() != int64(3*helpers) {
+			t.Errorf("%d helpers: %d ranges posted, want %d", helpers, fl.ranges.Load(), 3*helpers)
 		}
 		for j := range want {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
@@ -210,19 +275,18 @@ func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 	}
 }
 
-// TestFarmedRunCancels checks that a run whose helper never answers (and would be waited for
-// an hour) still ends soon after a cancel: "cancelled", or noisy-gd's release of the steps
-// taken.
+// TestFarmedRunCancels checks that a run whose helper never answers (and whose link would wait
+// for it an hour) still ends soon after a cancel: "cancelled", or noisy-gd's release of the
+// steps taken.
 func TestFarmedRunCancels(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = time.Hour
 	file, schema := farmData(50000)
-	var ranges atomic.Int64
-	e, posted, ids := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil }, &ranges)
-	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: farmSpec(), Helpers: ids}, nil); r.Kind != "started" {
+	e, posted, fl := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil })
+	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: farmSpec(), Helpers: []int{100}}, nil); r.Kind != "started" {
 		t.Fatalf("run: %+v", r)
 	}
-	for ranges.Load() == 0 {
+	for fl.ranges.Load() == 0 {
 		time.Sleep(time.Millisecond)
 	}
 	e.Handle(Request{ID: 3, Kind: "cancel", Target: 2}, nil)

@@ -79,8 +79,8 @@ func (e *Engine) start(req Request) (Response, error) {
 	if len(req.Helpers) > 0 && e.link != nil {
 		// Without the run's loss the run has no passes to farm out (its mechanism says why).
 		if ref, err := runLoss(*req.Spec, e.data.summary.Facts, d); err == nil {
-			f = newFarm(ref, len(req.Helpers), ctx.Done())
-			f.post, end = e.link(req, f.deliver)
+			f = &farm{ref: ref, replies: make(chan []float64, 16), done: ctx.Done()}
+			f.post, end = e.link(req, f.replies)
 		}
 	}
 	e.run = &activeRun{id: req.ID, cancel: cancel}

@@ -29,17 +29,13 @@ func Serve() {
 	debug.SetGCPercent(gcPercent)
 	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
 	// A run's messages to its helpers and theirs go over MessagePorts that engine-worker.js
-	// holds: Go posts to helper i with privoptPost(i, bytes), and pass(i, bytes) hands Go
-	// helper i's message (i ≥ 0) or answers the run this worker helps (i = −1); bytes is a
-	// Uint8Array of float64s (see farm.go).
-	var deliver func(int, []float64) // the farm of the run under way, or nil
-	e.link = func(req Request, d func(int, []float64)) ([]func([]float64), func()) {
-		deliver = d
-		post := make([]func([]float64), len(req.Helpers))
-		for i := range post {
-			post[i] = func(msg []float64) { js.Global().Call("privoptPost", i, bytesOf(msg)) }
-		}
-		return post, func() { deliver = nil }
+	// holds, with the helpers' states: privoptFarm(bytes) hands it a pass and returns own, and
+	// pass(0, bytes) hands Go the helpers' sums of the pass (the link's answer); pass(−1, bytes)
+	// answers the run this worker helps. bytes is a Uint8Array of float64s (see farm.go).
+	var replies chan<- []float64 // the farm of the run under way, or nil
+	e.link = func(_ Request, r chan<- []float64) (func([]float64) int, func()) {
+		replies = r
+		return func(msg []float64) int { return js.Global().Call("privoptFarm", bytesOf(msg)).Int() }, func() { replies = nil }
 	}
 	pass := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		b := args[1]
@@ -47,13 +43,14 @@ func Serve() {
 		if len(msg) > 0 {
 			js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&msg[0])), 8*len(msg)), b)
 		}
-		if i := args[0].Int(); i >= 0 {
-			if deliver != nil {
-				deliver(i, msg)
-			}
-			return nil
+		if args[0].Int() < 0 {
+			return bytesOf(e.Answer(msg))
 		}
-		return bytesOf(e.Answer(msg))
+		select {
+		case replies <- msg: // a nil channel: no run takes it
+		default:
+		}
+		return nil
 	})
 	handler := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		msg := args[0]

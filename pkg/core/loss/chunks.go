@@ -121,13 +121,15 @@ func (p *Pass) Width() int {
 // errPass is Check's error.
 var errPass = errors.New("loss: not a pass of this loss")
 
-// Check returns an error unless p is a pass that Sums computes: a *Linear loss with any Op (a
-// clip above 0 for OpClippedGrad) or a *Multinomial one with OpMean or OpValue, and W Dim()
-// long. A worker checks a pass it receives.
-func (p *Pass) Check() error {
+// Check returns an error unless p.Sums(first, last, …) computes chunks of p: p is a pass of a
+// *Linear loss with any Op (a clip above 0 for OpClippedGrad) or of a *Multinomial one with
+// OpMean or OpValue, W is Dim() long, and 0 ≤ first ≤ last ≤ p.Chunks(). A worker checks a
+// pass it receives.
+func (p *Pass) Check(first, last int) error {
 	_, lin := p.Loss.(*Linear)
 	_, multi := p.Loss.(*Multinomial)
-	if !(lin || multi) || len(p.W) != p.Loss.Dim() || p.Op > OpClippedGrad || (p.Op == OpClippedGrad && !(lin && p.Clip > 0)) {
+	if !(lin || multi) || len(p.W) != p.Loss.Dim() || p.Op > OpClippedGrad || (p.Op == OpClippedGrad && !(lin && p.Clip > 0)) ||
+		first < 0 || first > last || last > p.Chunks() {
 		return errPass
 	}
 	return nil
@@ -196,16 +198,16 @@ func Same(a, b Loss) bool {
 	switch a := a.(type) {
 	case *Linear:
 		b, ok := b.(*Linear)
-		return ok && a.s == b.s && a.b == b.b && a.n == b.n && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+		return ok && a.s == b.s && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
 	case *Multinomial:
 		b, ok := b.(*Multinomial)
-		return ok && a.k == b.k && a.b == b.b && a.n == b.n && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+		return ok && a.k == b.k && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
 	}
 	return false
 }
 
 // sameRows reports whether two losses read the same rows: the same dense rows, or when they
-// hold none the same sparse ones, and the same labels.
+// hold none the same sparse ones, and the same labels (one a row, so the same number of rows).
 func sameRows(x, y []float64, s *data.Sparse, x2, y2 []float64, s2 *data.Sparse) bool {
 	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 	return same(x, x2) && same(y, y2) && (x != nil || s == s2)

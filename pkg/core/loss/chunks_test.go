@@ -154,7 +154,7 @@ func chunkRef(ds *data.Dataset, pass func(l Loss, g []float64) float64, build fu
 // the chunks in another order); that the Runner is asked only for passes of its own loss (Same);
 // and that a Runner that declines leaves the pass to compute here.
 func TestPassesFarmedOut(t *testing.T) {
-	defer SetRunner(SetRunner(nil))
+	defer SetRunner(nil)
 	rng := rand.New(rand.NewPCG(63, 64))
 	n := 5*chunkRows + 77
 	b := Bounds{X: 1, XNorm: 2, Y: 1, Rows: n + 5}
