@@ -171,6 +171,9 @@ async function page(browser, server, n, workers) {
       await p.click('#run-button');
       r.fitSeconds = await stage(['#results', '#run-error'], 'fitting');
       await p.waitForFunction(() => document.querySelector('#run-progress')?.value === 100, null, { timeout: 60000 }).catch(() => {});
+      // The mechanism's own wall time (its diagnostics' "Run time", in whole seconds).
+      r.mechSeconds = await p.evaluate(() => [...document.querySelectorAll('th')].find((th) => th.textContent === 'Run time')?.nextElementSibling.textContent)
+        .then((t) => (t && /^[\d.]+ s$/.test(t) ? parseFloat(t) : undefined), () => undefined);
     } catch (e) {
       r.error = e.message;
       r.failedAfter = e.seconds;
@@ -241,11 +244,12 @@ const lines = [
   '(private ranges, and in the page 20 % of the rows held out).',
   ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(' and ')} engine workers (**page: workers**; the page is told the`,
     'machine has that many cores): with one run, the workers beyond the first help it, each computing',
-    'a range of the chunks of every full pass (docs/scaling.md). Load average (`uptime`) before and',
+    'a range of the chunks of every full pass (docs/scaling.md); each helper encodes the file too, while',
+    'the run\'s worker does. Load average (`uptime`) before and',
     `after: ${loads[0]}; ${loads[1]}.`] : []),
   '',
-  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: workers | page: load (s) | page: fit (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: workers | page: load (s) | page: fit (s) | page: noisy-gd (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
+  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
 ];
 for (const { n, native: found, page: pg, again } of results) {
   const nat = again ? undefined : found; // measured once for each n
@@ -262,6 +266,7 @@ for (const { n, native: found, page: pg, again } of results) {
     pg?.workers ?? (pg ? 'all cores' : '—'),
     pg ? (pg.loadSeconds !== undefined ? s(pg.loadSeconds) : `failed after ${s(pg.failedAfter)}`) : '—',
     pg ? (pg.fitSeconds !== undefined ? s(pg.fitSeconds) : (pg.loadSeconds !== undefined ? `failed after ${s(pg.failedAfter)}` : '—')) : '—',
+    pg?.mechSeconds !== undefined ? String(pg.mechSeconds) : '—',
     pg ? mb(pg.rssPeak - pg.rssBase) : '—',
     pg?.wasm ? pg.wasm.map(mb).join(' + ') : '—',
     pg?.longTasks ? ['load', 'fit'].map((k) => `${pg.longTasks[k].count} (${pg.longTasks[k].longest.toFixed(0)} ms)`).join(', ') : '—',
@@ -275,7 +280,8 @@ lines.push('',
   'memory** the process\'s maximum resident set size; **page: load** the seconds from choosing the',
   'file in the page to its summary of the encoded data (the planning worker reads and encodes the',
   'whole file); **page: fit** the seconds from Run to the results (the run\'s worker encodes the file',
-  'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: peak',
+  'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: noisy-gd**',
+  'the fit alone, as the run\'s diagnostics report it (whole seconds); **page: peak',
   'memory** the largest resident memory of all the Chromium processes together, sampled every',
   '250 ms, minus what they held before the file was chosen; **page: wasm memory** each engine',
   'worker\'s WebAssembly memory at the end (the planning worker\'s, then the run\'s and its',
