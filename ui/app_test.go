@@ -708,3 +708,26 @@ func TestBoundText(t *testing.T) {
 		t.Errorf("boundText(+Inf) = %q", got)
 	}
 }
+
+// TestRunHelpers: one run on a page of three workers runs on worker 1, helped by workers 2
+// and 3, which get the data with worker 1 and a "help" request each; the run names them.
+func TestRunHelpers(t *testing.T) {
+	t.Parallel()
+	a, h := demoApp(t, 3)
+	a.SetSeed("5")
+	h.settle(a)
+	a.Run()
+	h.settle(a)
+	if len(a.DoneRuns()) != 1 || a.WorkersText() != "in one Web Worker, helped by 2 more" {
+		t.Fatalf("runs: %s (%s); %v", a.RunSummary(), a.WorkersText(), a.RunErrors())
+	}
+	sent := map[string][]int{}
+	for _, s := range h.sent {
+		if s.resp.Kind == "run" || s.resp.Kind == "help" || s.resp.Kind == "dataset" {
+			sent[s.resp.Kind] = append(sent[s.resp.Kind], s.w)
+		}
+	}
+	if !slices.Equal(sent["run"], []int{1}) || !slices.Equal(sent["help"], []int{2, 3}) || !slices.Contains(sent["dataset"], 2) || !slices.Contains(sent["dataset"], 3) {
+		t.Errorf("requests by worker: %v", sent)
+	}
+}

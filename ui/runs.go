@@ -148,8 +148,8 @@ func (a *App) receiveScaled(r engine.Response) {
 
 // dispatch starts the next waiting run on worker w, after the data it needs. When there are
 // fewer runs than workers, the others help: worker w's helpers are the workers runWorkers + w,
-// runWorkers + w + runWorkers…, which get the data too and compute ranges of the run's full
-// passes, talking to worker w directly (engine's "help").
+// runWorkers + w + runWorkers…, which got the data with worker 1 (Run) and compute ranges of
+// the run's full passes, talking to worker w directly (engine's "help").
 func (a *App) dispatch(w int) {
 	for _, r := range a.RunList {
 		if r.State != "waiting" {
@@ -163,7 +163,6 @@ func (a *App) dispatch(w int) {
 			req.Scaled = a.runUsed
 		}
 		for h := a.runWorkers + w; h <= a.runWorkers+a.runHelpers; h += a.runWorkers {
-			a.send(h, a.runData)
 			req.Helpers = append(req.Helpers, a.send(h, engine.Request{Kind: "help", Spec: &spec, Scaled: req.Scaled}))
 		}
 		r.ID = a.send(w, req)

@@ -14,13 +14,13 @@ import (
 // Serve answers the worker's messages until the worker is terminated; it never returns.
 // A message is a JSON Request, or an object {request, file} whose file is the File the
 // request reads; engine-worker.js takes the MessagePorts of a "help" request (port) and of a
-// "run" with helpers (ports, one for each of its Helpers in order), over which the helpers
-// and the run exchange ranges of passes and their sums (see farm.go), never through the page.
-// Each response, and each message a run or a file read posts later, is posted back to the
-// page as JSON. During a run the engine sleeps a millisecond each time it posts
-// the run's progress (at most every quarter of a second), which hands the worker's event loop
-// a turn: that is how a "cancel" message reaches a running fit. A mechanism that reports
-// progress rarely is stopped by the page instead, which terminates the worker.
+// "run" with helpers (ports), over which the helpers and the run exchange ranges of passes and
+// their sums (see farm.go), never through the page. Each response, and each message a run or
+// a file read posts later, is posted back to the page as JSON. During a run the engine sleeps
+// a millisecond each time it posts the run's progress (at most every quarter of a second),
+// which hands the worker's event loop a turn: that is how a "cancel" message reaches a running
+// fit. A mechanism that reports progress rarely is stopped by the page instead, which
+// terminates the worker.
 func Serve() {
 	// A WebAssembly memory never shrinks, so a worker keeps the largest heap it ever had: the
 	// collector runs when the heap has grown by a quarter since the last collection (Go's
