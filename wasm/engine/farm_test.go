@@ -139,34 +139,44 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 }
 
 // helped returns an engine holding file with schema (a fifth held out), and a fakeLink to
-// helpers engines that hold it too and help a run of spec, which it sets as the engine's link.
-func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) (*Engine, chan Response, *fakeLink) {
+// helpers engines that hold it too and help a run of spec, which it sets as the engine's link;
+// and, when spec estimates private ranges, the schema as used that the engine answers (seeded).
+func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) (*Engine, chan Response, *fakeLink, json.RawMessage) {
 	t.Helper()
 	dataset := Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.2, SplitSeed: 3}
 	e, posted := newEngine()
 	if r := e.Handle(dataset, file); r.Kind != "dataset" {
 		t.Fatalf("dataset: %+v", r)
 	}
+	var scaled json.RawMessage
+	if spec.ScaleShare > 0 {
+		seed := uint64(5)
+		r := e.Handle(Request{ID: 3, Kind: "scale", Spec: spec, Seed: &seed}, nil)
+		if r.Kind != "scaled" || r.Scaling.Ranges == nil {
+			t.Fatalf("scale: %+v", r)
+		}
+		scaled = r.Scaling.Schema
+	}
 	fl := &fakeLink{fault: fault}
 	for i := range helpers {
 		h, _ := newEngine()
 		h.Handle(dataset, file)
-		if r := h.Handle(Request{ID: 100 + i, Kind: "help", Spec: spec}, nil); r.Kind != "helping" {
+		if r := h.Handle(Request{ID: 100 + i, Kind: "help", Spec: spec, Scaled: scaled}, nil); r.Kind != "helping" {
 			t.Fatalf("help: %+v", r)
 		}
 		fl.helpers = append(fl.helpers, h)
 	}
 	e.link = fl.link
-	return e, posted, fl
+	return e, posted, fl, scaled
 }
 
 // farmRun runs spec seeded on an engine with helpers (see helped) and returns the release's
 // weights and how many ranges were posted to helpers.
 func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) ([]float64, int64) {
 	t.Helper()
-	e, posted, fl := helped(t, file, schema, spec, helpers, fault)
+	e, posted, fl, scaled := helped(t, file, schema, spec, helpers, fault)
 	seed := uint64(11)
-	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed, Helpers: make([]int, helpers)}, nil); r.Kind != "started" {
+	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: spec, Seed: &seed, Scaled: scaled, Helpers: make([]int, helpers)}, nil); r.Kind != "started" {
 		t.Fatalf("run: %+v", r)
 	}
 	r, _ := await(t, posted, 2)
@@ -185,7 +195,7 @@ func TestFarmedPasses(t *testing.T) {
 	file, schema := farmData(50000)
 	spec := farmSpec()
 	for helpers := range 4 {
-		e, _, fl := helped(t, file, schema, spec, helpers, nil)
+		e, _, fl, _ := helped(t, file, schema, spec, helpers, nil)
 		d, err := e.data.scaledFor(*spec, nil)
 		if err != nil {
 			t.Fatal(err)
@@ -224,7 +234,7 @@ func TestFarmedPasses(t *testing.T) {
 }
 
 // TestFarmedRunsIgnoreHelpers checks that a seeded noisy-gd release has the same bits with 0,
-// 1 and 3 helpers computing ranges of its passes, and when helpers fail: answer that they
+// 1 and 3 helpers computing ranges of its passes (2 with private ranges), and when helpers fail: answer that they
 // cannot, answer garbage, never answer, or never become ready. A farm that put a helper's
 // chunks in another place would change the bits.
 func TestFarmedRunsIgnoreHelpers(t *testing.T) {
@@ -251,21 +261,29 @@ func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 		}
 		return a
 	}
+	ranges := farmSpec()
+	ranges.ScaleShare = fit.DefaultScaleShare
+	wantRanges, _ := farmRun(t, file, schema, ranges, 0, nil)
 	for _, tc := range []struct {
 		name    string
 		spec    *fit.Spec
 		helpers int
 		fault   func(int, []float64) []float64
 	}{
+		{"private ranges, two helpers", ranges, 2, nil},
 		{"one helper", spec, 1, nil},
 		{"three helpers", spec, 3, nil},
 		{"a helper that cannot", spec, 3, cannot},
 		{"a helper that answers garbage", spec, 3, garbage},
 		{"a helper that never answers", spec, 3, silent},
 	} {
-		got, ranges := farmRun(t, file, schema, tc.spec, tc.helpers, tc.fault)
-		if ranges == 0 {
+		got, posted := farmRun(t, file, schema, tc.spec, tc.helpers, tc.fault)
+		if posted == 0 {
 			t.Errorf("%s: no range was posted to a helper", tc.name)
+		}
+		want := want
+		if tc.spec == ranges {
+			want = wantRanges
 		}
 		for j := range want {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
@@ -282,7 +300,7 @@ func TestFarmedRunCancels(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = time.Hour
 	file, schema := farmData(50000)
-	e, posted, fl := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil })
+	e, posted, fl, _ := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil })
 	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: farmSpec(), Helpers: []int{100}}, nil); r.Kind != "started" {
 		t.Fatalf("run: %+v", r)
 	}
