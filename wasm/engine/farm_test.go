@@ -234,9 +234,9 @@ func TestFarmedPasses(t *testing.T) {
 }
 
 // TestFarmedRunsIgnoreHelpers checks that a seeded noisy-gd release has the same bits with 0,
-// 1 and 3 helpers computing ranges of its passes (2 with private ranges), and when helpers fail: answer that they
-// cannot, answer garbage, never answer, or never become ready. A farm that put a helper's
-// chunks in another place would change the bits.
+// 1 and 3 helpers computing ranges of its passes (0 and 2 with private ranges), and when
+// helpers fail: answer that they cannot, answer garbage, or never answer. (Its weights are
+// rounded to the noise's grid, so TestFarmedPasses checks the passes' bits.)
 func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = 200 * time.Millisecond
