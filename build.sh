@@ -52,8 +52,8 @@ Commands:
                    of each; writes docs/benchmarks/scale.md
   bench --workers [N…]
                    the same for N rows (1,000,000 by default), with the page's fit measured
-                   with 1 and 2 engine workers (one run, the second worker helping it), and the
-                   machine's load; writes docs/benchmarks/workers.md
+                   with 1, 2, 2 and 1 engine workers (one run, the second worker helping it),
+                   and the machine's load; writes docs/benchmarks/workers.md
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -377,13 +377,15 @@ bench_scale() {
 	scale_report docs/benchmarks/scale.md "$@"
 }
 
-# bench_workers runs tests/scale.mjs with the page's fit measured with 1 and 2 engine workers
-# (one run, helped by the second worker: wasm/engine/farm.go) for the sizes in ARGS (after
-# --workers; 1,000,000 rows by default), and writes docs/benchmarks/workers.md.
+# bench_workers runs tests/scale.mjs with the page's fit measured with 1, 2, 2 and 1 engine
+# workers (one run, helped by the second worker: wasm/engine/farm.go; in this order, so that a
+# load that grows or falls during the run weighs on both alike; PRIVOPT_SCALE_WORKERS sets
+# another) for the sizes in ARGS (after --workers; 1,000,000 rows by default), and writes
+# docs/benchmarks/workers.md.
 bench_workers() {
 	shift
 	[ $# -gt 0 ] || set -- 1000000
-	PRIVOPT_SCALE_WORKERS="1 2" scale_report docs/benchmarks/workers.md "$@"
+	PRIVOPT_SCALE_WORKERS="${PRIVOPT_SCALE_WORKERS:-1 2 2 1}" scale_report docs/benchmarks/workers.md "$@"
 }
 
 # scale_report runs tests/scale.mjs for the sizes in ARGS after OUT and writes its report to OUT.

@@ -242,7 +242,7 @@ const lines = [
   '10 numeric columns and 10 categorical columns of 8 levels each and a binary label, about 90 bytes',
   'a row (91 encoded features with the bias); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults',
   '(private ranges, and in the page 20 % of the rows held out).',
-  ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(' and ')} engine workers (**page: workers**; the page is told the`,
+  ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(', ')} engine workers, in this order (**page: workers**; the page is told the`,
     'machine has that many cores): with one run, the workers beyond the first help it, each computing',
     'a range of the chunks of every full pass (docs/scaling.md); each helper encodes the file too, while',
     'the run\'s worker does. Load average (`uptime`) before and',
