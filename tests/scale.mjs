@@ -120,7 +120,7 @@ async function page(browser, server, n, workers) {
     if (/error|fatal|memory/i.test(m.text())) note('worker: ' + m.text().slice(0, 300));
     if (/^fatal error/.test(m.text())) workerDied(m.text());
   }));
-  const r = { n, workers, events };
+  const r = { n, workers, events, load: uptime() };
   let planning = [];
   try {
     await p.goto(server.url + query);
@@ -248,8 +248,8 @@ const lines = [
     'the run\'s worker does. Load average (`uptime`) before and',
     `after: ${loads[0]}; ${loads[1]}.`] : []),
   '',
-  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: workers | page: load (s) | page: fit (s) | page: noisy-gd (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: workers | load average before | page: load (s) | page: fit (s) | page: noisy-gd (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
+  '|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|',
 ];
 for (const { n, native: found, page: pg, again } of results) {
   const nat = again ? undefined : found; // measured once for each n
@@ -264,6 +264,7 @@ for (const { n, native: found, page: pg, again } of results) {
     nat ? s(nat.user_seconds + nat.sys_seconds) : '—',
     nat ? mb(nat.peak_rss_bytes) : '—',
     pg?.workers ?? (pg ? 'all cores' : '—'),
+    pg ? pg.load.replace('load average ', '') : '—',
     pg ? (pg.loadSeconds !== undefined ? s(pg.loadSeconds) : `failed after ${s(pg.failedAfter)}`) : '—',
     pg ? (pg.fitSeconds !== undefined ? s(pg.fitSeconds) : (pg.loadSeconds !== undefined ? `failed after ${s(pg.failedAfter)}` : '—')) : '—',
     pg?.mechSeconds !== undefined ? String(pg.mechSeconds) : '—',
@@ -281,7 +282,8 @@ lines.push('',
   'file in the page to its summary of the encoded data (the planning worker reads and encodes the',
   'whole file); **page: fit** the seconds from Run to the results (the run\'s worker encodes the file',
   'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: noisy-gd**',
-  'the fit alone, as the run\'s diagnostics report it (whole seconds); **page: peak',
+  'the fit alone, as the run\'s diagnostics report it (whole seconds); **load average before** the',
+  'machine\'s load (`uptime`: over 1, 5 and 15 minutes) when the page was opened; **page: peak',
   'memory** the largest resident memory of all the Chromium processes together, sampled every',
   '250 ms, minus what they held before the file was chosen; **page: wasm memory** each engine',
   'worker\'s WebAssembly memory at the end (the planning worker\'s, then the run\'s and its',

@@ -2,9 +2,10 @@
 // navigator.hardwareConcurrency): with more workers than runs, the idle ones help the run,
 // computing ranges of its full passes (wasm/engine/farm.go) and posting their sums to the
 // running worker over MessagePorts, never through the page. The release must be the same with
-// any number of workers, the helpers must have computed ranges, and the page's main thread
-// must stay free (its long tasks are measured). A helper that is terminated during the run
-// leaves the run to compute its ranges itself: the same release, a few seconds later.
+// any number of workers (and so must the training loss at the release, all its bits), the
+// helpers must have computed ranges, and the page's main thread must stay free (its long tasks
+// are measured). A helper that is terminated during the run leaves the run to compute its
+// ranges itself: the same release, some seconds later.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -23,10 +24,12 @@ after(async () => {
   await server?.stop();
 });
 
-// 4 numeric columns whose magnitudes change every 3,000 rows (so that adding the chunks' sums
-// in another order would change the bits), 2 categorical ones and a binary label: 40,000 rows,
-// 10 chunks of a pass. None is held out: each page draws its own held-out split (every worker
-// of a page holds the same one), so pages with held-out rows would not fit the same rows.
+// 4 numeric columns and 2 categorical ones and a binary label, 40,000 rows (10 chunks of a
+// pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label follows their
+// features, and rows of magnitude 10⁻³ with a random label, so that the chunks' sums of the
+// loss differ in size and adding them in another order changes their bits. None is held out:
+// each page draws its own held-out split (every worker of a page holds the same one), so
+// pages with held-out rows would not fit the same rows.
 const schema = {
   privopt_schema: 1,
   norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
@@ -42,9 +45,11 @@ function rows(n) {
   let s = 12345;
   const rand = () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; };
   for (let i = 0; i < n; i++) {
-    const m = 10 ** -(Math.floor(i / 3000) % 4);
+    const easy = Math.floor(i / 4096) % 2 === 0;
+    const m = easy ? 1 : 1e-3;
     const x = [0, 1, 2, 3].map(() => (m * (2 * rand() - 1)).toPrecision(6));
-    lines.push([...x, 'abcd'[Math.floor(rand() * 4)], 'abcd'[i % 4], Number(x[0]) + Number(x[1]) - Number(x[2]) + 0.3 * m * (rand() - 0.5) > 0 ? 1 : 0].join(','));
+    const y = easy ? Number(x[0]) + Number(x[1]) - Number(x[2]) > 0 : rand() < 0.5;
+    lines.push([...x, 'abcd'[Math.floor(rand() * 4)], 'abcd'[i % 4], y ? 1 : 0].join(','));
   }
   return lines.join('\n') + '\n';
 }
@@ -67,6 +72,18 @@ async function fit(workers, kill = false) {
   await page.setInputFiles('#file-input', file);
   await page.waitForSelector('#dataset-summary', { timeout: 60000 });
   await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
+  // Every engine worker keeps its last "release" message, whose diagnostics hold the training
+  // loss at the release, a full pass with all its bits (the release file rounds nothing, but
+  // the weights are on the noise's grid, which can hide a different order of the chunks).
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const post = self.postMessage.bind(self);
+      self.postMessage = (m, t) => {
+        if (typeof m === 'string' && m.includes('"kind":"release"')) self.lastRelease = m;
+        return post(m, t);
+      };
+    });
+  }
   await page.evaluate(() => {
     window.fitLongTasks = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.fitLongTasks.push(e.duration); }).observe({ type: 'longtask' });
@@ -85,13 +102,18 @@ async function fit(workers, kill = false) {
   await page.waitForSelector('#results', { timeout: 180000 });
   const label = await page.textContent('label[for="run-progress"]');
   let answered = 0;
-  for (const w of page.workers()) answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+  let trainLoss;
+  for (const w of page.workers()) {
+    answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+    const release = await w.evaluate(() => self.lastRelease).catch(() => undefined);
+    if (release) trainLoss = JSON.parse(release).result.release.diagnostics.train_loss;
+  }
   const longTasks = await page.evaluate(() => window.fitLongTasks);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
   await context.close();
   assert.deepEqual(errors, []);
-  return { models: saved.models.map((m) => m.model), label, answered, longTasks };
+  return { models: saved.models.map((m) => m.model), trainLoss, label, answered, longTasks };
 }
 
 test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones helping', async () => {
@@ -105,6 +127,7 @@ test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones
     assert.match(many.label, new RegExp(`in one Web Worker, helped by ${workers - 1} more`));
     assert.ok(many.answered > 0, `${workers} workers: the helpers computed no range`);
     assert.deepEqual(many.models, one.models, `${workers} workers: another release than one worker's`);
+    assert.ok(typeof one.trainLoss === 'number' && Object.is(many.trainLoss, one.trainLoss), `${workers} workers: training loss ${many.trainLoss}, with one ${one.trainLoss}`);
     const longest = Math.max(0, ...many.longTasks);
     console.log(`${workers} workers: ${many.answered} ranges answered by helpers; ${many.longTasks.length} long tasks on the page's thread during the fit, the longest ${longest.toFixed(0)} ms`);
     assert.ok(longest < 1000, `${workers} workers: the page's thread was blocked for ${longest} ms`);
@@ -115,4 +138,5 @@ test('a helper terminated during the run leaves the same release', async () => {
   const one = await fit(1);
   const killed = await fit(2, true);
   assert.deepEqual(killed.models, one.models);
+  assert.ok(Object.is(killed.trainLoss, one.trainLoss), `training loss ${killed.trainLoss}, with one worker ${one.trainLoss}`);
 });
