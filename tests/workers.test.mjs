@@ -25,9 +25,9 @@ after(async () => {
 });
 
 // 4 numeric columns and 2 categorical ones and a binary label, 40,000 rows (10 chunks of a
-// pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label follows their
-// features, and rows of magnitude 10⁻³ with a random label, so that the chunks' sums of the
-// loss differ in size and adding them in another order changes their bits. None is held out:
+// pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label
+// follows their features, and rows of magnitude 10⁻³ with a random label, so that the chunks'
+// sums of the loss differ in size and adding them in another order changes their bits. None is held out:
 // each page draws its own held-out split (every worker of a page holds the same one), so
 // pages with held-out rows would not fit the same rows.
 const schema = {

@@ -21,17 +21,22 @@ import (
 var helperWait = 5 * time.Second
 
 // farmData returns a CSV file of n rows of three numeric columns and a binary label, and its
-// schema. The rows' magnitudes vary by powers of ten every 3,000 rows, so that chunks' sums
-// differ in magnitude and sign and adding them in another order changes the bits.
+// schema. The rows come in blocks of 8,192 that alternate: rows of magnitude 1 whose label
+// follows their features, and rows of magnitude 10⁻³ with a random label, so that the chunks'
+// sums differ in size and adding them in another order changes their bits.
 func farmData(n int) (memFile, json.RawMessage) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var csv strings.Builder
 	csv.WriteString("a,b,c,y\n")
 	for i := range n {
-		m := math.Pow(10, -float64(i/3000%4))
+		easy := i/8192%2 == 0
+		m := 1.0
+		if !easy {
+			m = 1e-3
+		}
 		a, b, c := m*(2*rng.Float64()-1), m*(2*rng.Float64()-1), m*(2*rng.Float64()-1)
 		y := "no"
-		if a+b-c+0.3*m*rng.NormFloat64() > 0 {
+		if (easy && a+b-c > 0) || (!easy && rng.IntN(2) == 0) {
 			y = "yes"
 		}
 		fmt.Fprintf(&csv, "%.6g,%.6g,%.6g,%s\n", a, b, c, y)
@@ -171,7 +176,8 @@ func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, 
 }
 
 // farmRun runs spec seeded on an engine with helpers (see helped) and returns the release's
-// weights and how many ranges were posted to helpers.
+// weights and its training loss (a full pass, all its bits: the weights lie on the noise's
+// grid), and how many ranges were posted to helpers.
 func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, helpers int, fault func(i int, a []float64) []float64) ([]float64, int64) {
 	t.Helper()
 	e, posted, fl, scaled := helped(t, file, schema, spec, helpers, fault)
@@ -183,7 +189,7 @@ func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec,
 	if r.Kind != "release" {
 		t.Fatalf("run with %d helpers: %+v", helpers, r)
 	}
-	return r.Result.Release.Model.Weights, fl.ranges.Load()
+	return append(r.Result.Release.Model.Weights, r.Result.Release.Diagnostics.TrainLoss), fl.ranges.Load()
 }
 
 // TestFarmedPasses checks that the passes of a run's loss farmed out to 1, 2 and 3 helpers
@@ -235,8 +241,9 @@ func TestFarmedPasses(t *testing.T) {
 
 // TestFarmedRunsIgnoreHelpers checks that a seeded noisy-gd release has the same bits with 0,
 // 1 and 3 helpers computing ranges of its passes (0 and 2 with private ranges), and when
-// helpers fail: answer that they cannot, answer garbage, or never answer. (Its weights are
-// rounded to the noise's grid, so TestFarmedPasses checks the passes' bits.)
+// helpers fail: answer that they cannot, answer garbage, or never answer; and so does its
+// training loss, a full pass (the weights lie on the noise's grid, which can hide another
+// order of the chunks).
 func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = 200 * time.Millisecond
@@ -287,7 +294,7 @@ func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 		}
 		for j := range want {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Fatalf("%s: weight %d is %v, on one worker %v", tc.name, j, got[j], want[j])
+				t.Fatalf("%s: weight %d (the last: the training loss) is %v, on one worker %v", tc.name, j, got[j], want[j])
 			}
 		}
 	}
