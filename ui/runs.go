@@ -8,12 +8,14 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/wasm/engine"
 )
 
 // maxHelpers caps the workers that help runs (see dispatch): each holds its own copy of the
-// data, and a pass gains less from each one more.
+// data, and a pass gains less from each one more. Runs on at most data.BlockRows training rows,
+// whose passes are one chunk, get no helper.
 const maxHelpers = 3
 
 // runState is the app's runs: independent fits of one spec spread over the engine's workers.
@@ -116,7 +118,10 @@ func (a *App) Run() {
 	a.Running, a.Cancelling = true, false
 	a.started = a.Host.Now()
 	a.runWorkers = max(1, min(a.Host.Workers(), n))
-	a.runHelpers = max(0, min(a.Host.Workers()-n, maxHelpers))
+	a.runHelpers = 0
+	if a.runFacts.N > data.BlockRows { // a pass over one chunk of rows is never farmed out
+		a.runHelpers = max(0, min(a.Host.Workers()-n, maxHelpers))
+	}
 	a.runUsed, a.runRanges = nil, nil
 	a.send(1, a.runData)
 	for h := a.runWorkers + 1; h <= a.runWorkers+a.runHelpers; h++ {
