@@ -30,8 +30,8 @@ import (
 // seq (from 1) numbers the run's passes; rows is the loss's Len, which a helper checks against
 // its own; got[c] is 1 when the link holds chunk c's sums. A helper that answers [seq, 0], or
 // [0, 0] first, or garbage, is never given a range again; one that has not answered its last
-// range gets no new one. The link answers every pass, with what it holds after a few seconds at
-// most; the run stops waiting for it when the run is cancelled. The chunks whose sums the run
+// range gets no new one. The link answers every pass, with what it holds after 10 s at most
+// (engine-worker.js's helperWait); the run stops waiting for it when the run is cancelled. The chunks whose sums the run
 // lacks it computes itself: whatever a helper does, the release is the same, at worst slower.
 
 // farm is a run's loss.Runner: it computes the passes of the run's loss with its helpers.
