@@ -50,6 +50,10 @@ Commands:
                    10,000,000 by default, kept in tests/.scale/), one noisy-gd fit of each
                    natively and in the page in headless Chromium, with the time and peak memory
                    of each; writes docs/benchmarks/scale.md
+  bench --workers [N…]
+                   the same for N rows (1,000,000 by default), with the page's fit measured
+                   with 1, 2, 2 and 1 engine workers (one run, the second worker helping it),
+                   and the machine's load; writes docs/benchmarks/workers.md
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -359,12 +363,33 @@ bench_devsuite() {
 # scale_asked reports whether bench's first argument is --scale.
 scale_asked() { [ "${1:-}" = --scale ] || [ "${1:-}" = -scale ]; }
 
+# workers_asked reports whether bench's first argument is --workers.
+workers_asked() { [ "${1:-}" = --workers ] || [ "${1:-}" = -workers ]; }
+
 # bench_scale runs tests/scale.mjs (the fit time and peak memory against the number of rows,
 # natively and in the page) for the sizes in ARGS (after --scale), and writes
 # docs/benchmarks/scale.md; the generated files stay in tests/.scale/ for the next run. The
 # report is written to a scratch file first and copied at the end, so an interrupted run
 # leaves the committed one as it was.
 bench_scale() {
+	shift
+	scale_report docs/benchmarks/scale.md "$@"
+}
+
+# bench_workers runs tests/scale.mjs with the page's fit measured with 1, 2, 2 and 1 engine
+# workers (one run, helped by the second worker: wasm/engine/farm.go; in this order, so that a
+# load that grows or falls during the run weighs on both alike; PRIVOPT_SCALE_WORKERS sets
+# another) for the sizes in ARGS (after --workers; 1,000,000 rows by default), and writes
+# docs/benchmarks/workers.md.
+bench_workers() {
+	shift
+	[ $# -gt 0 ] || set -- 1000000
+	PRIVOPT_SCALE_WORKERS="${PRIVOPT_SCALE_WORKERS:-1 2 2 1}" scale_report docs/benchmarks/workers.md "$@"
+}
+
+# scale_report runs tests/scale.mjs for the sizes in ARGS after OUT and writes its report to OUT.
+scale_report() {
+	local out=$1
 	shift
 	need_go
 	need_test_tools
@@ -377,8 +402,8 @@ bench_scale() {
 	PRIVOPT_BIN="$ROOT/tests/.bin/privopt" PRIVOPT_SCALE="$ROOT/tests/.bin/scale" PRIVOPT_DIST="$DIST" \
 		PRIVOPT_CHROMIUM="$CHROMIUM" node tests/scale.mjs "$tmp" "$ROOT/tests/.scale" "$@"
 	mkdir -p docs/benchmarks
-	mv "$tmp" docs/benchmarks/scale.md
-	say "build.sh: wrote docs/benchmarks/scale.md"
+	mv "$tmp" "$out"
+	say "build.sh: wrote $out"
 }
 
 # --- test ---------------------------------------------------------------------------------
@@ -495,6 +520,8 @@ serve) serve "$@" ;;
 bench)
 	if scale_asked "$@"; then
 		bench_scale "$@"
+	elif workers_asked "$@"; then
+		bench_workers "$@"
 	elif devsuite_asked "$@"; then
 		bench_devsuite "$@"
 	else

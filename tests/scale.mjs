@@ -16,7 +16,11 @@
 //   node tests/scale.mjs OUT.md SCRATCH-DIR [N…]
 // with PRIVOPT_BIN (privopt), PRIVOPT_SCALE (internal/bench/scale's binary), PRIVOPT_DIST and
 // PRIVOPT_CHROMIUM set; SCRATCH-DIR keeps the generated files between runs. PRIVOPT_SCALE_SKIP
-// may hold "native" or "chromium" to measure one side only.
+// may hold "native" or "chromium" to measure one side only. PRIVOPT_SCALE_WORKERS may list
+// numbers of engine workers ("1 2"): the page's fit is then measured once with each, the page
+// told that the machine has that many cores (navigator.hardwareConcurrency), so that with one
+// run the workers beyond the first help it (wasm/engine/farm.go); otherwise the page uses the
+// machine's cores. ./build.sh bench --workers runs it so.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -30,6 +34,7 @@ const privopt = env('PRIVOPT_BIN');
 const skip = process.env.PRIVOPT_SCALE_SKIP || '';
 // A phase of the page (loading the data, or fitting it) that takes longer is stopped.
 const phaseSeconds = Number(process.env.PRIVOPT_SCALE_PHASE_SECONDS || 1800);
+const workerCounts = (process.env.PRIVOPT_SCALE_WORKERS || '').split(/\s+/).filter(Boolean).map(Number);
 
 const schemaPath = path.join(scratch, 'scale.schema.json');
 const fileOf = (n) => path.join(scratch, `scale-${n}.csv`);
@@ -90,11 +95,17 @@ async function wasmMemory(p) {
   return out;
 }
 
-// page runs the page's load and fit of the file of n rows.
-async function page(browser, server, n) {
+// page runs the page's load and fit of the file of n rows, with the given number of engine
+// workers (undefined: the machine's cores).
+async function page(browser, server, n, workers) {
   const schema = readFileSync(schemaPath);
   const query = `?schema=${schema.toString('base64url')}&mech=noisy-gd&eps=1&delta=1e-6&runs=1`;
   const context = await browser.newContext();
+  if (workers) {
+    await context.addInitScript((k) => {
+      Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => k });
+    }, workers);
+  }
   const p = await context.newPage();
   const events = [];
   const note = (what) => { if (events.length < 20) events.push(what); };
@@ -109,7 +120,7 @@ async function page(browser, server, n) {
     if (/error|fatal|memory/i.test(m.text())) note('worker: ' + m.text().slice(0, 300));
     if (/^fatal error/.test(m.text())) workerDied(m.text());
   }));
-  const r = { n, events };
+  const r = { n, workers, events, load: uptime() };
   let planning = [];
   try {
     await p.goto(server.url + query);
@@ -160,6 +171,9 @@ async function page(browser, server, n) {
       await p.click('#run-button');
       r.fitSeconds = await stage(['#results', '#run-error'], 'fitting');
       await p.waitForFunction(() => document.querySelector('#run-progress')?.value === 100, null, { timeout: 60000 }).catch(() => {});
+      // The mechanism's own wall time (its diagnostics' "Run time", in whole seconds).
+      r.mechSeconds = await p.evaluate(() => [...document.querySelectorAll('th')].find((th) => th.textContent === 'Run time')?.nextElementSibling.textContent)
+        .then((t) => (t && /^[\d.]+ s$/.test(t) ? parseFloat(t) : undefined), () => undefined);
     } catch (e) {
       r.error = e.message;
       r.failedAfter = e.seconds;
@@ -192,6 +206,8 @@ async function page(browser, server, n) {
 const mb = (b) => (b / 1e6).toFixed(0);
 const s = (x) => (x === undefined ? '—' : x.toFixed(1));
 
+const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average:/, 'load average');
+const loads = [uptime()];
 const results = [];
 const server = skip === 'chromium' ? null : await startServer();
 const browser = skip === 'chromium' ? null : await launch();
@@ -203,32 +219,40 @@ try {
       row.native = native(n);
       console.error(`scale: ${n} rows natively: ${JSON.stringify(row.native)}`);
     }
-    if (browser) {
-      row.page = await page(browser, server, n);
-      console.error(`scale: ${n} rows in Chromium: ${JSON.stringify(row.page)}`);
+    for (const workers of browser ? (workerCounts.length ? workerCounts : [undefined]) : []) {
+      const pg = await page(browser, server, n, workers);
+      console.error(`scale: ${n} rows in Chromium${workers ? ` with ${workers} workers` : ''}: ${JSON.stringify(pg)}`);
+      results.push({ ...row, page: pg, again: results.at(-1)?.n === n });
     }
-    results.push(row);
+    if (!browser) results.push(row);
   }
 } finally {
   await browser?.close();
   await server?.stop();
 }
 
+loads.push(uptime());
 const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
 const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], { encoding: 'utf8' }).trim() !== '';
 const lines = [
   '# privopt at scale: fit time and memory against the number of rows',
   '',
-  `Written by \`./build.sh bench --scale\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
+  `Written by \`./build.sh bench ${workerCounts.length ? '--workers' : '--scale'}\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
   `on a machine with ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores shared with other jobs (times vary by tens of percent between runs). The data: n rows of`,
   '10 numeric columns and 10 categorical columns of 8 levels each and a binary label, about 90 bytes',
   'a row (91 encoded features with the bias); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults',
   '(private ranges, and in the page 20 % of the rows held out).',
+  ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(', ')} engine workers, in this order (**page: workers**; the page is told the`,
+    'machine has that many cores): with one run, the workers beyond the first help it, each computing',
+    'a range of the chunks of every full pass (docs/scaling.md); each helper encodes the file too, while',
+    'the run\'s worker does. Load average (`uptime`) before and',
+    `after: ${loads[0]}; ${loads[1]}.`] : []),
   '',
-  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: load (s) | page: fit (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
-  '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  '| rows | file (MB) | native: time (s) | native: CPU (s) | native: peak memory (MB) | page: workers | load average before | page: load (s) | page: fit (s) | page: noisy-gd (s) | page: peak memory (MB) | page: wasm memory (MB) | page: long tasks, load and fit (longest) | outcome |',
+  '|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|---|',
 ];
-for (const { n, native: nat, page: pg } of results) {
+for (const { n, native: found, page: pg, again } of results) {
+  const nat = again ? undefined : found; // measured once for each n
   const bytes = statSync(fileOf(n)).size;
   const outcome = [];
   if (nat && nat.exit !== 0) outcome.push(`native: ${nat.stderr.trim().split('\n').pop()}`);
@@ -239,8 +263,11 @@ for (const { n, native: nat, page: pg } of results) {
     nat ? (nat.exit === 0 ? s(nat.seconds) : `failed after ${s(nat.seconds)}`) : '—',
     nat ? s(nat.user_seconds + nat.sys_seconds) : '—',
     nat ? mb(nat.peak_rss_bytes) : '—',
+    pg?.workers ?? (pg ? 'all cores' : '—'),
+    pg ? pg.load.replace('load average ', '') : '—',
     pg ? (pg.loadSeconds !== undefined ? s(pg.loadSeconds) : `failed after ${s(pg.failedAfter)}`) : '—',
     pg ? (pg.fitSeconds !== undefined ? s(pg.fitSeconds) : (pg.loadSeconds !== undefined ? `failed after ${s(pg.failedAfter)}` : '—')) : '—',
+    pg?.mechSeconds !== undefined ? String(pg.mechSeconds) : '—',
     pg ? mb(pg.rssPeak - pg.rssBase) : '—',
     pg?.wasm ? pg.wasm.map(mb).join(' + ') : '—',
     pg?.longTasks ? ['load', 'fit'].map((k) => `${pg.longTasks[k].count} (${pg.longTasks[k].longest.toFixed(0)} ms)`).join(', ') : '—',
@@ -254,11 +281,13 @@ lines.push('',
   'memory** the process\'s maximum resident set size; **page: load** the seconds from choosing the',
   'file in the page to its summary of the encoded data (the planning worker reads and encodes the',
   'whole file); **page: fit** the seconds from Run to the results (the run\'s worker encodes the file',
-  'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: peak',
+  'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: noisy-gd**',
+  'the fit alone, as the run\'s diagnostics report it (whole seconds); **load average before** the',
+  'machine\'s load (`uptime`: over 1, 5 and 15 minutes) when the page was opened; **page: peak',
   'memory** the largest resident memory of all the Chromium processes together, sampled every',
   '250 ms, minus what they held before the file was chosen; **page: wasm memory** each engine',
-  'worker\'s WebAssembly memory at the end (the planning worker\'s, then the run\'s), which never',
-  'shrinks and so is each worker\'s peak; **page: long tasks** the main thread\'s tasks over 50 ms',
+  'worker\'s WebAssembly memory at the end (the planning worker\'s, then the run\'s and its',
+  'helpers\'), which never shrinks and so is each worker\'s peak; **page: long tasks** the main thread\'s tasks over 50 ms',
   '(a long task freezes the page) while loading (from choosing the file to the plans shown) and',
   'while fitting, and the longest of each; **outcome** how it ended.',
   '');

@@ -121,8 +121,8 @@ func (a *App) Receive(w int, r engine.Response) {
 	case "dataset":
 		if w == 0 {
 			a.receiveCheck(r)
-		} else if r.Kind == "error" {
-			a.RunErr = r.Error // the run that follows fails for want of data and says so too
+		} else if r.Kind == "error" && w <= a.runWorkers {
+			a.RunErr = r.Error // the run that follows fails for want of data and says so too (a helper's run does not)
 		}
 	case "plan":
 		a.receivePlan(r)

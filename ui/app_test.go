@@ -729,3 +729,38 @@ func TestDemoSchemaCitesSources(t *testing.T) {
 		t.Error("capital-loss's source is not shown")
 	}
 }
+
+// TestRunHelpers: one run on a page of three workers runs on worker 1, helped by workers 2
+// and 3, which get the data with worker 1 and a "help" request each, and the run names them;
+// but not on the demo's 4,000 rows, whose passes are one chunk.
+func TestRunHelpers(t *testing.T) {
+	t.Parallel()
+	a, h := demoApp(t, 3)
+	a.SetSeed("5")
+	h.settle(a)
+	requests := func() map[string][]int {
+		sent := map[string][]int{}
+		for _, s := range h.sent {
+			if s.resp.Kind == "run" || s.resp.Kind == "help" || s.resp.Kind == "dataset" {
+				sent[s.resp.Kind] = append(sent[s.resp.Kind], s.w)
+			}
+		}
+		h.sent = nil
+		return sent
+	}
+	requests()
+	a.Run()
+	h.settle(a)
+	if sent := requests(); len(a.DoneRuns()) != 1 || a.WorkersText() != "in one Web Worker" || len(sent["help"]) != 0 || slices.Contains(sent["dataset"], 2) {
+		t.Errorf("the demo: %s (%s); requests by worker %v", a.RunSummary(), a.WorkersText(), sent)
+	}
+	a.Dataset.Facts.N = data.BlockRows + 1 // as if the data made two chunks
+	a.Run()
+	h.settle(a)
+	if len(a.DoneRuns()) != 1 || a.WorkersText() != "in one Web Worker, helped by 2 more" {
+		t.Fatalf("runs: %s (%s); %v", a.RunSummary(), a.WorkersText(), a.RunErrors())
+	}
+	if sent := requests(); !slices.Equal(sent["run"], []int{1}) || !slices.Equal(sent["help"], []int{2, 3}) || !slices.Contains(sent["dataset"], 2) || !slices.Contains(sent["dataset"], 3) {
+		t.Errorf("requests by worker: %v", sent)
+	}
+}

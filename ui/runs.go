@@ -8,9 +8,15 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/wasm/engine"
 )
+
+// maxHelpers caps the workers that help runs (see dispatch): each holds its own copy of the
+// data, and a pass gains less from each one more. Runs on at most data.BlockRows training rows,
+// whose passes are one chunk, get no helper.
+const maxHelpers = 3
 
 // runState is the app's runs: independent fits of one spec spread over the engine's workers.
 type runState struct {
@@ -33,6 +39,7 @@ type runState struct {
 	runPredicted   float64 // predicted seconds of one run, 0 when unknown
 	runSetup       float64 // predicted seconds before the runs start fitting (setupTimes)
 	runWorkers     int
+	runHelpers     int // workers beyond runWorkers that compute the runs' full passes
 	// runUsed is the runs' schema as used and runRanges the private ranges they share (nil
 	// when the spec estimates none); scaleID is the ID of the awaited "scale" request, 0 when
 	// none is awaited.
@@ -117,9 +124,16 @@ func (a *App) Run() {
 	a.Running, a.Cancelling = true, false
 	a.started = a.Host.Now()
 	a.runWorkers = max(1, min(a.Host.Workers(), n))
+	a.runHelpers = 0
+	if a.runFacts.N > data.BlockRows { // a pass over one chunk of rows is never farmed out
+		a.runHelpers = max(0, min(a.Host.Workers()-n, maxHelpers))
+	}
 	a.runSetup = a.setup.seconds(a.runData, a.runWorkers)
 	a.runUsed, a.runRanges = nil, nil
 	a.send(1, a.runData)
+	for h := a.runWorkers + 1; h <= a.runWorkers+a.runHelpers; h++ {
+		a.send(h, a.runData) // the helpers encode the data while worker 1 does
+	}
 	spec := a.runSpec
 	a.scaleID = a.send(1, engine.Request{Kind: "scale", Spec: &spec, Seed: a.seed()})
 }
@@ -144,7 +158,10 @@ func (a *App) receiveScaled(r engine.Response) {
 	}
 }
 
-// dispatch starts the next waiting run on worker w, after the data it needs.
+// dispatch starts the next waiting run on worker w, after the data it needs. When there are
+// fewer runs than workers, the others help: worker w's helpers are the workers runWorkers + w,
+// runWorkers + w + runWorkers…, which got the data with worker 1 (Run) and compute ranges of
+// the run's full passes, talking to worker w directly (engine's "help").
 func (a *App) dispatch(w int) {
 	for _, r := range a.RunList {
 		if r.State != "waiting" {
@@ -156,6 +173,9 @@ func (a *App) dispatch(w int) {
 		req := engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()}
 		if a.runRanges != nil {
 			req.Scaled = a.runUsed
+		}
+		for h := a.runWorkers + w; h <= a.runWorkers+a.runHelpers; h += a.runWorkers {
+			req.Helpers = append(req.Helpers, a.send(h, engine.Request{Kind: "help", Spec: &spec, Scaled: req.Scaled}))
 		}
 		r.ID = a.send(w, req)
 		return
@@ -322,8 +342,12 @@ func (a *App) RunErrors() []string {
 
 // WorkersText says how the runs are spread over the workers.
 func (a *App) WorkersText() string {
-	if a.runWorkers == 1 {
-		return "in one Web Worker"
+	text := "in one Web Worker"
+	if a.runWorkers > 1 {
+		text = fmt.Sprintf("on %d Web Workers at once", a.runWorkers)
 	}
-	return fmt.Sprintf("on %d Web Workers at once", a.runWorkers)
+	if a.runHelpers > 0 {
+		text += ", helped by " + itoa(a.runHelpers) + " more"
+	}
+	return text
 }

@@ -40,6 +40,30 @@
     go.run(instance);
   }
 
+  // privoptPost posts a request to an engine worker (wasm/app's host calls it): the JSON
+  // request, with the File it reads when there is one. A "help" request (help: its ID) gets a
+  // new MessagePort, whose other end waits here for the run it helps; a run with helpers
+  // (helpers: the IDs of their "help" requests) gets those ends. The run and its helpers then
+  // talk over them (wasm/engine/farm.go), never through this thread.
+  const ports = new Map();
+  window.privoptPost = (worker, request, file, help, helpers) => {
+    const message = { request };
+    if (file) message.file = file;
+    const transfer = [];
+    if (help) {
+      const channel = new MessageChannel();
+      ports.set(help, channel.port1);
+      message.port = channel.port2;
+      transfer.push(channel.port2);
+    }
+    if (helpers.length) {
+      message.ports = helpers.map((id) => ports.get(id)).filter(Boolean);
+      for (const id of helpers) ports.delete(id);
+      transfer.push(...message.ports);
+    }
+    worker.postMessage(message, transfer);
+  };
+
   // A link to the curve widget alone (?embed=curve, which privopt documented before the widget
   // had a page of its own) goes to that page, with the same query, before app.wasm is fetched.
   if (new URLSearchParams(location.search).get('embed') === 'curve') {

@@ -1,24 +1,23 @@
 // privoptCreate(json) makes the nodes that privopt's renderer (wasm/render) describes, and
 // returns them in pre-order: one call from Go for a whole subtree, where a call per node and
-// per attribute would cost more than the nodes themselves. A tree is [type, data] for a text
-// (type 1) or a comment (type 4), and [3, tag, namespace, attributes, properties, inner HTML or
-// null, children] for an element (Vugu's node types), with attributes as [namespace, key,
-// value] and properties as [key, JSON value].
+// per attribute would cost more than the nodes themselves. A tree (wasm/render's Tree) is
+// {t: 1, d} for a text, {t: 4, d} for a comment, and {t: 3, g: tag, n: namespace, a:
+// [[namespace, key, value]...], p: [[key, JSON value]...], h: inner HTML, c: [children]} for an
+// element (Vugu's node types), absent members empty.
 'use strict';
 window.privoptCreate = (json) => {
   const nodes = [];
   const create = (t) => {
-    if (t[0] === 1) { nodes.push(document.createTextNode(t[1])); return nodes[nodes.length - 1]; }
-    if (t[0] === 4) { nodes.push(document.createComment(t[1])); return nodes[nodes.length - 1]; }
-    const [, tag, ns, attrs, props, inner, children] = t;
-    const el = ns ? document.createElementNS(ns, tag) : document.createElement(tag);
+    if (t.t === 1) { nodes.push(document.createTextNode(t.d || '')); return nodes[nodes.length - 1]; }
+    if (t.t === 4) { nodes.push(document.createComment(t.d || '')); return nodes[nodes.length - 1]; }
+    const el = t.n ? document.createElementNS(t.n, t.g) : document.createElement(t.g);
     nodes.push(el);
-    for (const [ans, key, value] of attrs) {
-      if (ns) el.setAttributeNS(ans || null, key, value); else el.setAttribute(key, value);
+    for (const [ns, key, value] of t.a || []) {
+      if (t.n) el.setAttributeNS(ns || null, key, value); else el.setAttribute(key, value);
     }
-    for (const [key, value] of props) el[key] = JSON.parse(value);
-    if (inner !== null) el.innerHTML = inner;
-    for (const c of children) el.appendChild(create(c));
+    for (const [key, value] of t.p || []) el[key] = JSON.parse(value);
+    if (t.h !== undefined) el.innerHTML = t.h;
+    for (const c of t.c || []) el.appendChild(create(c));
     return el;
   };
   create(JSON.parse(json));

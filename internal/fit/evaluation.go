@@ -1,7 +1,6 @@
 package fit
 
 import (
-	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -94,38 +93,43 @@ const rocPoints = 100
 // (positive when y > 0); nil when either class is absent. Tied scores move together, so the
 // area is the probability that a positive row scores above a negative one, ties counting half.
 func rocOf(ds *data.Dataset, w []float64) *ROC {
-	type scored struct {
-		s   float64
-		pos bool
-	}
-	rows := make([]scored, ds.N)
-	pos := 0
+	// The scores of the positive and of the negative rows, each sorted ascending and walked
+	// from the top (two sorts of float64s: no sort of another type is linked into the page).
+	var ps, ns []float64
 	x := make([]float64, ds.D)
-	for i := range rows {
+	for i := range ds.N {
 		x = ds.Row(i, x)
-		rows[i] = scored{dot(w, x), ds.Y[i] > 0}
-		if rows[i].pos {
-			pos++
+		if ds.Y[i] > 0 {
+			ps = append(ps, dot(w, x))
+		} else {
+			ns = append(ns, dot(w, x))
 		}
 	}
-	neg := ds.N - pos
+	pos, neg := len(ps), len(ns)
 	if pos == 0 || neg == 0 {
 		return nil
 	}
-	slices.SortFunc(rows, func(a, b scored) int { return cmp.Compare(b.s, a.s) })
+	slices.Sort(ps)
+	slices.Sort(ns)
 	r := &ROC{FPR: []float64{0}, TPR: []float64{0}}
 	tp, fp, every, drawn := 0, 0, max(1, ds.N/rocPoints), 0
-	for i := 0; i < len(rows); {
-		tp0, fp0, score := tp, fp, rows[i].s
-		for ; i < len(rows) && rows[i].s == score; i++ {
-			if rows[i].pos {
-				tp++
-			} else {
-				fp++
-			}
+	for tp+fp < ds.N {
+		// The next score down, and every row that has it.
+		tp0, fp0, score := tp, fp, math.Inf(-1)
+		if tp < pos {
+			score = ps[pos-1-tp]
+		}
+		if fp < neg {
+			score = math.Max(score, ns[neg-1-fp])
+		}
+		for tp < pos && ps[pos-1-tp] == score {
+			tp++
+		}
+		for fp < neg && ns[neg-1-fp] == score {
+			fp++
 		}
 		r.AUC += float64(fp-fp0) * float64(tp+tp0) / 2 // trapezoid: ties count half
-		if i == len(rows) || i-drawn >= every {
+		if i := tp + fp; i == ds.N || i-drawn >= every {
 			r.FPR, r.TPR, drawn = append(r.FPR, float64(fp)/float64(neg)), append(r.TPR, float64(tp)/float64(pos)), i
 		}
 	}

@@ -153,7 +153,9 @@ func (h *host) checkReady() {
 	}
 }
 
-// Send posts a request to the worker of slot w, starting its engine first if needed.
+// Send posts a request to the worker of slot w, starting its engine first if needed, with
+// boot.js's privoptPost, which gives a "help" request and the run it helps the two ends of a
+// MessageChannel.
 func (h *host) Send(w int, req engine.Request) {
 	wk := h.worker(w)
 	msg, err := json.Marshal(req)
@@ -163,14 +165,15 @@ func (h *host) Send(w int, req engine.Request) {
 	if req.Kind == "run" {
 		wk.run = req.ID
 	}
-	if f, ok := h.files[req.Source]; ok {
-		obj := js.Global().Get("Object").New()
-		obj.Set("request", string(msg))
-		obj.Set("file", f)
-		wk.v.Call("postMessage", obj)
-	} else {
-		wk.v.Call("postMessage", string(msg))
+	help := 0
+	if req.Kind == "help" {
+		help = req.ID
 	}
+	helpers := make([]any, len(req.Helpers))
+	for i, id := range req.Helpers {
+		helpers[i] = id
+	}
+	js.Global().Call("privoptPost", wk.v, string(msg), h.files[req.Source], help, helpers)
 	if req.Kind == "cancel" {
 		h.watch(w, req.Target)
 	}

@@ -29,6 +29,9 @@
 //     private ranges the run carries, when the spec estimates them), then the evaluation of
 //     its model on the held-out rows, local and, when the spec spends a share of the budget on
 //     it, private ("started", then "progress", then "release").
+//   - "help": build the loss of a run of the spec (with the schema as used it carries) over
+//     the data held, and compute the ranges of its full passes that the running worker posts
+//     (Answer; "helping"). A "run" names its helpers' "help" requests (see farm.go).
 //   - "cancel": stop a run ("cancelling"; the run then ends with "cancelled").
 //   - "read-release": read and check a release file (package internal/release) that the
 //     person chose, for the settings and the schema it holds ("release-file").
@@ -48,6 +51,7 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/internal/version"
+	"github.com/privopt/privopt/pkg/core/loss"
 )
 
 // Request is a message from the page to the engine. Kind selects the operation; the other
@@ -92,6 +96,9 @@ type Request struct {
 	// Seed, when set, seeds run number Run with Seed + Run, and "scale" with a stream split
 	// from Seed: the release is then reproducible and its report says "seeded: not private".
 	Seed *uint64 `json:"seed,omitempty"`
+	// Helpers, in a "run", are the IDs of the "help" requests whose workers compute chunks of
+	// the run's full passes; the page connects each to the running worker (see farm.go).
+	Helpers []int `json:"helpers,omitempty"`
 	// Target is the ID of the run that "cancel" stops.
 	Target int `json:"target,omitempty"`
 	// Release is the release file of "score", in its JSON form, and Model the number of the
@@ -105,8 +112,8 @@ type Response struct {
 	// ID is the ID of the request answered.
 	ID int `json:"id"`
 	// Kind names the answer: "pong", "rate", "loaded", "dataset", "plans", "scaled",
-	// "started", "progress", "release", "cancelling", "cancelled", "release-file", "scores" or
-	// "error".
+	// "helping", "started", "progress", "release", "cancelling", "cancelled", "release-file",
+	// "scores" or "error".
 	Kind string `json:"kind"`
 	// Error explains why a request failed (kind "error"); Line and Column locate an error
 	// in the data file when it has a place.
@@ -137,7 +144,7 @@ type Response struct {
 }
 
 // Capabilities are the request kinds Handle understands.
-var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "scale", "run", "cancel", "read-release", "score"}
+var Capabilities = []string{"ping", "calibrate", "load", "dataset", "plan", "scale", "run", "help", "cancel", "read-release", "score"}
 
 // Number is a float64 whose JSON form is a number, or "inf", "-inf" or "nan" for the values
 // JSON cannot hold (a mechanism's parameter or bound may be infinite).
@@ -186,9 +193,16 @@ type Engine struct {
 	post  func(Response)
 	yield func()
 
-	mu   sync.Mutex
-	data *dataset   // the encoded data, or nil
-	run  *activeRun // the run in progress, or nil
+	mu      sync.Mutex
+	data    *dataset   // the encoded data, or nil
+	run     *activeRun // the run in progress, or nil
+	helping loss.Loss  // the loss of the run this worker helps (see farm.go), or nil
+
+	// link, when set, connects a run to the workers of its helpers (see farm.go): it returns
+	// the function that hands the link a pass and returns own, and a function that ends the
+	// link; the link sends its answers on replies without blocking. Serve links the
+	// MessagePorts the page posts with a "run"; tests link engines in one process.
+	link func(req Request, replies chan<- []float64) (post func([]float64) int, end func())
 
 	// memory is what the data may take in this worker (WorkerMemory unless a test lowers it).
 	memory int64
@@ -221,6 +235,8 @@ func (e *Engine) Handle(req Request, f File) Response {
 		resp, err = e.scale(req)
 	case "run":
 		resp, err = e.start(req)
+	case "help":
+		resp, err = e.help(req)
 	case "cancel":
 		resp = e.cancel(req)
 	case "read-release":

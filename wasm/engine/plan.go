@@ -1,9 +1,9 @@
 package engine
 
 import (
-	"cmp"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"time"
@@ -162,10 +162,10 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 	s.Guarantee, s.DeltaAtEps = g.String(), Number(g.Delta(eps))
 	s.Utility, s.UtilityProof = Number(u.Bound), u.Statement
 	s.Queries, s.Draws, s.Steps = Number(c.Queries+c.Gradients), Number(c.Draws), Number(c.Steps)
-	for k, v := range pl.Parameters() {
-		s.Parameters = append(s.Parameters, Parameter{Name: k, Value: Number(v)})
+	params := pl.Parameters()
+	for _, k := range slices.Sorted(maps.Keys(params)) {
+		s.Parameters = append(s.Parameters, Parameter{Name: k, Value: Number(params[k])})
 	}
-	slices.SortFunc(s.Parameters, func(a, b Parameter) int { return cmp.Compare(a.Name, b.Name) })
 	return s
 }
 

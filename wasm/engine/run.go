@@ -8,6 +8,7 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
+	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -73,13 +74,26 @@ func (e *Engine) start(req Request) (Response, error) {
 		r = rng.New()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
+	var f *farm
+	var end func()
+	if len(req.Helpers) > 0 && e.link != nil {
+		// Without the run's loss the run has no passes to farm out (its mechanism says why).
+		if ref, err := runLoss(*req.Spec, e.data.summary.Facts, d); err == nil {
+			f = &farm{ref: ref, replies: make(chan []float64, 16), done: ctx.Done()}
+			f.post, end = e.link(req, f.replies)
+		}
+	}
 	e.run = &activeRun{id: req.ID, cancel: cancel}
-	go e.execute(ctx, cancel, req, pl, r, d)
+	go e.execute(ctx, cancel, req, pl, r, d, f, end)
 	return Response{Kind: "started"}, nil
 }
 
-// execute runs a plan and posts its progress and its end.
-func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Request, pl mech.Plan, r *rng.Rand, d *dataset) {
+// execute runs a plan, with its full passes farmed out to f's helpers when f is not nil (then
+// calling end after the run), and posts its progress and its end.
+func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Request, pl mech.Plan, r *rng.Rand, d *dataset, f *farm, end func()) {
+	if f != nil {
+		loss.SetRunner(f)
+	}
 	start := time.Now()
 	every := throttle{interval: progressInterval}
 	rel, err := pl.Run(ctx, d.train, r, func(p mech.Progress) {
@@ -91,6 +105,10 @@ func (e *Engine) execute(ctx context.Context, cancel context.CancelFunc, req Req
 			e.yield()
 		}
 	})
+	if f != nil {
+		loss.SetRunner(nil)
+		end()
+	}
 	cancelled := ctx.Err() != nil
 	cancel()
 	var resp Response

@@ -8,15 +8,19 @@ import (
 	"runtime/debug"
 	"syscall/js"
 	"time"
+	"unsafe"
 )
 
 // Serve answers the worker's messages until the worker is terminated; it never returns.
 // A message is a JSON Request, or an object {request, file} whose file is the File the
-// request reads. Each response, and each message a run or a file read posts later, is posted
-// back to the page as JSON. During a run the engine sleeps a millisecond each time it posts
-// the run's progress (at most every quarter of a second), which hands the worker's event loop
-// a turn: that is how a "cancel" message reaches a running fit. A mechanism that reports
-// progress rarely is stopped by the page instead, which terminates the worker.
+// request reads; engine-worker.js takes the MessagePorts of a "help" request (port) and of a
+// "run" with helpers (ports), over which the helpers and the run exchange ranges of passes and
+// their sums (see farm.go), never through the page. Each response, and each message a run or
+// a file read posts later, is posted back to the page as JSON. During a run the engine sleeps
+// a millisecond each time it posts the run's progress (at most every quarter of a second),
+// which hands the worker's event loop a turn: that is how a "cancel" message reaches a running
+// fit. A mechanism that reports progress rarely is stopped by the page instead, which
+// terminates the worker.
 func Serve() {
 	// A WebAssembly memory never shrinks, so a worker keeps the largest heap it ever had: the
 	// collector runs when the heap has grown by a quarter since the last collection (Go's
@@ -24,6 +28,30 @@ func Serve() {
 	// (their blocks hold no pointers, so a collection costs little).
 	debug.SetGCPercent(gcPercent)
 	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
+	// A run's messages to its helpers and theirs go over MessagePorts that engine-worker.js
+	// holds, with the helpers' states: privoptFarm(bytes) hands it a pass and returns own, and
+	// pass(0, bytes) hands Go the helpers' sums of the pass (the link's answer); pass(−1, bytes)
+	// answers the run this worker helps. bytes is a Uint8Array of float64s (see farm.go).
+	var replies chan<- []float64 // the farm of the run under way, or nil
+	e.link = func(_ Request, r chan<- []float64) (func([]float64) int, func()) {
+		replies = r
+		return func(msg []float64) int { return js.Global().Call("privoptFarm", bytesOf(msg)).Int() }, func() { replies = nil }
+	}
+	pass := js.FuncOf(func(_ js.Value, args []js.Value) any {
+		b := args[1]
+		msg := make([]float64, b.Length()/8)
+		if len(msg) > 0 {
+			js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&msg[0])), 8*len(msg)), b)
+		}
+		if args[0].Int() < 0 {
+			return bytesOf(e.Answer(msg))
+		}
+		select {
+		case replies <- msg: // a nil channel: no run takes it
+		default:
+		}
+		return nil
+	})
 	handler := js.FuncOf(func(_ js.Value, args []js.Value) any {
 		msg := args[0]
 		var f File
@@ -43,8 +71,17 @@ func Serve() {
 		js.Global().Call("postMessage", e.HandleJSON(msg.String(), f))
 		return nil
 	})
-	js.Global().Call("privoptEngineStarted", handler)
+	js.Global().Call("privoptEngineStarted", handler, pass)
 	select {} // keep the Go runtime alive to serve messages
+}
+
+// bytesOf returns a Uint8Array of v's bytes.
+func bytesOf(v []float64) js.Value {
+	b := js.Global().Get("Uint8Array").New(8 * len(v))
+	if len(v) > 0 {
+		js.CopyBytesToJS(b, unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v)))
+	}
+	return b
 }
 
 // jsFile is a browser File (a Blob), read with the worker's FileReaderSync.

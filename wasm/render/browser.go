@@ -3,6 +3,7 @@
 package render
 
 import (
+	"encoding/json"
 	"errors"
 	"syscall/js"
 
@@ -38,7 +39,11 @@ func (b browser) Mount(selector, tag string) (Node, error) {
 
 // Create hands t, as JSON, to web/render.js's privoptCreate, which makes the nodes.
 func (b browser) Create(t *Tree) []Node {
-	arr := js.Global().Call("privoptCreate", string(appendTree(nil, t)))
+	text, err := json.Marshal(t)
+	if err != nil {
+		panic(err) // a Tree holds only strings and numbers
+	}
+	arr := js.Global().Call("privoptCreate", string(text))
 	nodes := make([]Node, arr.Length())
 	for i := range nodes {
 		nodes[i] = arr.Index(i)

@@ -67,16 +67,17 @@ type DOM interface {
 }
 
 // Tree describes nodes to create: an element (Tag, in the namespace URI NS, "" for HTML) with
-// its attributes, properties (JSON values), inner HTML or children; or a text or comment
-// (Type, Data).
+// its attributes ([namespace URI, key, value]), properties ([key, JSON value]), inner HTML or
+// children; or a text or comment (Type, Data). Its JSON form is what web/render.js reads.
 type Tree struct {
-	Type     vugu.VGNodeType
-	Tag, NS  string
-	Data     string
-	Attrs    []vugu.VGAttribute // Namespace holds the attribute's namespace URI
-	Props    []vugu.VGProperty
-	Inner    *string
-	Children []*Tree
+	Type     vugu.VGNodeType `json:"t"`
+	Tag      string          `json:"g,omitempty"`
+	NS       string          `json:"n,omitempty"`
+	Data     string          `json:"d,omitempty"`
+	Attrs    [][3]string     `json:"a,omitempty"`
+	Props    [][2]string     `json:"p,omitempty"`
+	Inner    *string         `json:"h,omitempty"`
+	Children []*Tree         `json:"c,omitempty"`
 }
 
 // Renderer renders builds into a DOM; see the package documentation for its contract.
@@ -247,18 +248,20 @@ func (r *Renderer) create(build *vugu.BuildResults, n *vugu.VGNode) (*mirror, er
 		switch n.Type {
 		case vugu.ElementNode:
 			m.tag, m.ns = n.Data, namespaceURI(n.Namespace)
-			t.Tag, t.NS, t.Props = m.tag, m.ns, n.Prop
+			t.Tag, t.NS = m.tag, m.ns
+			for _, p := range n.Prop {
+				t.Props = append(t.Props, [2]string{p.Key, string(p.JSONVal)})
+			}
 			for _, a := range n.Attr {
 				if m.ns != "" && a.Namespace == "" && a.Key == "xmlns" {
 					continue
 				}
 				m.attrs = append(m.attrs, a)
+				ns := ""
 				if m.ns != "" {
-					a.Namespace = namespaceURI(a.Namespace)
-				} else {
-					a.Namespace = ""
+					ns = namespaceURI(a.Namespace)
 				}
-				t.Attrs = append(t.Attrs, a)
+				t.Attrs = append(t.Attrs, [3]string{ns, a.Key, a.Val})
 			}
 			if n.InnerHTML != nil {
 				html := *n.InnerHTML

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -45,10 +46,10 @@ func (d *fakeDOM) Create(t *Tree) []Node {
 		n := &fakeNode{typ: t.Type, tag: t.Tag, ns: t.NS, data: t.Data, attrs: map[string]string{}, props: map[string]string{}}
 		nodes = append(nodes, n)
 		for _, a := range t.Attrs {
-			n.attrs[a.Namespace+" "+a.Key] = a.Val
+			n.attrs[a[0]+" "+a[1]] = a[2]
 		}
 		for _, p := range t.Props {
-			n.props[p.Key] = string(p.JSONVal)
+			n.props[p[0]] = p[1]
 		}
 		if t.Inner != nil {
 			n.data, n.inner = *t.Inner, true
@@ -407,15 +408,19 @@ func TestListeners(t *testing.T) {
 	}
 }
 
-// TestTreeJSON checks the JSON that web/render.js reads, escapes included.
+// TestTreeJSON checks the JSON that web/render.js reads: short member names, empty ones left
+// out, an explicitly empty inner HTML kept.
 func TestTreeJSON(t *testing.T) {
-	inner := "<b>\"x\"</b>"
+	inner, empty := "<b>\"x\"</b>", ""
 	tree := &Tree{Type: vugu.ElementNode, Tag: "svg", NS: "http://www.w3.org/2000/svg",
-		Attrs: []vugu.VGAttribute{{Key: "class", Val: "a\\b\n"}}, Props: []vugu.VGProperty{{Key: "value", JSONVal: []byte(`"v"`)}},
-		Children: []*Tree{{Type: vugu.TextNode, Data: "t\x01"}, {Type: vugu.ElementNode, Tag: "p", Inner: &inner}}}
-	got := string(appendTree(nil, tree))
-	want := `[3,"svg","http://www.w3.org/2000/svg",[["","class","a\\b\u000a"]],[["value","\"v\""]],null,[[1,"t\u0001"],[3,"p","",[],[],"<b>\"x\"</b>",[]]]]`
-	if got != want {
+		Attrs: [][3]string{{"", "class", "a"}}, Props: [][2]string{{"value", `"v"`}},
+		Children: []*Tree{{Type: vugu.TextNode, Data: "t"}, {Type: vugu.ElementNode, Tag: "p", Inner: &inner}, {Type: vugu.ElementNode, Tag: "i", Inner: &empty}}}
+	got, err := json.Marshal(tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := `{"t":3,"g":"svg","n":"http://www.w3.org/2000/svg","a":[["","class","a"]],"p":[["value","\"v\""]],"c":[{"t":1,"d":"t"},{"t":3,"g":"p","h":"\u003cb\u003e\"x\"\u003c/b\u003e"},{"t":3,"g":"i","h":""}]}`
+	if string(got) != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"errors"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -53,12 +54,11 @@ var partsPool sync.Pool
 // loop directly, on the caller's goroutine, and allocates nothing; sumChunks handles the rest.
 func chunked(n int) bool { return n > chunkRows }
 
-// sumChunks writes into dst the sum, in chunk order, of the chunks' vectors over n rows, and
-// returns the sum, in chunk order, of their scalars: add(lo, hi, part) adds the terms of rows lo
-// to hi − 1 into part (len(dst) long and zero when called) and returns their scalar sum; it may
-// be called concurrently for different chunks.
-func sumChunks(dst []float64, n int, add func(lo, hi int, part []float64) float64) float64 {
-	chunks := (n + chunkRows - 1) / chunkRows
+// sumChunks writes into dst (p.Width() long) the sum, in chunk order, of the chunks' vectors of
+// p, and returns the sum, in chunk order, of their scalars. The chunks' sums come from the
+// Runner set, when it computes p, and from p.Sums otherwise.
+func sumChunks(dst []float64, p *Pass) float64 {
+	chunks := p.Chunks()
 	w := len(dst)
 	size := chunks * (w + 1)
 	buf, _ := partsPool.Get().(*[]float64)
@@ -67,11 +67,10 @@ func sumChunks(dst []float64, n int, add func(lo, hi int, part []float64) float6
 		buf = &b
 	}
 	parts := (*buf)[:size]
-	clear(parts)
 	scalars, vectors := parts[:chunks], parts[chunks:]
-	forEachChunk(chunks, func(c int) {
-		scalars[c] = add(c*chunkRows, min((c+1)*chunkRows, n), vectors[c*w:(c+1)*w])
-	})
+	if r := runner.Load(); r == nil || !(*r).Sums(p, scalars, vectors) {
+		p.Sums(0, chunks, scalars, vectors)
+	}
 	clear(dst)
 	sum := 0.0
 	for c := range chunks {
@@ -82,4 +81,134 @@ func sumChunks(dst []float64, n int, add func(lo, hi int, part []float64) float6
 	}
 	partsPool.Put(buf)
 	return sum
+}
+
+// Op is what a full pass sums over the rows.
+type Op uint8
+
+const (
+	// OpMean sums the losses and their gradients (Mean with a gradient).
+	OpMean Op = iota
+	// OpValue sums the losses only (Mean without a gradient).
+	OpValue
+	// OpClippedGrad sums the gradients of a *Linear loss with the derivatives clipped to
+	// [−Clip, Clip] (MeanClippedGrad; MeanGrad with Clip = +Inf).
+	OpClippedGrad
+)
+
+// Pass is a full pass over the rows of a *Linear or *Multinomial loss, described as data so
+// that another worker holding the same loss over the same rows can compute chunks of it: which
+// sums (Op), at which parameters W (Dim() long), with which clip. Its chunks are fixed by
+// Loss.Len() alone; chunk c holds the rows c·BlockRows to min((c+1)·BlockRows, Len()) − 1.
+type Pass struct {
+	Loss Loss
+	Op   Op
+	Clip float64
+	W    []float64
+}
+
+// Chunks returns the number of chunks of p's rows.
+func (p *Pass) Chunks() int { return (p.Loss.Len() + chunkRows - 1) / chunkRows }
+
+// Width returns the length of a chunk's vector: the loss's Dim(), or 0 for OpValue.
+func (p *Pass) Width() int {
+	if p.Op == OpValue {
+		return 0
+	}
+	return p.Loss.Dim()
+}
+
+// errPass is Check's error.
+var errPass = errors.New("loss: not a pass of this loss")
+
+// Check returns an error unless p.Sums(first, last, …) computes chunks of p: p is a pass of a
+// *Linear loss with any Op (a clip above 0 for OpClippedGrad) or of a *Multinomial one with
+// OpMean or OpValue, W is Dim() long, and 0 ≤ first ≤ last ≤ p.Chunks(). A worker checks a
+// pass it receives.
+func (p *Pass) Check(first, last int) error {
+	_, lin := p.Loss.(*Linear)
+	_, multi := p.Loss.(*Multinomial)
+	if !(lin || multi) || len(p.W) != p.Loss.Dim() || p.Op > OpClippedGrad || (p.Op == OpClippedGrad && !(lin && p.Clip > 0)) ||
+		first < 0 || first > last || last > p.Chunks() {
+		return errPass
+	}
+	return nil
+}
+
+// Sums writes into scalars[c−first] and vectors[(c−first)·p.Width():(c−first+1)·p.Width()]
+// the sums of the rows of chunk c of p, each from zero, for c from first to last − 1, on up to
+// Workers() goroutines; the scalar of OpClippedGrad is 0. A chunk's sums have the same bits
+// wherever they are computed: the passes add them in chunk order.
+func (p *Pass) Sums(first, last int, scalars, vectors []float64) {
+	w, n := p.Width(), p.Loss.Len()
+	clear(vectors[:(last-first)*w])
+	forEachChunk(last-first, func(k int) {
+		c := first + k
+		scalars[k] = p.add(c*chunkRows, min((c+1)*chunkRows, n), vectors[k*w:(k+1)*w])
+	})
+}
+
+// add adds the terms of p's rows lo to hi − 1 into part (zero when called) and returns their
+// scalar sum.
+func (p *Pass) add(lo, hi int, part []float64) float64 {
+	if l, ok := p.Loss.(*Linear); ok {
+		if p.Op == OpClippedGrad {
+			l.addClippedGrads(part, p.W, p.Clip, lo, hi)
+			return 0
+		}
+		return l.addRowTerms(part, p.W, lo, hi)
+	}
+	return p.Loss.(*Multinomial).addRowTerms(part, p.W, lo, hi)
+}
+
+// A Runner computes the chunks' sums of full passes elsewhere: in the page, in other Web
+// Workers that hold the same rows (package wasm/engine).
+type Runner interface {
+	// Sums writes into scalars[c] and vectors[c·p.Width():(c+1)·p.Width()] the sums of chunk
+	// c of p for every chunk, with the bits p.Sums gives them, and returns true; or it returns
+	// false, when it does not compute p, and the pass then calls p.Sums. It is called on the
+	// pass's goroutine and must not keep p, scalars or vectors after it returns.
+	Sums(p *Pass, scalars, vectors []float64) bool
+}
+
+// runner is the Runner set, or nil.
+var runner atomic.Pointer[Runner]
+
+// SetRunner makes r compute the chunks of the full passes that it accepts, from the next pass
+// on, and returns the Runner set before (nil for none); nil restores computing every chunk
+// here. One Runner serves the whole process: the page's engine sets one per run.
+func SetRunner(r Runner) (previous Runner) {
+	var old *Runner
+	if r == nil {
+		old = runner.Swap(nil)
+	} else {
+		old = runner.Swap(&r)
+	}
+	if old == nil {
+		return nil
+	}
+	return *old
+}
+
+// Same reports whether a and b are the same loss over the same rows: both *Linear or both
+// *Multinomial, with equal scalar loss, classes, bounds and shape, built over one dataset (the
+// same arrays of rows and labels). A pass of a is then a pass of b, and another worker that
+// builds b over the same rows computes a's passes with the same bits.
+func Same(a, b Loss) bool {
+	switch a := a.(type) {
+	case *Linear:
+		b, ok := b.(*Linear)
+		return ok && a.s == b.s && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+	case *Multinomial:
+		b, ok := b.(*Multinomial)
+		return ok && a.k == b.k && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+	}
+	return false
+}
+
+// sameRows reports whether two losses read the same rows: the same dense rows, or when they
+// hold none the same sparse ones, and the same labels (one a row, so the same number of rows).
+func sameRows(x, y []float64, s *data.Sparse, x2, y2 []float64, s2 *data.Sparse) bool {
+	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
+	return same(x, x2) && same(y, y2) && (x != nil || s == s2)
 }

@@ -3,7 +3,11 @@ package loss
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
+
+	"github.com/privopt/privopt/pkg/core/data"
 )
 
 // TestPassesIgnoreWorkers checks that the full passes give the same bits with 1, 2, 3 and 4
@@ -93,3 +97,144 @@ func perExampleMean(l Loss, grad, w []float64) float64 {
 	}
 	return sum / float64(l.Len())
 }
+
+// remoteRunner is a Runner that computes the passes of local with remote, the same loss built
+// over a copy of local's rows (as another worker holding them would), its chunks split into
+// parts ranges that are computed concurrently, started in reverse order.
+type remoteRunner struct {
+	local, remote Loss
+	parts, used   int
+}
+
+func (r *remoteRunner) Sums(p *Pass, scalars, vectors []float64) bool {
+	if !Same(p.Loss, r.local) {
+		return false
+	}
+	r.used++
+	q := *p
+	q.Loss = r.remote
+	n, w := p.Chunks(), p.Width()
+	var wg sync.WaitGroup
+	for k := r.parts - 1; k >= 0; k-- {
+		first, last := k*n/r.parts, (k+1)*n/r.parts
+		wg.Go(func() { q.Sums(first, last, scalars[first:last], vectors[first*w:last*w]) })
+	}
+	wg.Wait()
+	return true
+}
+
+// copyRows returns a dataset with a copy of ds's dense rows and labels.
+func copyRows(ds *data.Dataset) *data.Dataset {
+	c := *ds
+	c.X, c.Y = slices.Clone(ds.X), slices.Clone(ds.Y)
+	return &c
+}
+
+// chunkRef returns the pass's sums added in chunk order, each chunk's computed by a loss over
+// that chunk's rows alone (built by build over a dataset of them, with Bounds.Rows 2⁴⁰ so that
+// its Mean is the chunk's sum times 2⁻⁴⁰, exactly), as (value, vector): an independent account
+// of the order that the passes promise.
+func chunkRef(ds *data.Dataset, pass func(l Loss, g []float64) float64, build func(*data.Dataset) Loss, dim int) (float64, []float64) {
+	sum, vec, part := 0.0, make([]float64, dim), make([]float64, dim)
+	for lo := 0; lo < ds.N; lo += chunkRows {
+		hi := min(lo+chunkRows, ds.N)
+		c := *ds
+		c.N, c.X, c.Y = hi-lo, ds.X[lo*ds.D:hi*ds.D], ds.Y[lo:hi]
+		sum += pass(build(&c), part) * (1 << 40)
+		for j, v := range part {
+			vec[j] += v * (1 << 40)
+		}
+	}
+	return sum, vec
+}
+
+// TestPassesFarmedOut checks that a pass whose chunks a Runner computes elsewhere, over a copy
+// of the rows and in any number of parts, has the bits of the pass computed here, and that
+// both are the chunks' sums added in chunk order (which catches a pass or a Runner that puts
+// the chunks in another order); that the Runner is asked only for passes of its own loss (Same);
+// and that a Runner that declines leaves the pass to compute here.
+func TestPassesFarmedOut(t *testing.T) {
+	defer SetRunner(nil)
+	rng := rand.New(rand.NewPCG(63, 64))
+	n := 5*chunkRows + 77
+	b := Bounds{X: 1, XNorm: 2, Y: 1, Rows: n + 5}
+	huge := Bounds{X: 1, XNorm: 2, Y: 1, Rows: 1 << 40} // its means are the sums times 2⁻⁴⁰, exactly
+	type lossCase struct {
+		name  string
+		ds    *data.Dataset
+		build func(ds *data.Dataset, b Bounds) Loss
+	}
+	linear := func(s Scalar) func(*data.Dataset, Bounds) Loss {
+		return func(ds *data.Dataset, b Bounds) Loss { return mustLinear(t, s, ds, b) }
+	}
+	multinomial := func(ds *data.Dataset, b Bounds) Loss {
+		m, err := NewMultinomial(ds, 3, b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	for _, lc := range []lossCase{
+		{"dense", randData(rng, n, 9, 2, 1, signLabel(rng)), linear(Logistic{})},
+		{"one-hot", oneHotData(rng, n, 40, 0.1), linear(Huber{Delta: 0.5})},
+		{"multinomial", randData(rng, n, 5, 2, 1, func() float64 { return float64(rng.IntN(3)) }), multinomial},
+	} {
+		local := lc.build(lc.ds, b)
+		if !Same(local, lc.build(lc.ds, b)) || Same(local, lc.build(copyRows(lc.ds), b)) || Same(local, lc.build(lc.ds, huge)) {
+			t.Fatalf("%s: Same is not true exactly for a loss built alike over the same rows", lc.name)
+		}
+		w := randVec(rng, local.Dim(), 0.5)
+		passes := map[string]func(l Loss, g []float64) float64{
+			"Mean":  func(l Loss, g []float64) float64 { return l.Mean(g, w) },
+			"value": func(l Loss, g []float64) float64 { clear(g); return l.Mean(nil, w) },
+		}
+		if _, ok := local.(*Linear); ok {
+			passes["MeanGrad"] = func(l Loss, g []float64) float64 { l.(*Linear).MeanGrad(g, w); return 0 }
+			passes["MeanClippedGrad"] = func(l Loss, g []float64) float64 { l.(*Linear).MeanClippedGrad(g, w, 0.3); return 0 }
+		}
+		for name, pass := range passes {
+			wantSum, wantVec := chunkRef(lc.ds, pass, func(ds *data.Dataset) Loss { return lc.build(ds, huge) }, local.Dim())
+			div := float64(b.Rows)
+			want := func(what string, v float64, g []float64) {
+				t.Helper()
+				if math.Float64bits(v) != math.Float64bits(wantSum/div) {
+					t.Fatalf("%s/%s %s: value %v, the chunks' in order %v", lc.name, name, what, v, wantSum/div)
+				}
+				for j := range g {
+					if math.Float64bits(g[j]) != math.Float64bits(wantVec[j]*(1/div)) {
+						t.Fatalf("%s/%s %s: vector[%d] = %v, the chunks' in order %v", lc.name, name, what, j, g[j], wantVec[j]*(1/div))
+					}
+				}
+			}
+			g := make([]float64, local.Dim())
+			SetRunner(nil)
+			want("here", pass(local, g), g)
+			for _, parts := range []int{1, 2, 3, 6} {
+				r := &remoteRunner{local: local, remote: lc.build(copyRows(lc.ds), b), parts: parts}
+				SetRunner(r)
+				want("farmed out", pass(local, g), g)
+				if r.used != 1 {
+					t.Fatalf("%s/%s: the runner computed %d passes, not 1", lc.name, name, r.used)
+				}
+				other := lc.build(lc.ds, huge)
+				pass(other, g)
+				if r.used != 1 {
+					t.Fatalf("%s/%s: the runner was asked for a pass of another loss", lc.name, name)
+				}
+			}
+		}
+	}
+	l := mustLinear(t, Logistic{}, randData(rng, n, 3, 2, 1, signLabel(rng)), b)
+	w := []float64{0.1, 0.2, 0.3}
+	SetRunner(nil)
+	v := l.Mean(nil, w)
+	SetRunner(declining{})
+	if d := l.Mean(nil, w); math.Float64bits(d) != math.Float64bits(v) {
+		t.Fatalf("with a declining runner, Mean = %v, without %v", d, v)
+	}
+}
+
+// declining is a Runner that computes no pass.
+type declining struct{}
+
+func (declining) Sums(*Pass, []float64, []float64) bool { return false }

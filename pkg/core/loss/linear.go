@@ -94,7 +94,7 @@ func (l *Linear) Grad(grad, w []float64, i int) float64 {
 // Mean returns (1/N)Σ ℓ_i(w) (N as in Loss.Mean) and, if grad is not nil, writes the mean
 // gradient into it: one pass over the rows by blocks of rowBlock, a dot product and (for the
 // gradient) an axpy per row; more than one chunk of rows is summed on up to Workers()
-// goroutines (sumChunks).
+// goroutines, or by the Runner set (sumChunks).
 func (l *Linear) Mean(grad, w []float64) float64 {
 	checkLen(w, l.d)
 	if grad != nil {
@@ -105,9 +105,11 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 		clear(grad)
 		sum = l.addRowTerms(grad, w, 0, l.n)
 	} else {
-		sum = sumChunks(grad, l.n, func(lo, hi int, part []float64) float64 {
-			return l.addRowTerms(part, w, lo, hi)
-		})
+		op := OpMean
+		if grad == nil {
+			op = OpValue
+		}
+		sum = sumChunks(grad, &Pass{Loss: l, Op: op, W: w})
 	}
 	div := l.b.divisor(l.n)
 	if grad != nil {
@@ -156,10 +158,7 @@ func (l *Linear) MeanClippedGrad(grad, w []float64, a float64) {
 		clear(grad)
 		l.addClippedGrads(grad, w, a, 0, l.n)
 	} else {
-		sumChunks(grad, l.n, func(lo, hi int, part []float64) float64 {
-			l.addClippedGrads(part, w, a, lo, hi)
-			return 0
-		})
+		sumChunks(grad, &Pass{Loss: l, Op: OpClippedGrad, Clip: a, W: w})
 	}
 	scale(grad, 1/l.b.divisor(l.n))
 }

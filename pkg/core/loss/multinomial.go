@@ -97,9 +97,9 @@ func (m *Multinomial) Grad(grad, w []float64, i int) float64 {
 }
 
 // Mean returns (1/N)Σ ℓ_i(W) (N as in Loss.Mean) and, if grad is not nil, writes the mean
-// gradient into it; more than one chunk of rows is summed on up to Workers() goroutines
-// (sumChunks). It uses no scratch of m's, so passes may run concurrently (Value and Grad may
-// not).
+// gradient into it; more than one chunk of rows is summed on up to Workers() goroutines,
+// or by the Runner set (sumChunks). It uses no scratch of m's, so passes may run
+// concurrently (Value and Grad may not).
 func (m *Multinomial) Mean(grad, w []float64) float64 {
 	checkLen(w, m.k*m.d)
 	if grad != nil {
@@ -110,9 +110,11 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 		clear(grad)
 		sum = m.addRowTerms(grad, w, 0, m.n)
 	} else {
-		sum = sumChunks(grad, m.n, func(lo, hi int, part []float64) float64 {
-			return m.addRowTerms(part, w, lo, hi)
-		})
+		op := OpMean
+		if grad == nil {
+			op = OpValue
+		}
+		sum = sumChunks(grad, &Pass{Loss: m, Op: op, W: w})
 	}
 	div := m.b.divisor(m.n)
 	if grad != nil {

@@ -205,7 +205,7 @@ func (pl *gibbsPlan) Parameters() map[string]float64 {
 // Run certifies the floor (and the threshold), then samples exactly.
 func (pl *gibbsPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := lossOver(pl.budget, pl.problem, ds)
+	l, err := LossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}

@@ -78,10 +78,11 @@ func rowsName(b privacy.Budget) string {
 	return "n"
 }
 
-// lossOver builds the problem's loss over a dataset b's relation admits: exactly N
-// rows under replace-one (N is then the public number of rows), 1 to N rows under add/remove
-// (N is then the declared public size); either way every mean divides by N.
-func lossOver(b privacy.Budget, p Problem, ds *data.Dataset) (loss.Loss, error) {
+// LossOver builds the problem's loss over a dataset b's relation admits, as the mechanisms
+// build it: exactly N rows under replace-one (N is then the public number of rows), 1 to N
+// rows under add/remove (N is then the declared public size); either way every mean divides
+// by N.
+func LossOver(b privacy.Budget, p Problem, ds *data.Dataset) (loss.Loss, error) {
 	if b.Relation() != privacy.AddRemove {
 		return p.NewLoss(ds)
 	}

@@ -546,7 +546,7 @@ const lastIterateRelease = "The run was stopped before the average of the last h
 // steps actually taken.
 func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := lossOver(s.budget, f.problem, ds)
+	l, err := LossOver(s.budget, f.problem, ds)
 	if err != nil {
 		return nil, err
 	}

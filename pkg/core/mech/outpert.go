@@ -497,7 +497,7 @@ func (pl *outpertPlan) Parameters() map[string]float64 {
 
 // solve returns the certified solution w_A of F_λ on ds, with the solver's statistics.
 func (pl *outpertPlan) solve(ctx context.Context, ds *data.Dataset) (*solve.Result, loss.Loss, error) {
-	l, err := lossOver(pl.budget, pl.problem, ds)
+	l, err := LossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, nil, err
 	}

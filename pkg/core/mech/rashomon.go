@@ -268,7 +268,7 @@ func (pl *rashomonPlan) Parameters() map[string]float64 {
 // with the privacy of the steps taken.
 func (pl *rashomonPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := lossOver(pl.budget, pl.problem, ds)
+	l, err := LossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}

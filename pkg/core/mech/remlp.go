@@ -360,7 +360,7 @@ func (pl *remLpPlan) Parameters() map[string]float64 {
 // Run samples from π_D.
 func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	l, err := lossOver(pl.budget, pl.problem, ds)
+	l, err := LossOver(pl.budget, pl.problem, ds)
 	if err != nil {
 		return nil, err
 	}

@@ -1,0 +1,142 @@
+// One seeded noisy-gd fit in the page with 1, 2 and 4 engine workers (the test sets
+// navigator.hardwareConcurrency): with more workers than runs, the idle ones help the run,
+// computing ranges of its full passes (wasm/engine/farm.go) and posting their sums to the
+// running worker over MessagePorts, never through the page. The release must be the same with
+// any number of workers (and so must the training loss at the release, all its bits), the
+// helpers must have computed ranges, and the page's main thread must stay free (its long tasks
+// are measured). A helper that is terminated during the run leaves the run to compute its
+// ranges itself: the same release, some seconds later.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { collectErrors, launch, startServer } from './lib.mjs';
+
+let server;
+let browser;
+
+before(async () => {
+  server = await startServer();
+  browser = await launch();
+});
+
+after(async () => {
+  await browser?.close();
+  await server?.stop();
+});
+
+// 4 numeric columns and 2 categorical ones and a binary label, 40,000 rows (10 chunks of a
+// pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label
+// follows their features, and rows of magnitude 10⁻³ with a random label, so that the chunks'
+// sums of the loss differ in size and adding them in another order changes their bits. None is held out:
+// each page draws its own held-out split (every worker of a page holds the same one), so
+// pages with held-out rows would not fit the same rows.
+const schema = {
+  privopt_schema: 1,
+  norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
+  columns: [
+    ...[0, 1, 2, 3].map((j) => ({ name: `x${j}`, kind: 'numeric', min: -1, max: 1 })),
+    ...[0, 1].map((j) => ({ name: `c${j}`, kind: 'categorical', categories: ['a', 'b', 'c', 'd'] })),
+    { name: 'y', kind: 'binary-label', positive: ['1'], negative: ['0'] },
+  ],
+};
+
+function rows(n) {
+  const lines = ['x0,x1,x2,x3,c0,c1,y'];
+  let s = 12345;
+  const rand = () => { s = (s * 1103515245 + 12345) % 2147483648; return s / 2147483648; };
+  for (let i = 0; i < n; i++) {
+    const easy = Math.floor(i / 4096) % 2 === 0;
+    const m = easy ? 1 : 1e-3;
+    const x = [0, 1, 2, 3].map(() => (m * (2 * rand() - 1)).toPrecision(6));
+    const y = easy ? Number(x[0]) + Number(x[1]) - Number(x[2]) > 0 : rand() < 0.5;
+    lines.push([...x, 'abcd'[Math.floor(rand() * 4)], 'abcd'[i % 4], y ? 1 : 0].join(','));
+  }
+  return lines.join('\n') + '\n';
+}
+
+const file = { name: 'workers.csv', mimeType: 'text/csv', buffer: Buffer.from(rows(40000)) };
+
+// fit runs the fit in a page with the given number of workers and returns the release file's
+// models, the run's label, how many ranges the helpers answered, and the long tasks during the
+// fit; kill, when set, closes the helper once it has answered a range.
+async function fit(workers, kill = false) {
+  const context = await browser.newContext({ acceptDownloads: true });
+  await context.addInitScript((n) => {
+    Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
+  }, workers);
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  const link = Buffer.from(JSON.stringify(schema)).toString('base64url');
+  await page.goto(`${server.url}?schema=${link}&mech=noisy-gd&eps=1&delta=1e-6&runs=1&seed=5&holdout=0`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+  await page.setInputFiles('#file-input', file);
+  await page.waitForSelector('#dataset-summary', { timeout: 60000 });
+  await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
+  // Every engine worker keeps its last "release" message, whose diagnostics hold the training
+  // loss at the release, a full pass with all its bits (the release file rounds nothing, but
+  // the weights are on the noise's grid, which can hide a different order of the chunks).
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const post = self.postMessage.bind(self);
+      self.postMessage = (m, t) => {
+        if (typeof m === 'string' && m.includes('"kind":"release"')) self.lastRelease = m;
+        return post(m, t);
+      };
+    });
+  }
+  await page.evaluate(() => {
+    window.fitLongTasks = [];
+    new PerformanceObserver((l) => { for (const e of l.getEntries()) window.fitLongTasks.push(e.duration); }).observe({ type: 'longtask' });
+  });
+  await page.click('#run-button');
+  if (kill) {
+    // The helper is the worker that answers ranges: it is closed once it has answered one.
+    let helper;
+    for (let i = 0; i < 1200 && !helper; i++) {
+      for (const w of page.workers()) if (await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0)) helper = w;
+      if (!helper) await page.waitForTimeout(50);
+    }
+    assert.ok(helper, 'no helper answered a range');
+    await helper.evaluate(() => self.close());
+  }
+  await page.waitForSelector('#results', { timeout: 180000 });
+  const label = await page.textContent('label[for="run-progress"]');
+  let answered = 0;
+  let trainLoss;
+  for (const w of page.workers()) {
+    answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+    const release = await w.evaluate(() => self.lastRelease).catch(() => undefined);
+    if (release) trainLoss = JSON.parse(release).result.release.diagnostics.train_loss;
+  }
+  const longTasks = await page.evaluate(() => window.fitLongTasks);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  await context.close();
+  assert.deepEqual(errors, []);
+  return { models: saved.models.map((m) => m.model), trainLoss, label, answered, longTasks };
+}
+
+test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones helping', async () => {
+  const one = await fit(1);
+  assert.match(one.label, /1 of 1 runs: 1 done \(in one Web Worker\)/);
+  assert.equal(one.answered, 0);
+  assert.equal(one.models[0].weights.length, 4 + 8 + 1);
+  console.log(`1 worker: ${one.longTasks.length} long tasks on the page's thread during the fit, the longest ${Math.max(0, ...one.longTasks).toFixed(0)} ms`);
+  for (const workers of [2, 4]) {
+    const many = await fit(workers);
+    assert.match(many.label, new RegExp(`in one Web Worker, helped by ${workers - 1} more`));
+    assert.ok(many.answered > 0, `${workers} workers: the helpers computed no range`);
+    assert.deepEqual(many.models, one.models, `${workers} workers: another release than one worker's`);
+    assert.ok(typeof one.trainLoss === 'number' && Object.is(many.trainLoss, one.trainLoss), `${workers} workers: training loss ${many.trainLoss}, with one ${one.trainLoss}`);
+    const longest = Math.max(0, ...many.longTasks);
+    console.log(`${workers} workers: ${many.answered} ranges answered by helpers; ${many.longTasks.length} long tasks on the page's thread during the fit, the longest ${longest.toFixed(0)} ms`);
+    assert.ok(longest < 1000, `${workers} workers: the page's thread was blocked for ${longest} ms`);
+  }
+});
+
+test('a helper terminated during the run leaves the same release', async () => {
+  const one = await fit(1);
+  const killed = await fit(2, true);
+  assert.deepEqual(killed.models, one.models);
+  assert.ok(Object.is(killed.trainLoss, one.trainLoss), `training loss ${killed.trainLoss}, with one worker ${one.trainLoss}`);
+});

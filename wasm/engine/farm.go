@@ -1,0 +1,143 @@
+package engine
+
+import (
+	"errors"
+
+	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/loss"
+	"github.com/privopt/privopt/pkg/core/mech"
+)
+
+// A run farms its full passes out to helpers: other workers that hold the same data, asked by a
+// "help" request to build the loss the run fits, over their own copy of the rows encoded as the
+// run encodes them (runLoss). For each pass of the run's loss (loss.Pass), the running worker
+// hands the pass to its link, which splits the chunks [0, own) among the helpers that are ready
+// and idle, one contiguous range each, and answers own; the running worker computes the chunks
+// [own, chunks) itself meanwhile, then takes the helpers' chunks' sums from the link and
+// computes any chunk they did not give; the pass adds every chunk's sums in chunk order, so the
+// release has the bits of a run on one worker.
+//
+// The messages are arrays of float64 (in the page, Uint8Arrays of their bytes, which
+// engine-worker.js posts over MessagePorts that the page hands to the run and to each helper,
+// never through the page's thread):
+//
+//	run → link, a pass:                  [seq, op, clip, 0, chunks, rows, θ...]
+//	link → helper, a range of it:        [seq, op, clip, first, last, rows, θ...]
+//	helper → link, the range's sums:     [seq, 1, scalars (last − first)..., vectors ((last − first)·width)...], or [seq, 0]
+//	helper → link, first, once it holds the loss (Answer of an empty message): [0, 1], or [0, 0]
+//	link → run, the sums of the pass:    [seq, got (own), scalars (own), vectors (own·width)], or [seq]
+//
+// seq (from 1) numbers the run's passes; rows is the loss's Len, which a helper checks against
+// its own; got[c] is 1 when the link holds chunk c's sums. A helper that answers [seq, 0], or
+// [0, 0] first, or garbage, is never given a range again; one that has not answered its last
+// range gets no new one. The link answers every pass, with what it holds after 10 s at most
+// (engine-worker.js's helperWait); the run stops waiting for it when the run is cancelled. The chunks whose sums the run
+// lacks it computes itself: whatever a helper does, the release is the same, at worst slower.
+
+// farm is a run's loss.Runner: it computes the passes of the run's loss with its helpers.
+type farm struct {
+	ref     loss.Loss           // the run's loss: the passes of any other loss run here
+	post    func([]float64) int // hands a pass to the link and returns own (0: no helper takes a range)
+	replies chan []float64      // the link's answers, which it sends without blocking
+	done    <-chan struct{}     // closed when the run is cancelled
+	seq     float64             // the number of the last pass farmed out
+}
+
+// Sums computes the chunks of the passes of f's loss with the helpers (loss.Runner).
+func (f *farm) Sums(p *loss.Pass, scalars, vectors []float64) bool {
+	n, w := p.Chunks(), p.Width()
+	if !loss.Same(p.Loss, f.ref) {
+		return false
+	}
+	f.seq++
+	own := f.post(append([]float64{f.seq, float64(p.Op), p.Clip, 0, float64(n), float64(p.Loss.Len())}, p.W...))
+	if own <= 0 || own > n {
+		return false
+	}
+	p.Sums(own, n, scalars[own:], vectors[own*w:])
+	var m []float64
+	for len(m) == 0 || m[0] != f.seq { // skipping the answers to earlier passes
+		select {
+		case m = <-f.replies:
+		case <-f.done:
+			m = []float64{f.seq}
+		}
+	}
+	got := len(m) == 1+own*(w+2)
+	for c := range own {
+		if got && m[1+c] == 1 {
+			scalars[c] = m[1+own+c]
+			copy(vectors[c*w:(c+1)*w], m[1+2*own+c*w:])
+		} else {
+			p.Sums(c, c+1, scalars[c:], vectors[c*w:])
+		}
+	}
+	return true
+}
+
+// runLoss builds the loss that a run of spec s fits on d's rows, as the run's mechanism builds
+// it (mech.LossOver), for the data facts held.
+func runLoss(s fit.Spec, facts fit.Facts, d *dataset) (loss.Loss, error) {
+	p, err := fit.Problem(s, facts)
+	if err != nil {
+		return nil, err
+	}
+	b, err := fit.Budget(s)
+	if err != nil {
+		return nil, err
+	}
+	return mech.LossOver(b, p, d.train)
+}
+
+// help answers a "help" request: this worker builds the loss of a run of the request's spec
+// (with the run's schema as used, Scaled) over the data it holds, and answers the run's ranges
+// of passes with Answer.
+func (e *Engine) help(req Request) (Response, error) {
+	if req.Spec == nil {
+		return Response{}, errors.New("engine: help needs a spec")
+	}
+	e.mu.Lock()
+	e.helping = nil
+	held, err := e.data, errNoData
+	var l loss.Loss
+	if held != nil {
+		var d *dataset
+		if d, err = held.scaledFor(*req.Spec, req.Scaled); err == nil {
+			l, err = runLoss(*req.Spec, held.summary.Facts, d)
+		}
+	}
+	e.helping = l
+	e.mu.Unlock()
+	return Response{Kind: "helping"}, err
+}
+
+// Answer answers a message of the run this worker helps: a range of a pass ([seq, op, clip,
+// first, last, rows, θ...]) with the range's chunks' sums ([seq, 1, scalars..., vectors...]),
+// or [seq, 0] when this worker helps no run or the message is not a pass of the loss it holds;
+// an empty message with [0, 1] when this worker helps a run, [0, 0] when it does not.
+func (e *Engine) Answer(msg []float64) []float64 {
+	e.mu.Lock()
+	l := e.helping
+	e.mu.Unlock()
+	out := []float64{0, 0}
+	if len(msg) == 0 {
+		if l != nil {
+			out[1] = 1
+		}
+		return out
+	}
+	out[0] = msg[0]
+	if l == nil || len(msg) < 6 || msg[5] != float64(l.Len()) {
+		return out
+	}
+	p := &loss.Pass{Loss: l, Op: loss.Op(msg[1]), Clip: msg[2], W: msg[6:]}
+	first, last := int(msg[3]), int(msg[4])
+	if p.Check(first, last) != nil {
+		return out
+	}
+	k := last - first
+	out = append(out, make([]float64, k*(p.Width()+1))...)
+	out[1] = 1
+	p.Sums(first, last, out[2:2+k], out[2+k:])
+	return out
+}
