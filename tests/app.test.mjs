@@ -5,30 +5,19 @@
 // in the page and the downloaded ONNX model scoring the same rows in onnxruntime-node, a
 // received release file used in a fresh page, and add/remove with its public number of rows N.
 // Every test records the requests of its page: none may leave after the page has loaded, and
-// nothing may be stored in the browser.
-import { test, before, after } from 'node:test';
+// nothing may be stored in the env.browser.
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ort from 'onnxruntime-node';
-import { artifacts, collectErrors, launch, recordRequests, startServer } from './lib.mjs';
+import { artifacts, collectErrors, recordRequests, serveAndLaunch } from './lib.mjs';
 import { feeds, maxDifference, readCSV, tolerance } from './onnx.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serveAndLaunch(); // env.server, env.browser
 
 // Fast settings per mechanism for the tests (each fit takes well under a second on the demo);
 // a mechanism not listed runs with its defaults, which must be fast too.
@@ -38,11 +27,11 @@ const fast = {
 
 // open loads the page (with a query) and resolves once the engine answers.
 async function open(query = '', viewport = { width: 1280, height: 900 }) {
-  const context = await browser.newContext({ viewport, acceptDownloads: true });
+  const context = await env.browser.newContext({ viewport, acceptDownloads: true });
   const requests = recordRequests(context);
   const page = await context.newPage();
   const errors = collectErrors(page);
-  await page.goto(server.url + query);
+  await page.goto(env.server.url + query);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   return { context, page, requests, errors, loaded: requests.length };
 }
@@ -51,7 +40,7 @@ async function open(query = '', viewport = { width: 1280, height: 900 }) {
 // and that its address holds configuration only; then closes it.
 async function done({ context, page, requests, errors, loaded }) {
   assert.deepEqual(requests.slice(loaded).map((r) => r.url), [], 'requests after the page finished loading');
-  for (const r of requests) assert.ok(r.url.startsWith(server.origin + '/'), `a request to another origin: ${r.url}`);
+  for (const r of requests) assert.ok(r.url.startsWith(env.server.origin + '/'), `a request to another origin: ${r.url}`);
   const stored = await page.evaluate(async () => ({
     local: localStorage.length,
     session: sessionStorage.length,

@@ -8,6 +8,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import path from 'node:path';
+import { after, before } from 'node:test';
 import { chromium } from 'playwright-core';
 
 export function env(name) {
@@ -21,6 +22,22 @@ export const artifacts = () => {
   mkdirSync(dir, { recursive: true });
   return dir;
 };
+
+// serveAndLaunch starts privopt serve and Chromium before the tests of the file that calls it
+// (node:test's before) and stops them after (after); it returns the object whose server and
+// browser they are, set once the tests start.
+export function serveAndLaunch() {
+  const env = {};
+  before(async () => {
+    env.server = await startServer();
+    env.browser = await launch();
+  });
+  after(async () => {
+    await env.browser?.close();
+    await env.server?.stop();
+  });
+  return env;
+}
 
 // startServer runs `privopt serve --addr 127.0.0.1:0 [--prefix PREFIX]` and resolves with its
 // URL (the prefix included), its origin and a stop function.

@@ -3,22 +3,11 @@
 // (3 GiB) is lowered through the workers' privoptWorkerMemory (a test hook that
 // wasm/engine/serve_js.go reads), so that a file of 20,000 rows (about 1 MB) stands for one
 // of gigabytes.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { collectErrors, launch, startServer } from './lib.mjs';
+import { collectErrors, serveAndLaunch } from './lib.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serveAndLaunch(); // env.server, env.browser
 
 // A schema of 4 numeric and 4 categorical columns (8 levels) and a binary label, in the link.
 const schema = {
@@ -45,11 +34,11 @@ async function setLimit(page, bytes) {
 }
 
 test('a file too large for a worker is refused before it is read, and the page stays usable', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const page = await context.newPage();
   const errors = collectErrors(page);
   const link = Buffer.from(JSON.stringify(schema)).toString('base64url');
-  await page.goto(`${server.url}?schema=${link}&holdout=0`);
+  await page.goto(`${env.server.url}?schema=${link}&holdout=0`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   // 20,000 rows of 13 entries take about 0.35 MB encoded, and 1.25 times that with the
   // collector's slack: a limit of 100 kB is about 4.4 times too small.

@@ -1,32 +1,21 @@
 // The page in headless Chromium: the privacy-curve widget (drive the μ, ε and δ inputs, check
 // the curves and the numbers), one fit of the demo from a link to its released model in use and
 // downloaded, and that the page talks to nobody but its own origin.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { artifacts, collectErrors, launch, recordRequests, startServer } from './lib.mjs';
+import { artifacts, collectErrors, recordRequests, serveAndLaunch } from './lib.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serveAndLaunch(); // env.server, env.browser
 
 test('the page draws the curves, updates them as you type, and stays on its origin', async () => {
-  const context = await browser.newContext();
+  const context = await env.browser.newContext();
   const requests = recordRequests(context);
   const page = await context.newPage();
   const errors = collectErrors(page);
 
-  await page.goto(server.url);
+  await page.goto(env.server.url);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   assert.match(await page.textContent('#engine-status'), /^ready/);
   const loadedCount = requests.length;
@@ -80,9 +69,9 @@ test('the page draws the curves, updates them as you type, and stays on its orig
 
   const urls = requests.map((r) => r.url);
   for (const url of urls) {
-    assert.ok(url.startsWith(server.origin + '/'), `request to another origin: ${url}`);
+    assert.ok(url.startsWith(env.server.origin + '/'), `request to another origin: ${url}`);
   }
-  assert.ok(urls.includes(server.origin + '/app.wasm'), 'the module was fetched: ' + urls.join(' '));
+  assert.ok(urls.includes(env.server.origin + '/app.wasm'), 'the module was fetched: ' + urls.join(' '));
   assert.equal(urls.filter((u) => u.endsWith('.wasm')).length, 1, 'app.wasm is fetched once (the worker reuses it)');
   assert.deepEqual(requests.slice(loadedCount).map((r) => r.url), [], 'requests after the page finished loading');
   assert.deepEqual(errors, []);
@@ -90,12 +79,12 @@ test('the page draws the curves, updates them as you type, and stays on its orig
 });
 
 test('the demo fitted with noisy-gd: the model predicts a typed row, and downloads as a release file with its schema', async () => {
-  const context = await browser.newContext({ acceptDownloads: true });
+  const context = await env.browser.newContext({ acceptDownloads: true });
   const requests = recordRequests(context);
   const page = await context.newPage();
   const errors = collectErrors(page);
   // The link loads the demo and chooses noisy-gd with a small number of steps.
-  await page.goto(server.url + '?data=demo&mech=noisy-gd&opt.MaxSteps=50');
+  await page.goto(env.server.url + '?data=demo&mech=noisy-gd&opt.MaxSteps=50');
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   const loadedCount = requests.length;
   await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
@@ -144,14 +133,14 @@ test('the demo fitted with noisy-gd: the model predicts a typed row, and downloa
   assert.doesNotMatch(JSON.stringify(saved), /"diagnostics"|"train_accuracy"/);
   await page.locator('#use-model').screenshot({ path: path.join(artifacts(), 'page-use-model.png') });
 
-  for (const r of requests) assert.ok(r.url.startsWith(server.origin + '/'), `request to another origin: ${r.url}`);
+  for (const r of requests) assert.ok(r.url.startsWith(env.server.origin + '/'), `request to another origin: ${r.url}`);
   assert.deepEqual(requests.slice(loadedCount).map((r) => r.url), [], 'requests after the page finished loading');
   assert.deepEqual(errors, []);
   await context.close();
 });
 
 test('the server sends the security headers, wasm as application/wasm, and gzip', async () => {
-  const res = await fetch(server.url + 'app.wasm', { headers: { 'Accept-Encoding': 'gzip' } });
+  const res = await fetch(env.server.url + 'app.wasm', { headers: { 'Accept-Encoding': 'gzip' } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get('content-type'), 'application/wasm');
   assert.equal(res.headers.get('content-encoding'), 'gzip');

@@ -6,23 +6,12 @@
 // helpers must have computed ranges, and the page's main thread must stay free (its long tasks
 // are measured). A helper that is terminated during the run leaves the run to compute its
 // ranges itself: the same release, some seconds later.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { collectErrors, launch, startServer } from './lib.mjs';
+import { collectErrors, serveAndLaunch } from './lib.mjs';
 
-let server;
-let browser;
-
-before(async () => {
-  server = await startServer();
-  browser = await launch();
-});
-
-after(async () => {
-  await browser?.close();
-  await server?.stop();
-});
+const env = serveAndLaunch(); // env.server, env.browser
 
 // 4 numeric columns and 2 categorical ones and a binary label, 40,000 rows (10 chunks of a
 // pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label
@@ -60,14 +49,14 @@ const file = { name: 'workers.csv', mimeType: 'text/csv', buffer: Buffer.from(ro
 // models, the run's label, how many ranges the helpers answered, and the long tasks during the
 // fit; kill, when set, closes the helper once it has answered a range.
 async function fit(workers, kill = false) {
-  const context = await browser.newContext({ acceptDownloads: true });
+  const context = await env.browser.newContext({ acceptDownloads: true });
   await context.addInitScript((n) => {
     Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
   }, workers);
   const page = await context.newPage();
   const errors = collectErrors(page);
   const link = Buffer.from(JSON.stringify(schema)).toString('base64url');
-  await page.goto(`${server.url}?schema=${link}&mech=noisy-gd&eps=1&delta=1e-6&runs=1&seed=5&holdout=0`);
+  await page.goto(`${env.server.url}?schema=${link}&mech=noisy-gd&eps=1&delta=1e-6&runs=1&seed=5&holdout=0`);
   await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
   await page.setInputFiles('#file-input', file);
   await page.waitForSelector('#dataset-summary', { timeout: 60000 });
