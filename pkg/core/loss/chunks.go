@@ -83,6 +83,36 @@ func sumChunks(dst []float64, p *Pass) float64 {
 	return sum
 }
 
+// rowSummer is a loss whose full passes sum per-row terms: *Linear and *Multinomial.
+type rowSummer interface {
+	Loss
+	// addRowTerms returns Σ ℓ_i(w) over the rows lo to hi − 1 and, unless grad is nil, adds
+	// their gradients into it.
+	addRowTerms(grad, w []float64, lo, hi int) float64
+}
+
+// meanOver is the Mean of l, over its n rows with bounds b: the sum of the rows' terms, in
+// one loop for one chunk and in chunks otherwise (sumChunks), divided by b's divisor; the
+// gradient's too, into grad, unless it is nil.
+func meanOver(l rowSummer, n int, b Bounds, grad, w []float64) float64 {
+	var sum float64
+	if !chunked(n) {
+		clear(grad)
+		sum = l.addRowTerms(grad, w, 0, n)
+	} else {
+		op := OpMean
+		if grad == nil {
+			op = OpValue
+		}
+		sum = sumChunks(grad, &Pass{Loss: l, Op: op, W: w})
+	}
+	div := b.divisor(n)
+	if grad != nil {
+		scale(grad, 1/div)
+	}
+	return sum / div
+}
+
 // Op is what a full pass sums over the rows.
 type Op uint8
 
@@ -151,14 +181,11 @@ func (p *Pass) Sums(first, last int, scalars, vectors []float64) {
 // add adds the terms of p's rows lo to hi − 1 into part (zero when called) and returns their
 // scalar sum.
 func (p *Pass) add(lo, hi int, part []float64) float64 {
-	if l, ok := p.Loss.(*Linear); ok {
-		if p.Op == OpClippedGrad {
-			l.addClippedGrads(part, p.W, p.Clip, lo, hi)
-			return 0
-		}
-		return l.addRowTerms(part, p.W, lo, hi)
+	if p.Op == OpClippedGrad {
+		p.Loss.(*Linear).addClippedGrads(part, p.W, p.Clip, lo, hi)
+		return 0
 	}
-	return p.Loss.(*Multinomial).addRowTerms(part, p.W, lo, hi)
+	return p.Loss.(rowSummer).addRowTerms(part, p.W, lo, hi)
 }
 
 // A Runner computes the chunks' sums of full passes elsewhere: in the page, in other Web

@@ -100,22 +100,7 @@ func (l *Linear) Mean(grad, w []float64) float64 {
 	if grad != nil {
 		checkLen(grad, l.d)
 	}
-	var sum float64
-	if !chunked(l.n) {
-		clear(grad)
-		sum = l.addRowTerms(grad, w, 0, l.n)
-	} else {
-		op := OpMean
-		if grad == nil {
-			op = OpValue
-		}
-		sum = sumChunks(grad, &Pass{Loss: l, Op: op, W: w})
-	}
-	div := l.b.divisor(l.n)
-	if grad != nil {
-		scale(grad, 1/div)
-	}
-	return sum / div
+	return meanOver(l, l.n, l.b, grad, w)
 }
 
 // addRowTerms returns Σ ℓ_i(w) over the rows lo to hi − 1 and, unless grad is empty, adds their

@@ -105,22 +105,7 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 	if grad != nil {
 		checkLen(grad, m.k*m.d)
 	}
-	var sum float64
-	if !chunked(m.n) {
-		clear(grad)
-		sum = m.addRowTerms(grad, w, 0, m.n)
-	} else {
-		op := OpMean
-		if grad == nil {
-			op = OpValue
-		}
-		sum = sumChunks(grad, &Pass{Loss: m, Op: op, W: w})
-	}
-	div := m.b.divisor(m.n)
-	if grad != nil {
-		scale(grad, 1/div)
-	}
-	return sum / div
+	return meanOver(m, m.n, m.b, grad, w)
 }
 
 // addRowTerms returns Σ ℓ_i(W) over the rows lo to hi − 1 and, unless grad is empty, adds their
