@@ -174,11 +174,11 @@ func summarize(name string, pl mech.Plan, err error, eps float64) PlanSummary {
 func curves(g, composed privacy.Curve, runs int, b privacy.Budget, epsMax float64) (*Curves, error) {
 	c := &Curves{Guarantee: g.String(), Runs: runs}
 	c.Eps, c.Alpha = plot.Grid(0, epsMax, CurvePoints), plot.Grid(0, 1, CurvePoints)
-	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), sample(g.Tradeoff, c.Alpha)
+	c.Delta, c.Tradeoff = sample(g.Delta, c.Eps), privacy.Tradeoffs(g, c.Alpha)
 	c.Found = Number(1 - g.Tradeoff(AttackFPR))
 	if runs > 1 {
 		c.Composed = composed.String()
-		c.ComposedDelta, c.ComposedTradeoff = sample(composed.Delta, c.Eps), sample(composed.Tradeoff, c.Alpha)
+		c.ComposedDelta, c.ComposedTradeoff = sample(composed.Delta, c.Eps), privacy.Tradeoffs(composed, c.Alpha)
 		c.ComposedDeltaAtEps = Number(composed.Delta(b.Epsilon))
 		c.ComposedFound = Number(1 - composed.Tradeoff(AttackFPR))
 		c.ComposedEps = Number(math.Inf(1))

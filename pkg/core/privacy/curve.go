@@ -67,14 +67,32 @@ func tradeoffFromProfile(c Curve, alpha float64) float64 {
 	case alpha >= 1:
 		return 0
 	}
-	at := func(eps float64) float64 {
-		d := c.Delta(eps)
+	return tradeoffOnGrid(c, alpha, profileGrid(c))
+}
+
+// profilePoint is δ(ε) of a profile at one ε of tradeoffFromProfile's grid.
+type profilePoint struct{ eps, delta float64 }
+
+// profileGrid evaluates c's profile on tradeoffFromProfile's grid: ε = 0, then 10⁻³·1.08^k up
+// to 200.
+func profileGrid(c Curve) []profilePoint {
+	grid := []profilePoint{{0, c.Delta(0)}}
+	for eps := 1e-3; eps <= 200; eps *= 1.08 {
+		grid = append(grid, profilePoint{eps, c.Delta(eps)})
+	}
+	return grid
+}
+
+// tradeoffOnGrid is tradeoffFromProfile at α in (0, 1), given c's profile on the grid.
+func tradeoffOnGrid(c Curve, alpha float64, grid []profilePoint) float64 {
+	value := func(eps, d float64) float64 {
 		return math.Max(0, math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)))
 	}
-	best, bestEps := at(0), 0.0
-	for eps := 1e-3; eps <= 200; eps *= 1.08 {
-		if v := at(eps); v > best {
-			best, bestEps = v, eps
+	at := func(eps float64) float64 { return value(eps, c.Delta(eps)) }
+	best, bestEps := value(grid[0].eps, grid[0].delta), grid[0].eps
+	for _, p := range grid[1:] {
+		if v := value(p.eps, p.delta); v > best {
+			best, bestEps = v, p.eps
 		}
 	}
 	// Golden-section refinement in the neighbourhood of the best grid point.
@@ -89,6 +107,49 @@ func tradeoffFromProfile(c Curve, alpha float64) float64 {
 		}
 	}
 	return math.Max(best, at((lo+hi)/2))
+}
+
+// Tradeoffs returns c.Tradeoff(α) for every α of alphas, with the same bits, sharing the work
+// that does not depend on α: a guarantee whose tradeoff function is computed from its profile
+// (Mixed, RDP, PureComposition, alone or inside Tightest and WithSamplerError) evaluates the
+// profile on the grid once for all of them.
+func Tradeoffs(c Curve, alphas []float64) []float64 {
+	out := make([]float64, len(alphas))
+	switch c := c.(type) {
+	case Tightest:
+		for _, part := range c {
+			for i, v := range Tradeoffs(part, alphas) {
+				out[i] = math.Max(out[i], v)
+			}
+		}
+	case WithSamplerError:
+		shifted := make([]float64, len(alphas))
+		for i, a := range alphas {
+			shifted[i] = math.Min(1, math.Max(a, 0)+c.TV)
+		}
+		for i, v := range Tradeoffs(c.Base, shifted) {
+			if alphas[i] < 1 {
+				out[i] = math.Max(0, v-c.TV)
+			}
+		}
+	case Mixed, RDP, PureComposition:
+		var grid []profilePoint
+		for i, a := range alphas {
+			if a <= 0 || a >= 1 {
+				out[i] = tradeoffFromProfile(c, a)
+				continue
+			}
+			if grid == nil {
+				grid = profileGrid(c)
+			}
+			out[i] = tradeoffOnGrid(c, a, grid)
+		}
+	default:
+		for i, a := range alphas {
+			out[i] = c.Tradeoff(a)
+		}
+	}
+	return out
 }
 
 // Budget is a target: the release must be (ε, δ)-DP under the neighbouring relation.

@@ -423,3 +423,29 @@ func TestExtremeInputsNeverNaN(t *testing.T) {
 		t.Errorf("GaussianSigma underflowed to %g without an error", s)
 	}
 }
+
+// TestTradeoffsMatchTradeoff: Tradeoffs gives every α the bits of Tradeoff(α), for
+// guarantees whose tradeoff function is closed-form and for those computed from a profile,
+// alone and inside Tightest and WithSamplerError (where it shares the profile's grid).
+func TestTradeoffsMatchTradeoff(t *testing.T) {
+	mixed, err := Compose(GDP{Mu: 0.5}, PureDP{Eps: 0.3}, ApproxDP{Eps: 0.1, Del: 1e-7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdp, err := ZCDP(0.05)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pure := PureComposition{Eps: 0.2, K: 7}
+	alphas := []float64{-0.5, 0, 1e-9, 0.01, 0.05, 0.3, 0.5, 0.9, 1 - 1e-12, 1, 1.5}
+	for _, c := range []Curve{GDP{Mu: 1}, ApproxDP{Eps: 1, Del: 1e-6}, mixed, rdp, pure,
+		Tightest{mixed, GDP{Mu: 0.8}}, WithSamplerError{Base: mixed, TV: 1e-9},
+		Tightest{WithSamplerError{Base: rdp, TV: 1e-10}, pure}} {
+		got := Tradeoffs(c, alphas)
+		for i, a := range alphas {
+			if want := c.Tradeoff(a); math.Float64bits(got[i]) != math.Float64bits(want) {
+				t.Errorf("%v at α = %g: Tradeoffs %v, Tradeoff %v", c, a, got[i], want)
+			}
+		}
+	}
+}
