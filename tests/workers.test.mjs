@@ -13,18 +13,19 @@ import { collectErrors, serveAndLaunch } from './lib.mjs';
 
 const env = serveAndLaunch(); // env.server, env.browser
 
-// 4 numeric columns and 2 categorical ones and a binary label, 40,000 rows (10 chunks of a
-// pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1 whose label
-// follows their features, and rows of magnitude 10⁻³ with a random label, so that the chunks'
-// sums of the loss differ in size and adding them in another order changes their bits. None is held out:
-// each page draws its own held-out split (every worker of a page holds the same one), so
-// pages with held-out rows would not fit the same rows.
+// 4 numeric columns and 2 categorical ones of 16 levels and a binary label, 40,000 rows (10
+// chunks of a pass), in blocks of 4,096 rows (a chunk) that alternate: rows of magnitude 1
+// whose label follows their features, and rows of magnitude 10⁻³ with a random label, so that
+// the chunks' sums of the loss differ in size and adding them in another order changes their
+// bits. The rows are held sparse (7 entries of 37), so that each helper holds only the rows of
+// its range of the chunks. None is held out: each page draws its own held-out split (every
+// worker of a page holds the same one), so pages with held-out rows would not fit the same rows.
 const schema = {
   privopt_schema: 1,
   norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
   columns: [
     ...[0, 1, 2, 3].map((j) => ({ name: `x${j}`, kind: 'numeric', min: -1, max: 1 })),
-    ...[0, 1].map((j) => ({ name: `c${j}`, kind: 'categorical', categories: ['a', 'b', 'c', 'd'] })),
+    ...[0, 1].map((j) => ({ name: `c${j}`, kind: 'categorical', categories: [...'abcdefghijklmnop'] })),
     { name: 'y', kind: 'binary-label', positive: ['1'], negative: ['0'] },
   ],
 };
@@ -38,7 +39,7 @@ function rows(n) {
     const m = easy ? 1 : 1e-3;
     const x = [0, 1, 2, 3].map(() => (m * (2 * rand() - 1)).toPrecision(6));
     const y = easy ? Number(x[0]) + Number(x[1]) - Number(x[2]) > 0 : rand() < 0.5;
-    lines.push([...x, 'abcd'[Math.floor(rand() * 4)], 'abcd'[i % 4], y ? 1 : 0].join(','));
+    lines.push([...x, 'abcdefghijklmnop'[Math.floor(rand() * 16)], 'abcdefghijklmnop'[i % 16], y ? 1 : 0].join(','));
   }
   return lines.join('\n') + '\n';
 }
@@ -109,7 +110,7 @@ test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones
   const one = await fit(1);
   assert.match(one.label, /1 of 1 runs: 1 done \(in one Web Worker\)/);
   assert.equal(one.answered, 0);
-  assert.equal(one.models[0].weights.length, 4 + 8 + 1);
+  assert.equal(one.models[0].weights.length, 4 + 32 + 1);
   console.log(`1 worker: ${one.longTasks.length} long tasks on the page's thread during the fit, the longest ${Math.max(0, ...one.longTasks).toFixed(0)} ms`);
   for (const workers of [2, 4]) {
     const many = await fit(workers);

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"github.com/privopt/privopt/pkg/core/data"
 	"io"
+	"maps"
 	"math"
 	"net/url"
 	"slices"
@@ -32,10 +33,11 @@ func (f memFile) Name() string             { return f.name }
 func (f memFile) Size() int64              { return int64(len(f.data)) }
 func (f memFile) Open() (io.Reader, error) { return bytes.NewReader(f.data), nil }
 
-// delivery is one message from an engine worker.
+// delivery is one message from an engine worker, or one request to it (req).
 type delivery struct {
 	w    int
 	resp engine.Response
+	req  engine.Request
 }
 
 // testHost runs the engine in the same process: one engine per worker, answers queued and
@@ -59,14 +61,14 @@ func newTestHost(t *testing.T, workers int) *testHost {
 func (h *testHost) choose(source, name, text string) { h.files[source] = memFile{name, []byte(text)} }
 
 func (h *testHost) Send(w int, req engine.Request) {
-	h.sent = append(h.sent, delivery{w, engine.Response{ID: req.ID, Kind: req.Kind}})
+	h.sent = append(h.sent, delivery{w: w, resp: engine.Response{ID: req.ID, Kind: req.Kind}, req: req})
 	e, ok := h.engines[w]
 	if !ok {
-		e = engine.New(func(r engine.Response) { h.posted <- delivery{w, r} }, nil)
+		e = engine.New(func(r engine.Response) { h.posted <- delivery{w: w, resp: r} }, nil)
 		h.engines[w] = e
 	}
 	if req.Kind == "calibrate" { // the engine's tests measure; here a fixed rate will do
-		h.queue = append(h.queue, delivery{w, engine.Response{ID: req.ID, Kind: "rate",
+		h.queue = append(h.queue, delivery{w: w, resp: engine.Response{ID: req.ID, Kind: "rate",
 			Rate: &engine.Rate{PerQuery: 1e-7, PerParam: 1e-9, PerNonZero: 2e-9,
 				Measured: []engine.Measured{{Dim: 128, QueriesPerSecond: 4.4e6}, {Dim: 128, NonZeros: 16, QueriesPerSecond: 7.5e6}}}}})
 		return
@@ -94,7 +96,7 @@ func (h *testHost) Send(w int, req engine.Request) {
 	if cached {
 		resp.ID = req.ID // the answer is to an earlier request, with its ID
 	}
-	h.queue = append(h.queue, delivery{w, resp})
+	h.queue = append(h.queue, delivery{w: w, resp: resp})
 }
 
 // shortPlans holds, under go test -short, the engine's answers (JSON) to the "plan" requests
@@ -760,7 +762,46 @@ func TestRunHelpers(t *testing.T) {
 	if len(a.DoneRuns()) != 1 || a.WorkersText() != "in one Web Worker, helped by 2 more" {
 		t.Fatalf("runs: %s (%s); %v", a.RunSummary(), a.WorkersText(), a.RunErrors())
 	}
+	parts := map[int][2]int{}
+	for _, s := range h.sent {
+		if s.req.Kind == "dataset" {
+			parts[s.w] = [2]int{s.req.Part, s.req.Parts}
+			if s.w > 1 && (s.req.TrainRows != a.Dataset.Facts.N || s.req.TestRows != a.Dataset.Test) {
+				t.Errorf("helper %d's data: %d training and %d held-out rows", s.w, s.req.TrainRows, s.req.TestRows)
+			}
+		}
+	}
 	if sent := requests(); !slices.Equal(sent["run"], []int{1}) || !slices.Equal(sent["help"], []int{2, 3}) || !slices.Contains(sent["dataset"], 2) || !slices.Contains(sent["dataset"], 3) {
 		t.Errorf("requests by worker: %v", sent)
+	}
+	if want := map[int][2]int{1: {0, 0}, 2: {0, 3}, 3: {1, 3}}; !maps.Equal(parts, want) {
+		t.Errorf("the ranges of the workers' data (part, parts): %v, want %v", parts, want)
+	}
+}
+
+// TestHelperParts: with fewer runs than workers, each run's helpers hold the ranges of the
+// chunks that they and the run's worker share (engine's Request.Parts), whatever the numbers.
+func TestHelperParts(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		workers, helpers int
+		want             map[int][2]int // helper → part, parts
+	}{
+		{1, 1, map[int][2]int{2: {0, 2}}},
+		{1, 3, map[int][2]int{2: {0, 4}, 3: {1, 4}, 4: {2, 4}}},
+		{2, 2, map[int][2]int{3: {0, 2}, 4: {0, 2}}},
+		{2, 3, map[int][2]int{3: {0, 3}, 4: {0, 2}, 5: {1, 3}}},
+		{3, 3, map[int][2]int{4: {0, 2}, 5: {0, 2}, 6: {0, 2}}},
+	} {
+		a := &App{runState: runState{runWorkers: tc.workers, runHelpers: tc.helpers}}
+		a.Dataset = &engine.Dataset{}
+		got := map[int][2]int{}
+		for h := tc.workers + 1; h <= tc.workers+tc.helpers; h++ {
+			req := a.helperData(h)
+			got[h] = [2]int{req.Part, req.Parts}
+		}
+		if !maps.Equal(got, tc.want) {
+			t.Errorf("%d workers, %d helpers: %v, want %v", tc.workers, tc.helpers, got, tc.want)
+		}
 	}
 }

@@ -132,7 +132,7 @@ func (a *App) Run() {
 	a.runUsed, a.runRanges = nil, nil
 	a.send(1, a.runData)
 	for h := a.runWorkers + 1; h <= a.runWorkers+a.runHelpers; h++ {
-		a.send(h, a.runData) // the helpers encode the data while worker 1 does
+		a.send(h, a.helperData(h)) // the helpers encode their part of the data while worker 1 does
 	}
 	spec := a.runSpec
 	a.scaleID = a.send(1, engine.Request{Kind: "scale", Spec: &spec, Seed: a.seed()})
@@ -156,6 +156,18 @@ func (a *App) receiveScaled(r engine.Response) {
 	for w := 1; w <= a.runWorkers; w++ {
 		a.dispatch(w)
 	}
+}
+
+// helperData is the "dataset" request of helper h (see dispatch): the k-th helper of worker w
+// keeps the k-th of the ranges of the chunks of the training rows that worker w's helpers and
+// worker w share (engine's Request.Parts).
+func (a *App) helperData(h int) engine.Request {
+	w := (h-a.runWorkers-1)%a.runWorkers + 1
+	req := a.runData
+	req.Part = (h - a.runWorkers - w) / a.runWorkers
+	req.Parts = 1 + (a.runHelpers-w)/a.runWorkers + 1 // w's helpers: runWorkers + w + k·runWorkers ≤ runWorkers + runHelpers
+	req.TrainRows, req.TestRows = a.runFacts.N, a.Dataset.Test
+	return req
 }
 
 // dispatch starts the next waiting run on worker w, after the data it needs. When there are

@@ -9,9 +9,9 @@
 // A run farms its full passes out to helpers, other engine workers (wasm/engine/farm.go, which
 // describes the messages): the page posts each helper a "help" request with a MessagePort
 // ({request, port}) and the run the other ends ({request, ports}). This script holds the ports
-// and the helpers' states, splits each pass among the ready and idle helpers and gathers their
-// sums for Go; the messages are Uint8Arrays of float64s, from worker to worker, never through
-// the page.
+// and the helpers' states, hands each ready and idle helper its range of each pass and gathers
+// their sums for Go; the messages are Uint8Arrays of float64s, from worker to worker, never
+// through the page.
 'use strict';
 importScripts('wasm_exec.js');
 
@@ -33,7 +33,7 @@ self.onmessage = (event) => {
   queued.push(event.data);
 };
 
-let helpers = []; // the last run's helpers: {port, ready, busy, first, last}
+let helpers = []; // the last run's helpers: {port, ready, part, parts, busy, first, last}
 let farmed = null; // the pass under way: {seq, own, width, out, waiting}
 let helpPort = null; // the port of the run this worker helps
 let finish = null; // hands Go the sums of a pass (set once Go has started)
@@ -80,8 +80,11 @@ self.privoptEngineStarted = (handle, pass) => {
       for (const h of helpers) {
         h.port.onmessage = (e) => {
           const a = floats(e.data);
-          if (a[0] === 0) h.ready = a[1] === 1; // its first message: whether it helps
-          else answered(h, a);
+          if (a[0] === 0) {
+            // Its first message: whether it helps, and the range of the chunks it holds.
+            [h.part, h.parts] = [a[2], a[3]];
+            h.ready = a[1] === 1 && h.parts === helpers.length + 1 && Number.isInteger(h.part) && h.part >= 0 && h.part < h.parts - 1;
+          } else answered(h, a);
         };
       }
     }
@@ -90,10 +93,17 @@ self.privoptEngineStarted = (handle, pass) => {
       if (helpPort) helpPort.close();
       const port = message.port;
       helpPort = port;
-      const answer = (bytes) => send(port, floats(pass(-1, bytes)));
+      // answer posts the answer to a message and reports whether it holds a chunk's sums (send
+      // transfers its buffer).
+      const answer = (bytes) => {
+        const a = floats(pass(-1, bytes));
+        const sums = a[0] !== 0 && a[1] === 1 && a.length > 2;
+        send(port, a);
+        return sums;
+      };
       port.onmessage = (e) => {
-        answer(e.data);
-        self.privoptRangesAnswered = (self.privoptRangesAnswered || 0) + 1; // read by tests/workers.test.mjs
+        // The ranges answered with their sums are counted for tests/workers.test.mjs.
+        if (answer(e.data)) self.privoptRangesAnswered = (self.privoptRangesAnswered || 0) + 1;
       };
       answer(new Uint8Array(0)); // whether this worker helps: its first message
     }
@@ -102,27 +112,29 @@ self.privoptEngineStarted = (handle, pass) => {
   for (const message of queued.splice(0)) onMessage(message);
 };
 
-// privoptFarm splits a pass of the run ([seq, op, clip, 0, chunks, rows, θ...], bytes) among the
-// ready and idle helpers, and returns the first chunk that the run computes itself (0 when no
+// privoptFarm hands each ready and idle helper its range of the chunks of a pass of the run
+// ([seq, op, clip, 0, chunks, rows, θ...], bytes): of parts = helpers + 1 ranges, helper part's
+// is the chunks from ⌊part·chunks/parts⌋ to ⌊(part + 1)·chunks/parts⌋ − 1, the rows it holds
+// (farm.go), and the last range is the run's own. It returns the first chunk of the run's range (0 when no
 // helper takes a range). Go calls it.
 self.privoptFarm = (bytes) => {
   const pass = floats(bytes);
+  const n = pass[4];
   const idle = helpers.filter((h) => h.ready && !h.busy);
   if (idle.length === 0) return 0;
-  const n = pass[4];
-  const parts = idle.length + 1;
-  const p = { seq: pass[0], own: Math.floor((idle.length * n) / parts), width: -1, out: null, waiting: idle.length };
+  const parts = helpers.length + 1;
+  const p = { seq: pass[0], own: Math.floor(((parts - 1) * n) / parts), width: -1, out: null, waiting: idle.length };
   p.timer = setTimeout(() => finish(p), helperWait);
   farmed = p;
-  idle.forEach((h, k) => {
+  for (const h of idle) {
     h.busy = true;
-    h.first = Math.floor((k * n) / parts);
-    h.last = Math.floor(((k + 1) * n) / parts);
+    h.first = Math.floor((h.part * n) / parts);
+    h.last = Math.floor(((h.part + 1) * n) / parts);
     const range = pass.slice();
     range[3] = h.first;
     range[4] = h.last;
     send(h.port, range);
-  });
+  }
   return p.own;
 };
 

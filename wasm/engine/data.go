@@ -92,6 +92,7 @@ type dataset struct {
 	train, test *data.Dataset
 	summary     *Dataset
 	rescaled    *dataset
+	part, parts int // the range of the chunks this worker helps with (Request.Parts), parts 0 for none
 }
 
 // source is the data a request names.
@@ -237,8 +238,13 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if !(req.Holdout >= 0 && req.Holdout <= 0.5) {
 		return Response{}, fmt.Errorf("engine: the held-out fraction %v is not in [0, 0.5]", req.Holdout)
 	}
+	part, err := partOf(req, src)
+	if err != nil {
+		return Response{}, err
+	}
 	key := strings.Join([]string{req.Source, src.name, strconv.FormatInt(src.size, 10), string(req.Schema),
-		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10), strconv.FormatBool(req.SplitByContent)}, "\x00")
+		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10), strconv.FormatBool(req.SplitByContent),
+		fmt.Sprint(req.Part, req.Parts, req.TrainRows, req.TestRows)}, "\x00")
 	e.mu.Lock()
 	held := e.data
 	e.mu.Unlock()
@@ -260,8 +266,13 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	// held-out subset needs only their number), so that the planning worker holds no copy.
 	summarize := req.Check && !req.SplitByContent && !src.demo
 	encode := data.Encode
-	if summarize {
+	switch {
+	case summarize:
 		encode = data.Summarize
+	case part != nil:
+		encode = func(r io.Reader, s *data.Schema) (*data.Dataset, *data.Diagnostics, error) {
+			return data.EncodePart(r, s, *part)
+		}
 	}
 	train, diag, err := encode(e.reading(req.ID, r, src.size), schema)
 	if err != nil {
@@ -271,6 +282,12 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	var inTest []bool // the rows held out of train, when they are still in it (a check)
 	sum := &Dataset{Rows: diag.Rows, ClippedRows: diag.ClippedRows, Columns: diag.Columns, Delimiter: delimiterName(diag.Delimiter)}
 	switch {
+	case part != nil:
+		// A helper holds the training rows of its range only, and no held-out row.
+		if train.N != req.TrainRows {
+			return Response{}, fmt.Errorf("engine: the file has %d training rows, not the %d it had when it was checked", train.N, req.TrainRows)
+		}
+		sum.Test = req.TestRows
 	case src.demo:
 		var tdiag *data.Diagnostics
 		if test, tdiag, err = data.Encode(demo.Test(), schema); err != nil {
@@ -314,9 +331,11 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		sum.Facts.N -= sum.Test // a check's held-out rows are still among train's
 	}
 	sum.Features = train.Features
-	if summarize {
+	switch {
+	case part != nil: // its rows' width is the planning worker's to report
+	case summarize:
 		sum.RowWidth = loss.WidthOf(diag.Rows, train.D, diag.NonZero) // all the rows'
-	} else {
+	default:
 		sum.RowWidth = loss.RowWidth(train, inTest)
 	}
 	if test != nil {
@@ -324,10 +343,35 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	}
 	if !req.Check {
 		e.mu.Lock()
-		e.data = &dataset{key: key, schema: schema, train: train, test: test, summary: sum}
+		e.data = &dataset{key: key, schema: schema, train: train, test: test, summary: sum, part: req.Part, parts: req.Parts}
 		e.mu.Unlock()
 	}
 	return Response{Kind: "dataset", Dataset: sum}, nil
+}
+
+// partOf returns the part of the training rows that a helper of range req.Part keeps while it
+// reads the file (Request.Parts), or nil when it keeps every training row: when the request
+// asks for no range, or the held-out rows are chosen by content (which needs every row's copy
+// index) or are the demo's own file. A request for a range that does not exist is an error.
+func partOf(req Request, src source) (*data.Part, error) {
+	if req.Parts == 0 {
+		return nil, nil
+	}
+	if req.Parts < 2 || req.Part < 0 || req.Part >= req.Parts-1 || req.Check || !(req.TrainRows > 0 && req.TestRows >= 0) {
+		return nil, fmt.Errorf("engine: a helper's range %d of %d parts of %d training rows and %d held out is not one", req.Part, req.Parts, req.TrainRows, req.TestRows)
+	}
+	if req.SplitByContent {
+		return nil, nil
+	}
+	chunks := (req.TrainRows + data.BlockRows - 1) / data.BlockRows
+	p := &data.Part{First: req.Part * chunks / req.Parts, Last: (req.Part + 1) * chunks / req.Parts}
+	if req.Holdout > 0 && !src.demo {
+		var err error
+		if p.HeldOut, err = data.RandomHoldout(req.TrainRows+req.TestRows, req.Holdout, rng.Seeded(req.SplitSeed)); err != nil {
+			return nil, err
+		}
+	}
+	return p, nil
 }
 
 // WorkerMemory is the memory that the data may take in one worker: a worker's WebAssembly

@@ -51,7 +51,6 @@ import (
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
 	"github.com/privopt/privopt/internal/version"
-	"github.com/privopt/privopt/pkg/core/loss"
 )
 
 // Request is a message from the page to the engine. Kind selects the operation; the other
@@ -80,6 +79,17 @@ type Request struct {
 	// Check asks "dataset" to encode and report without keeping the encoded rows (the page's
 	// planning worker needs only the facts).
 	Check bool `json:"check,omitempty"`
+	// Parts ≥ 2, in a "dataset" for a worker that will help runs, divides the chunks of the
+	// training rows into Parts contiguous ranges (the last the run's own) and makes this
+	// worker the helper of range Part (from 0; see farm.go). TrainRows and TestRows are the
+	// numbers of training and held-out rows that the planning worker's check counted: with
+	// them the worker keeps, while reading, only its range's rows (data.EncodePart) when the
+	// rows are held sparse and the held-out rows are a random subset; otherwise it holds the
+	// training rows as a run's worker does.
+	Part      int `json:"part,omitempty"`
+	Parts     int `json:"parts,omitempty"`
+	TrainRows int `json:"train_rows,omitempty"`
+	TestRows  int `json:"test_rows,omitempty"`
 	// Spec is the fit of "plan", "scale" and "run".
 	Spec *fit.Spec `json:"spec,omitempty"`
 	// Scaled is the schema as used that "scale" answered with private ranges (its JSON form),
@@ -196,7 +206,7 @@ type Engine struct {
 	mu      sync.Mutex
 	data    *dataset   // the encoded data, or nil
 	run     *activeRun // the run in progress, or nil
-	helping loss.Loss  // the loss of the run this worker helps (see farm.go), or nil
+	helping helping    // the run this worker helps (see farm.go), if any
 
 	// link, when set, connects a run to the workers of its helpers (see farm.go): it returns
 	// the function that hands the link a pass and returns own, and a function that ends the

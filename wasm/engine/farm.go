@@ -3,17 +3,22 @@ package engine
 import (
 	"errors"
 
+	"github.com/privopt/privopt/pkg/core/data"
+
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
 )
 
-// A run farms its full passes out to helpers: other workers that hold the same data, asked by a
-// "help" request to build the loss the run fits, over their own copy of the rows encoded as the
-// run encodes them (runLoss). For each pass of the run's loss (loss.Pass), the running worker
-// hands the pass to its link, which splits the chunks [0, own) among the helpers that are ready
-// and idle, one contiguous range each, and answers own; the running worker computes the chunks
-// [own, chunks) itself meanwhile, then takes the helpers' chunks' sums from the link and
+// A run farms its full passes out to helpers: other workers that hold its data, asked by a
+// "help" request to build the loss the run fits over their rows encoded as the run encodes them
+// (runLoss). The chunks of the training rows are divided into parts = helpers + 1 contiguous
+// ranges, part p being the chunks ⌊p·chunks/parts⌋ to ⌊(p + 1)·chunks/parts⌋ − 1; helper p
+// keeps only the rows of its range when it reads the file (Request.Parts, data.EncodePart),
+// and the last range is the run's own. For each pass of the run's loss (loss.Pass), the running
+// worker hands the pass to its link, which asks each helper that is ready and idle for its
+// range and answers own, the first chunk of the run's range; the running worker computes the
+// chunks [own, chunks) meanwhile, then takes the helpers' chunks' sums from the link and
 // computes any chunk they did not give; the pass adds every chunk's sums in chunk order, so the
 // release has the bits of a run on one worker.
 //
@@ -22,17 +27,18 @@ import (
 // never through the page's thread):
 //
 //	run → link, a pass:                  [seq, op, clip, 0, chunks, rows, θ...]
-//	link → helper, a range of it:        [seq, op, clip, first, last, rows, θ...]
+//	link → helper, its range of it:      [seq, op, clip, first, last, rows, θ...]
 //	helper → link, the range's sums:     [seq, 1, scalars (last − first)..., vectors ((last − first)·width)...], or [seq, 0]
-//	helper → link, first, once it holds the loss (Answer of an empty message): [0, 1], or [0, 0]
+//	helper → link, first, once it holds the loss (Answer of an empty message): [0, 1, part, parts], or [0, 0]
 //	link → run, the sums of the pass:    [seq, got (own), scalars (own), vectors (own·width)], or [seq]
 //
 // seq (from 1) numbers the run's passes; rows is the loss's Len, which a helper checks against
 // its own; got[c] is 1 when the link holds chunk c's sums. A helper that answers [seq, 0], or
-// [0, 0] first, or garbage, is never given a range again; one that has not answered its last
-// range gets no new one. The link answers every pass, with what it holds after 10 s at most
-// (engine-worker.js's helperWait); the run stops waiting for it when the run is cancelled. The chunks whose sums the run
-// lacks it computes itself: whatever a helper does, the release is the same, at worst slower.
+// [0, 0] first, or a range of other parts than helpers + 1, or garbage, is never given a range
+// again; one that has not answered its last range gets no new one. The link answers every pass,
+// with what it holds after 10 s at most (engine-worker.js's helperWait); the run stops waiting
+// for it when the run is cancelled. The chunks whose sums the run lacks it computes itself:
+// whatever a helper does, the release is the same, at worst slower.
 
 // farm is a run's loss.Runner: it computes the passes of the run's loss with its helpers.
 type farm struct {
@@ -97,42 +103,64 @@ func (e *Engine) help(req Request) (Response, error) {
 		return Response{}, errors.New("engine: help needs a spec")
 	}
 	e.mu.Lock()
-	e.helping = nil
+	e.helping = helping{}
 	held, err := e.data, errNoData
-	var l loss.Loss
-	if held != nil {
+	if held != nil && held.parts == 0 {
+		err = errors.New("engine: this worker holds the data of a run, not of a helper (a \"dataset\" request with Parts)")
+	} else if held != nil {
 		var d *dataset
+		var l loss.Loss
 		if d, err = held.scaledFor(*req.Spec, req.Scaled); err == nil {
-			l, err = runLoss(*req.Spec, held.summary.Facts, d)
+			if l, err = runLoss(*req.Spec, held.summary.Facts, d); err == nil {
+				e.helping = helping{loss: l, rows: d.train, part: held.part, parts: held.parts}
+			}
 		}
 	}
-	e.helping = l
 	e.mu.Unlock()
 	return Response{Kind: "helping"}, err
 }
 
+// helping is the run a worker helps: the loss it builds, over rows that may hold only the
+// chunks of its range (part of parts), or none.
+type helping struct {
+	loss        loss.Loss
+	rows        *data.Dataset
+	part, parts int
+}
+
+// holds reports whether the rows hold the chunks first to last − 1.
+func (h helping) holds(first, last int) bool {
+	for c := first; c < last; c++ {
+		if !h.rows.Holds(c * data.BlockRows) {
+			return false
+		}
+	}
+	return true
+}
+
 // Answer answers a message of the run this worker helps: a range of a pass ([seq, op, clip,
 // first, last, rows, θ...]) with the range's chunks' sums ([seq, 1, scalars..., vectors...]),
-// or [seq, 0] when this worker helps no run or the message is not a pass of the loss it holds;
-// an empty message with [0, 1] when this worker helps a run, [0, 0] when it does not.
+// or [seq, 0] when this worker helps no run, the message is not a pass of the loss it holds or
+// its rows do not hold the range; an empty message with [0, 1, part, parts] when this worker
+// helps a run, as the helper of range part of parts (Request.Parts), [0, 0] when it does not.
 func (e *Engine) Answer(msg []float64) []float64 {
 	e.mu.Lock()
-	l := e.helping
+	h := e.helping
 	e.mu.Unlock()
 	out := []float64{0, 0}
 	if len(msg) == 0 {
-		if l != nil {
-			out[1] = 1
+		if h.loss != nil {
+			out = []float64{0, 1, float64(h.part), float64(h.parts)}
 		}
 		return out
 	}
 	out[0] = msg[0]
-	if l == nil || len(msg) < 6 || msg[5] != float64(l.Len()) {
+	if h.loss == nil || len(msg) < 6 || msg[5] != float64(h.loss.Len()) {
 		return out
 	}
-	p := &loss.Pass{Loss: l, Op: loss.Op(msg[1]), Clip: msg[2], W: msg[6:]}
+	p := &loss.Pass{Loss: h.loss, Op: loss.Op(msg[1]), Clip: msg[2], W: msg[6:]}
 	first, last := int(msg[3]), int(msg[4])
-	if p.Check(first, last) != nil {
+	if p.Check(first, last) != nil || !h.holds(first, last) {
 		return out
 	}
 	k := last - first

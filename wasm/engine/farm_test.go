@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 )
@@ -21,13 +22,19 @@ import (
 var helperWait = 5 * time.Second
 
 // farmData returns a CSV file of n rows of three numeric columns and a binary label, and its
-// schema. The rows come in blocks of 8,192 that alternate: rows of magnitude 1 whose label
-// follows their features, and rows of magnitude 10⁻³ with a random label, so that the chunks'
-// sums differ in size and adding them in another order changes their bits.
-func farmData(n int) (memFile, json.RawMessage) {
+// schema; with levels > 0, also a categorical column of that many levels (17 or more make the
+// rows held sparse, which a helper then holds only its range of). The rows come in blocks of
+// 8,192 that alternate: rows of magnitude 1 whose label follows their features, and rows of
+// magnitude 10⁻³ with a random label, so that the chunks' sums differ in size and adding them in
+// another order changes their bits.
+func farmData(n, levels int) (memFile, json.RawMessage) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	var csv strings.Builder
-	csv.WriteString("a,b,c,y\n")
+	csv.WriteString("a,b,c,y")
+	if levels > 0 {
+		csv.WriteString(",k")
+	}
+	csv.WriteString("\n")
 	for i := range n {
 		easy := i/8192%2 == 0
 		m := 1.0
@@ -39,10 +46,22 @@ func farmData(n int) (memFile, json.RawMessage) {
 		if (easy && a+b-c > 0) || (!easy && rng.IntN(2) == 0) {
 			y = "yes"
 		}
-		fmt.Fprintf(&csv, "%.6g,%.6g,%.6g,%s\n", a, b, c, y)
+		fmt.Fprintf(&csv, "%.6g,%.6g,%.6g,%s", a, b, c, y)
+		if levels > 0 {
+			fmt.Fprintf(&csv, ",L%d", rng.IntN(levels))
+		}
+		csv.WriteString("\n")
+	}
+	category := ""
+	if levels > 0 {
+		names := make([]string, levels)
+		for k := range names {
+			names[k] = fmt.Sprintf("%q", fmt.Sprintf("L%d", k))
+		}
+		category = `{"name":"k","kind":"categorical","categories":[` + strings.Join(names, ",") + `]},`
 	}
 	return memFile{"farm.csv", []byte(csv.String())}, json.RawMessage(`{"privopt_schema":1,"norm":{"p":2,"radius":1,"fit":"scale"},"columns":[` +
-		`{"name":"a","kind":"numeric","min":-1,"max":1},{"name":"b","kind":"numeric","min":-1,"max":1},{"name":"c","kind":"numeric","min":-1,"max":1},` +
+		`{"name":"a","kind":"numeric","min":-1,"max":1},{"name":"b","kind":"numeric","min":-1,"max":1},{"name":"c","kind":"numeric","min":-1,"max":1},` + category +
 		`{"name":"y","kind":"binary-label","positive":["yes"],"negative":["no"]}]}`)
 }
 
@@ -52,10 +71,10 @@ func farmSpec() *fit.Spec {
 		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
 }
 
-// fakeLink is the in-process stand-in of engine-worker.js's side of a farm: it splits a pass's
-// chunks among the helper engines that are ready (their first answer) and idle, asks each for
-// its range on a goroutine of its own (through fault(i, answer) when fault is not nil; a nil
-// answer is never delivered), and delivers the pass's sums once every helper asked has
+// fakeLink is the in-process stand-in of engine-worker.js's side of a farm: it asks each
+// helper engine that is ready (its first answer, which names its range) and idle for its range
+// of a pass's chunks on a goroutine of its own (through fault(i, answer) when fault is not nil;
+// a nil answer is never delivered), and delivers the pass's sums once every helper asked has
 // answered, or helperWait after the pass. ranges counts the ranges asked for.
 type fakeLink struct {
 	helpers     []*Engine
@@ -63,12 +82,18 @@ type fakeLink struct {
 	ranges      atomic.Int64
 	mu          sync.Mutex
 	ready, busy []bool
+	part        []int
 }
 
 func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) int, func()) {
-	fl.ready, fl.busy = make([]bool, len(fl.helpers)), make([]bool, len(fl.helpers))
+	parts := len(fl.helpers) + 1
+	fl.ready, fl.busy, fl.part = make([]bool, len(fl.helpers)), make([]bool, len(fl.helpers)), make([]int, len(fl.helpers))
 	for i, h := range fl.helpers {
-		fl.ready[i] = h.Answer(nil)[1] == 1
+		a := h.Answer(nil)
+		fl.ready[i] = a[1] == 1 && int(a[3]) == parts
+		if fl.ready[i] {
+			fl.part[i] = int(a[2])
+		}
 	}
 	post := func(msg []float64) int {
 		fl.mu.Lock()
@@ -82,11 +107,11 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 		if len(idle) == 0 {
 			return 0
 		}
-		n, parts, w := int(msg[4]), len(idle)+1, len(msg)-6
+		n, w := int(msg[4]), len(msg)-6
 		if loss.Op(msg[1]) == loss.OpValue {
 			w = 0
 		}
-		own := len(idle) * n / parts
+		own := (parts - 1) * n / parts
 		out := make([]float64, 1+own*(w+2))
 		out[0] = msg[0]
 		type answer struct {
@@ -94,9 +119,10 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 			a              []float64
 		}
 		answers := make(chan answer, len(idle))
-		for k, i := range idle {
+		for _, i := range idle {
 			fl.busy[i] = true
 			m := slices.Clone(msg) // a message is copied to another worker
+			k := fl.part[i]
 			m[3], m[4] = float64(k*n/parts), float64((k+1)*n/parts)
 			fl.ranges.Add(1)
 			go func() {
@@ -163,9 +189,14 @@ func helped(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec, 
 		scaled = r.Scaling.Schema
 	}
 	fl := &fakeLink{fault: fault}
+	sum := e.Handle(Request{ID: 4, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.2, SplitSeed: 3, Check: true}, file).Dataset
 	for i := range helpers {
 		h, _ := newEngine()
-		h.Handle(dataset, file)
+		part := dataset
+		part.Part, part.Parts, part.TrainRows, part.TestRows = i, helpers+1, sum.Facts.N, sum.Test
+		if r := h.Handle(part, file); r.Kind != "dataset" {
+			t.Fatalf("a helper's dataset: %+v", r)
+		}
 		if r := h.Handle(Request{ID: 100 + i, Kind: "help", Spec: spec, Scaled: scaled}, nil); r.Kind != "helping" {
 			t.Fatalf("help: %+v", r)
 		}
@@ -195,59 +226,78 @@ func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec,
 // TestFarmedPasses checks that the passes of a run's loss farmed out to 1, 2 and 3 helpers
 // have the bits of the passes computed in one worker (a farm that put a helper's chunks in
 // another order or place would change them; a release's weights, rounded to the noise's grid,
-// might not show it).
+// might not show it), with rows held dense and sparse; held sparse, each helper holds the
+// training rows of its range only.
 func TestFarmedPasses(t *testing.T) {
 	defer loss.SetRunner(nil)
-	file, schema := farmData(50000)
-	spec := farmSpec()
-	for helpers := range 4 {
-		e, _, fl, _ := helped(t, file, schema, spec, helpers, nil)
-		d, err := e.data.scaledFor(*spec, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		l, err := runLoss(*spec, e.data.summary.Facts, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lin := l.(*loss.Linear)
-		w := []float64{0.3, -0.2, 0.1, 0.05}[:l.Dim()]
-		g := make([]float64, l.Dim())
-		passes := func() []float64 {
-			v := lin.Mean(g, w)
-			out := append([]float64{v}, g...)
-			lin.MeanClippedGrad(g, w, 0.2)
-			return append(append(out, g...), lin.Mean(nil, w))
-		}
-		want := passes()
-		if helpers == 0 {
-			continue
-		}
-		f := &farm{ref: l, replies: make(chan []float64, 16)}
-		f.post, _ = e.link(Request{}, f.replies)
-		loss.SetRunner(f)
-		got := passes()
-		loss.SetRunner(nil)
-		if fl.ranges.Load() != int64(3*helpers) {
-			t.Errorf("%d helpers: %d ranges posted, want %d", helpers, fl.ranges.Load(), 3*helpers)
-		}
-		for j := range want {
-			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Fatalf("%d helpers: result %d is %v, in one worker %v", helpers, j, got[j], want[j])
+	for _, levels := range []int{0, 20} {
+		file, schema := farmData(50000, levels)
+		spec := farmSpec()
+		for helpers := range 4 {
+			e, _, fl, _ := helped(t, file, schema, spec, helpers, nil)
+			d, err := e.data.scaledFor(*spec, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			l, err := runLoss(*spec, e.data.summary.Facts, d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sparse := d.train.Sparse != nil; sparse != (levels > 0) {
+				t.Fatalf("%d levels: rows held sparse %t", levels, sparse)
+			}
+			lin := l.(*loss.Linear)
+			w := make([]float64, l.Dim())
+			for j := range w {
+				w[j] = 0.3 - 0.1*float64(j%7)
+			}
+			g := make([]float64, l.Dim())
+			passes := func() []float64 {
+				v := lin.Mean(g, w)
+				out := append([]float64{v}, g...)
+				lin.MeanClippedGrad(g, w, 0.2)
+				return append(append(out, g...), lin.Mean(nil, w))
+			}
+			want := passes()
+			if helpers == 0 {
+				continue
+			}
+			chunks := (l.Len() + data.BlockRows - 1) / data.BlockRows
+			for k, h := range fl.helpers {
+				first, last := k*chunks/(helpers+1), (k+1)*chunks/(helpers+1)
+				for c := range chunks {
+					if held, want := h.data.train.Holds(c*data.BlockRows), levels == 0 || c >= first && c < last; held != want {
+						t.Fatalf("%d levels, helper %d of %d: holds chunk %d %t, want %t", levels, k, helpers, c, held, want)
+					}
+				}
+			}
+			f := &farm{ref: l, replies: make(chan []float64, 16)}
+			f.post, _ = e.link(Request{}, f.replies)
+			loss.SetRunner(f)
+			got := passes()
+			loss.SetRunner(nil)
+			if fl.ranges.Load() != int64(3*helpers) {
+				t.Errorf("%d levels, %d helpers: %d ranges posted, want %d", levels, helpers, fl.ranges.Load(), 3*helpers)
+			}
+			for j := range want {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%d levels, %d helpers: result %d is %v, in one worker %v", levels, helpers, j, got[j], want[j])
+				}
 			}
 		}
 	}
 }
 
 // TestFarmedRunsIgnoreHelpers checks that a seeded noisy-gd release has the same bits with 0,
-// 1 and 3 helpers computing ranges of its passes (0 and 2 with private ranges), and when
+// 1 and 3 helpers computing ranges of its passes (0 and 2 with private ranges; 0 and 3 with rows
+// held sparse, of which each helper holds its range only), and when
 // helpers fail: answer that they cannot, answer garbage, or never answer; and so does its
 // training loss, a full pass (the weights lie on the noise's grid, which can hide another
 // order of the chunks).
 func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = 200 * time.Millisecond
-	file, schema := farmData(50000)
+	file, schema := farmData(50000, 0)
 	spec := farmSpec()
 	want, _ := farmRun(t, file, schema, spec, 0, nil)
 	cannot := func(i int, a []float64) []float64 {
@@ -271,26 +321,34 @@ func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 	ranges := farmSpec()
 	ranges.ScaleShare = fit.DefaultScaleShare
 	wantRanges, _ := farmRun(t, file, schema, ranges, 0, nil)
+	sparseFile, sparseSchema := farmData(50000, 20)
+	wantSparse, _ := farmRun(t, sparseFile, sparseSchema, ranges, 0, nil)
 	for _, tc := range []struct {
 		name    string
 		spec    *fit.Spec
 		helpers int
 		fault   func(int, []float64) []float64
+		sparse  bool
 	}{
-		{"private ranges, two helpers", ranges, 2, nil},
-		{"one helper", spec, 1, nil},
-		{"three helpers", spec, 3, nil},
-		{"a helper that cannot", spec, 3, cannot},
-		{"a helper that answers garbage", spec, 3, garbage},
-		{"a helper that never answers", spec, 3, silent},
+		{"private ranges, two helpers", ranges, 2, nil, false},
+		{"one helper", spec, 1, nil, false},
+		{"three helpers", spec, 3, nil, false},
+		{"a helper that cannot", spec, 3, cannot, false},
+		{"a helper that answers garbage", spec, 3, garbage, false},
+		{"a helper that never answers", spec, 3, silent, false},
+		{"rows held sparse, private ranges, three helpers holding their ranges", ranges, 3, nil, true},
+		{"rows held sparse, a helper that never answers", ranges, 3, silent, true},
 	} {
+		file, schema, want := file, schema, want
+		switch {
+		case tc.sparse:
+			file, schema, want = sparseFile, sparseSchema, wantSparse
+		case tc.spec == ranges:
+			want = wantRanges
+		}
 		got, posted := farmRun(t, file, schema, tc.spec, tc.helpers, tc.fault)
 		if posted == 0 {
 			t.Errorf("%s: no range was posted to a helper", tc.name)
-		}
-		want := want
-		if tc.spec == ranges {
-			want = wantRanges
 		}
 		for j := range want {
 			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
@@ -306,7 +364,7 @@ func TestFarmedRunsIgnoreHelpers(t *testing.T) {
 func TestFarmedRunCancels(t *testing.T) {
 	defer func(w time.Duration) { helperWait = w }(helperWait)
 	helperWait = time.Hour
-	file, schema := farmData(50000)
+	file, schema := farmData(50000, 0)
 	e, posted, fl, _ := helped(t, file, schema, farmSpec(), 1, func(int, []float64) []float64 { return nil })
 	if r := e.Handle(Request{ID: 2, Kind: "run", Spec: farmSpec(), Helpers: []int{100}}, nil); r.Kind != "started" {
 		t.Fatalf("run: %+v", r)
@@ -317,5 +375,50 @@ func TestFarmedRunCancels(t *testing.T) {
 	e.Handle(Request{ID: 3, Kind: "cancel", Target: 2}, nil)
 	if r, _ := await(t, posted, 2); r.Kind != "cancelled" && r.Kind != "release" {
 		t.Errorf("after cancel: %+v", r)
+	}
+}
+
+// TestHelperData checks the data of helpers: a worker holding a helper's part refuses to scale
+// or run (its rows may be incomplete), one holding a run's data refuses to help, a range that
+// does not exist is refused, and so is a file whose rows are not those the check counted.
+func TestHelperData(t *testing.T) {
+	file, schema := farmData(20000, 20)
+	dataset := Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.2, SplitSeed: 3}
+	e, _ := newEngine()
+	check := dataset
+	check.Check = true
+	sum := e.Handle(check, file).Dataset
+	part := dataset
+	part.Part, part.Parts, part.TrainRows, part.TestRows = 0, 2, sum.Facts.N, sum.Test
+	if r := e.Handle(part, file); r.Kind != "dataset" {
+		t.Fatalf("a helper's dataset: %+v", r)
+	}
+	if !e.data.train.Holds(0) || e.data.train.Holds(sum.Facts.N-1) || e.data.test != nil {
+		t.Error("the helper holds other rows than the first of two ranges")
+	}
+	for _, kind := range []string{"scale", "run"} {
+		if r := e.Handle(Request{ID: 2, Kind: kind, Spec: farmSpec()}, nil); r.Kind != "error" || !strings.Contains(r.Error, "helper's part") {
+			t.Errorf("%s on a helper's data: %+v", kind, r)
+		}
+	}
+	if r := e.Handle(Request{ID: 3, Kind: "help", Spec: farmSpec()}, nil); r.Kind != "helping" {
+		t.Errorf("help: %+v", r)
+	}
+	if a := e.Answer(nil); !slices.Equal(a, []float64{0, 1, 0, 2}) {
+		t.Errorf("a helper's first answer %v, want [0 1 0 2]", a)
+	}
+	if r := e.Handle(dataset, file); r.Kind != "dataset" {
+		t.Fatalf("dataset: %+v", r)
+	}
+	if r := e.Handle(Request{ID: 4, Kind: "help", Spec: farmSpec()}, nil); r.Kind != "error" {
+		t.Errorf("help on a run's data: %+v", r)
+	}
+	for _, bad := range []struct{ part, parts, train, test int }{{1, 2, sum.Facts.N, sum.Test}, {-1, 3, sum.Facts.N, sum.Test}, {0, 1, sum.Facts.N, sum.Test},
+		{0, 2, sum.Facts.N + 1, sum.Test - 1}, {0, 2, sum.Facts.N - 1, sum.Test}} {
+		req := dataset
+		req.Part, req.Parts, req.TrainRows, req.TestRows = bad.part, bad.parts, bad.train, bad.test
+		if r := e.Handle(req, file); r.Kind != "error" {
+			t.Errorf("range %d of %d, %d training and %d held-out rows: %+v", bad.part, bad.parts, bad.train, bad.test, r.Kind)
+		}
 	}
 }

@@ -56,9 +56,9 @@ func (e *Engine) start(req Request) (Response, error) {
 	if e.run != nil {
 		return Response{}, fmt.Errorf("engine: busy with the run of request %d", e.run.id)
 	}
-	d := e.data
-	if d == nil {
-		return Response{}, errNoData
+	d, err := e.fitData()
+	if err != nil {
+		return Response{}, err
 	}
 	pl, err := fit.Plan(*req.Spec, d.summary.Facts)
 	if err != nil {

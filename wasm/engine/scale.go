@@ -28,6 +28,19 @@ type Scaling struct {
 // errNoData refuses a request that needs the data before a "dataset" request has kept it.
 var errNoData = errors.New("engine: no data: send a \"dataset\" request first")
 
+// fitData returns the data held for fits ("scale", "run"): an error when none is held, or
+// only a helper's (Request.Parts), which may hold some of the training rows only. The caller
+// holds the engine's lock.
+func (e *Engine) fitData() (*dataset, error) {
+	switch {
+	case e.data == nil:
+		return nil, errNoData
+	case e.data.parts > 0:
+		return nil, errors.New("engine: this worker holds a helper's part of the data: send a \"dataset\" request without Parts first")
+	}
+	return e.data, nil
+}
+
 // scale prepares the training and held-out rows held for the request's spec (fit.Scale),
 // estimating the private ranges, if the spec asks for them, with a stream split from the
 // request's seed (not private) or fresh randomness; it answers the schema as used and the
@@ -37,10 +50,10 @@ func (e *Engine) scale(req Request) (Response, error) {
 		return Response{}, errors.New("engine: scale needs a spec")
 	}
 	e.mu.Lock()
-	d := e.data
+	d, err := e.fitData()
 	e.mu.Unlock()
-	if d == nil {
-		return Response{}, errNoData
+	if err != nil {
+		return Response{}, err
 	}
 	var r *rng.Rand
 	if req.Seed != nil {

@@ -74,6 +74,10 @@ func (ds *Dataset) Entries(i int) (col []int32, val []float64) {
 	return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
 }
 
+// Holds reports whether ds holds row i: every row, but for the blocks of rows held sparse that
+// a part of the rows leaves out (EncodePart).
+func (ds *Dataset) Holds(i int) bool { return ds.Sparse == nil || ds.Sparse.Holds(i) }
+
 // LabelKind is the encoding of a dataset's labels.
 type LabelKind int
 

@@ -173,21 +173,40 @@ func parseNumber(text []byte) (float64, error) {
 // dense are written out into the N×D matrix at the end, one block at a time: the peak is the
 // matrix plus the entries. No row is ever held as text, and no growing slice of rows is copied.
 func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false, heldBySchema)
+	return encode(r, s, false, heldBySchema, nil)
+}
+
+// Part selects the training rows that a worker keeps while it reads a file (EncodePart): the
+// rows not held out (HeldOut[i] false for the file's row i; nil holds out none) and, when they
+// are held sparse, of those only the blocks of BlockRows rows First to Last − 1.
+type Part struct {
+	HeldOut     []bool
+	First, Last int
+}
+
+// EncodePart reads a file as Encode does, with the same checks and Diagnostics, and returns
+// its training rows, the rows that p does not hold out, keeping of them only p's blocks when
+// they are held sparse: the dataset has every training row's label and counts every row in N,
+// and its other blocks are absent (Dataset.Holds). Rows held dense are all kept. Each block it
+// keeps has the bits that Encode followed by Divide(p.HeldOut) gives it. A worker that computes
+// some chunks of a run's passes (package wasm/engine) holds no more than them. It is an error
+// when p.HeldOut is not nil and the file has not len(p.HeldOut) rows.
+func EncodePart(r io.Reader, s *Schema, p Part) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false, heldBySchema, &p)
 }
 
 // Summarize reads a file and checks it as Encode does, with the same Diagnostics, and keeps no
 // row: the dataset it returns describes N rows (N, D, the features and the schema's facts) and
 // holds none (X, Sparse and Y are nil). It takes the memory of reading the file only.
 func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false, heldNone)
+	return encode(r, s, false, heldNone, nil)
 }
 
 // EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
 // but the label column and the ignored columns may be absent from the header. When the label
 // is absent every Y is NaN, and Diagnostics.Columns still ends with the label's (zero) entry.
 func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, true, heldBySchema)
+	return encode(r, s, true, heldBySchema, nil)
 }
 
 // holding says how encode holds the rows: as the schema says (Encode), dense or sparse whatever
@@ -212,8 +231,8 @@ func (held holding) rows(m, d int) (sparse bool, cells int) {
 }
 
 // encode is Encode, or EncodeForPrediction when unlabelled is true, holding the rows as held
-// says.
-func encode(r io.Reader, s *Schema, unlabelled bool, held holding) (*Dataset, *Diagnostics, error) {
+// says, and only part's when it is not nil (EncodePart).
+func encode(r io.Reader, s *Schema, unlabelled bool, held holding, part *Part) (*Dataset, *Diagnostics, error) {
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -233,7 +252,7 @@ func encode(r io.Reader, s *Schema, unlabelled bool, held holding) (*Dataset, *D
 		return nil, nil, err
 	}
 	p.diag.Delimiter = rr.delim
-	ds, err := p.read(rr, names, held)
+	ds, err := p.read(rr, names, held, part)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -336,15 +355,17 @@ func (c *Column) width() int {
 
 // read encodes the records of rr into a dataset: each record's values (one per planned
 // column) as the row's entries, stored one block at a time, and its label; rows held dense are
-// written out from their entries at the end, one block at a time.
-func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, error) {
+// written out from their entries at the end, one block at a time. With a part, the rows it
+// holds out are read and left out, and so are the blocks of rows held sparse that it does not
+// keep.
+func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) (*Dataset, error) {
 	s, d, m := p.schema, len(p.features), len(p.offsets)
 	sparse, cells := held.rows(m, d)
 	fit := newFitter(s.Norm, m)
 	rows := newSparseBuilder(m + 1)
 	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)
 	var labels [][]float64 // by block
-	n := 0
+	n, kept := 0, 0        // the rows read, and those of the dataset
 	for {
 		ok, err := rr.next(names)
 		if err != nil {
@@ -369,18 +390,37 @@ func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, e
 		if held == heldNone {
 			continue
 		}
-		rows.add(col[:k], val[:k])
-		if (n-1)%BlockRows == 0 {
+		if part != nil && part.HeldOut != nil {
+			if n > len(part.HeldOut) {
+				return nil, lineError(rr.start, "the file has more than the %d rows it had when it was first read", len(part.HeldOut))
+			}
+			if part.HeldOut[n-1] {
+				continue
+			}
+		}
+		if b := kept / BlockRows; part != nil && sparse && (b < part.First || b >= part.Last) {
+			rows.skip()
+		} else {
+			rows.add(col[:k], val[:k])
+		}
+		if kept%BlockRows == 0 {
 			labels = append(labels, make([]float64, 0, BlockRows))
 		}
 		labels[len(labels)-1] = append(labels[len(labels)-1], row[len(p.cols)-1])
+		kept++
 	}
 	if n == 0 {
 		return nil, lineError(rr.line+1, "no data rows after the header")
 	}
+	if part != nil && part.HeldOut != nil && n != len(part.HeldOut) {
+		return nil, fmt.Errorf("data: the file has %d rows, not the %d it had when it was first read", n, len(part.HeldOut))
+	}
 	p.diag.Rows = n
-	ds := &Dataset{N: n, D: d, Features: p.features, P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias,
+	ds := &Dataset{N: kept, D: d, Features: p.features, P: s.Norm.P, Radius: s.Norm.Radius, Bias: s.Norm.Bias,
 		PublicRows: s.PublicRows, Label: p.cols[len(p.cols)-1].col.datasetLabel()}
+	if held == heldNone {
+		ds.N = n
+	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
 			for k := range c.width() {
@@ -391,13 +431,13 @@ func (p *plan) read(rr *recordReader, names []string, held holding) (*Dataset, e
 	if held == heldNone {
 		return ds, nil
 	}
-	ds.Y = make([]float64, n)
+	ds.Y = make([]float64, kept)
 	for b, y := range labels {
 		copy(ds.Y[b*BlockRows:], y)
 		labels[b] = nil
 	}
 	if ds.Sparse = rows.done(); !sparse {
-		ds.X = ds.Sparse.dense(n, d)
+		ds.X = ds.Sparse.dense(kept, d)
 		ds.Sparse = nil
 	}
 	return ds, nil

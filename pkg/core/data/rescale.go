@@ -245,6 +245,9 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 		}
 		fit := newFitter(used.Norm, m)
 		for i := range out.N {
+			if !out.Holds(i) {
+				continue
+			}
 			col, x := out.Entries(i)
 			rescaleRow(col, x, features, fit)
 			fit.fit(x)

@@ -43,12 +43,16 @@ type SparseBlock struct {
 
 // Check returns an error unless s holds n rows of d columns as SparseBlock says: BlockRows
 // rows in every block but the last, which holds the rest, and every block's Start, Col and Val
-// consistent, with columns increasing within each row and in [0, d).
+// consistent, with columns increasing within each row and in [0, d). A block whose slices are
+// all nil is absent (see Holds) and passes.
 func (s *Sparse) Check(n, d int) error {
 	if d > math.MaxInt32 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
 		return fmt.Errorf("%d blocks of sparse rows of %d columns, for %d rows", len(s.Blocks), d, n)
 	}
 	for b, blk := range s.Blocks {
+		if blk.Start == nil && blk.Col == nil && blk.Val == nil {
+			continue // a block the rows leave out (EncodePart)
+		}
 		rows := min(BlockRows, n-b*BlockRows)
 		ok := len(blk.Start) == rows+1 && blk.Start[0] == 0 && blk.Start[rows] == len(blk.Col) && len(blk.Col) == len(blk.Val)
 		for r := 0; ok && r < rows; r++ {
@@ -66,6 +70,10 @@ func (s *Sparse) Check(n, d int) error {
 	}
 	return nil
 }
+
+// Holds reports whether s holds row i: false when its block is absent, which only a part of the
+// rows (EncodePart) leaves; reading such a row panics.
+func (s *Sparse) Holds(i int) bool { return s.Blocks[i/BlockRows].Start != nil }
 
 // Entries returns the columns and values of the entries that row i stores (see Sparse).
 func (s *Sparse) Entries(i int) ([]int32, []float64) {
@@ -154,6 +162,17 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 	copy(blk.Val[k:], val)
 	blk.Start = blk.Start[:b.rows+2]
 	blk.Start[b.rows+1] = len(blk.Col)
+	b.rows++
+}
+
+// skip appends a row that s leaves out: every row of its block must be skipped, which leaves
+// the block absent (Holds).
+func (b *sparseBuilder) skip() {
+	if b.rows == BlockRows {
+		b.trim()
+		b.s.Blocks = append(b.s.Blocks, SparseBlock{})
+		b.rows = 0
+	}
 	b.rows++
 }
 

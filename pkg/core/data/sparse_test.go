@@ -87,11 +87,11 @@ func TestSparseEncoding(t *testing.T) {
 		name := fmt.Sprintf("p=%s bias=%s %s", norm.p, norm.bias, norm.fit)
 		t.Run(name, func(t *testing.T) {
 			s := mustSchema(t, fmt.Sprintf(mixedSchema, norm.p, norm.bias, norm.fit))
-			sparse, sdiag, err := encode(strings.NewReader(file), s, false, heldSparse)
+			sparse, sdiag, err := encode(strings.NewReader(file), s, false, heldSparse, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
-			dense, ddiag, err := encode(strings.NewReader(file), s, false, heldDense)
+			dense, ddiag, err := encode(strings.NewReader(file), s, false, heldDense, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -198,7 +198,7 @@ func TestDivideMoves(t *testing.T) {
 	s := mustSchema(t, fmt.Sprintf(mixedSchema, "2", "0.5", "scale"))
 	for _, held := range []holding{heldSparse, heldDense} {
 		load := func() *Dataset {
-			ds, _, err := encode(strings.NewReader(file), s, false, held)
+			ds, _, err := encode(strings.NewReader(file), s, false, held, nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -387,5 +387,71 @@ func TestSummarizeLimit(t *testing.T) {
 		if s1 != s2 || c1 != c2 {
 			t.Errorf("m = %d, d = %d: Encode holds rows sparse %v, %d entries; Summarize counts %v, %d", m, d, s1, c1, s2, c2)
 		}
+	}
+}
+
+// TestEncodePart: the rows a part keeps have the bits of the training rows that Encode and
+// Divide give, block by block, with every training row's label; the blocks it leaves out are
+// absent, and the rows pass Sparse.Check; rows held dense are all kept; the diagnostics are
+// Encode's; a file with another number of rows than the held-out flags is refused.
+func TestEncodePart(t *testing.T) {
+	const n = 3*BlockRows + 517
+	file := mixedRows(rand.New(rand.NewPCG(83, 84)), n)
+	s := mustSchema(t, fmt.Sprintf(mixedSchema, "2", "0.5", "scale"))
+	heldOut, err := RandomHoldout(n, 0.2, rng.Seeded(7))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, held := range []holding{heldSparse, heldDense} {
+		all, diag, err := encode(strings.NewReader(file), s, false, held, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, out := range [][]bool{nil, heldOut} {
+			want := all
+			if out != nil {
+				want, _ = all.divide(out, false)
+			}
+			blocks := (want.N + BlockRows - 1) / BlockRows
+			for _, r := range [][2]int{{0, 1}, {1, blocks}, {0, blocks}, {2, 3}} {
+				what := fmt.Sprintf("held %d, held out %t, blocks %v", held, out != nil, r)
+				got, gotDiag, err := encode(strings.NewReader(file), s, false, held, &Part{HeldOut: out, First: r[0], Last: r[1]})
+				if err != nil {
+					t.Fatal(what, err)
+				}
+				if !reflect.DeepEqual(gotDiag, diag) {
+					t.Errorf("%s: diagnostics %+v, want %+v", what, gotDiag, diag)
+				}
+				if got.N != want.N || !sameBits(got.Y, want.Y) {
+					t.Fatalf("%s: %d rows, want %d, or other labels", what, got.N, want.N)
+				}
+				if held == heldDense {
+					sameDataset(t, what, got, want)
+					continue
+				}
+				if err := got.Sparse.Check(got.N, got.D); err != nil {
+					t.Fatal(what, err)
+				}
+				for i := range got.N {
+					b := i / BlockRows
+					if keep := b >= r[0] && b < r[1]; got.Holds(i) != keep {
+						t.Fatalf("%s: row %d held %t, want %t", what, i, got.Holds(i), keep)
+					} else if !keep {
+						continue
+					}
+					gc, gv := got.Entries(i)
+					wc, wv := want.Entries(i)
+					if !slices.Equal(gc, wc) || !sameBits(gv, wv) {
+						t.Fatalf("%s: row %d stores %v %v, want %v %v", what, i, gc, gv, wc, wv)
+					}
+				}
+			}
+		}
+	}
+	if _, _, err := EncodePart(strings.NewReader(file), s, Part{HeldOut: heldOut[:n-1], Last: 1}); err == nil {
+		t.Error("a file with more rows than the held-out flags was read")
+	}
+	if _, _, err := EncodePart(strings.NewReader(file), s, Part{HeldOut: append(slices.Clone(heldOut), false), Last: 1}); err == nil {
+		t.Error("a file with fewer rows than the held-out flags was read")
 	}
 }

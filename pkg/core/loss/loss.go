@@ -142,8 +142,9 @@ func (b Bounds) check() error {
 	return nil
 }
 
-// checkData validates the shape of ds, that every entry is finite, that every row satisfies
-// the feature bound and that every label passes label.
+// checkData validates the shape of ds, that every entry is finite, that every row held (all
+// but the blocks a part of the rows leaves out, data.EncodePart) satisfies
+// the feature bound, and that its label passes label.
 func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	if ds == nil {
 		return errors.New("no dataset")
@@ -170,6 +171,9 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	}
 	limit := b.X * (1 + Slack)
 	for i := 0; i < ds.N; i++ {
+		if !ds.Holds(i) {
+			continue // a block that a part of the rows leaves out (data.EncodePart)
+		}
 		// A row's stored entries: the norm of a sparse row's is the dense row's, bit for bit.
 		col, row := ds.Entries(i)
 		n := geom.Norm(row, b.XNorm)
