@@ -103,6 +103,29 @@ export function recordRequests(context) {
   return requests;
 }
 
+// keepReleases makes every engine worker of page keep the last "release" message it posts (the
+// page forgets the rest); lastRelease returns it, parsed, from whichever worker has one.
+export async function keepReleases(page) {
+  for (const w of page.workers()) {
+    await w.evaluate(() => {
+      const post = self.postMessage.bind(self);
+      self.postMessage = (m, t) => {
+        if (typeof m === 'string' && m.includes('"kind":"release"')) self.lastRelease = m;
+        return post(m, t);
+      };
+    });
+  }
+}
+
+export async function lastRelease(page) {
+  let release;
+  for (const w of page.workers()) {
+    const m = await w.evaluate(() => self.lastRelease).catch(() => undefined);
+    if (m) release = JSON.parse(m);
+  }
+  return release;
+}
+
 // collectErrors records console errors and uncaught exceptions of a page.
 export function collectErrors(page) {
   const errors = [];

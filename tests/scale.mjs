@@ -24,7 +24,7 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { env, launch, startServer } from './lib.mjs';
+import { env, keepReleases, lastRelease, launch, startServer } from './lib.mjs';
 
 const [outPath, scratch, ...ns] = process.argv.slice(2);
 if (!scratch) throw new Error('usage: node tests/scale.mjs OUT.md SCRATCH-DIR [N…]');
@@ -168,12 +168,12 @@ async function page(browser, server, n, workers) {
       // The one engine started by now is the planning worker's, which checked the data.
       planning = [...(await wasmMemory(p)).keys()];
       await p.evaluate(() => { window.scalePhase = 'fit'; });
+      await keepReleases(p);
       await p.click('#run-button');
       r.fitSeconds = await stage(['#results', '#run-error'], 'fitting');
       await p.waitForFunction(() => document.querySelector('#run-progress')?.value === 100, null, { timeout: 60000 }).catch(() => {});
-      // The mechanism's own wall time (its diagnostics' "Run time", in whole seconds).
-      r.mechSeconds = await p.evaluate(() => [...document.querySelectorAll('th')].find((th) => th.textContent === 'Run time')?.nextElementSibling.textContent)
-        .then((t) => (t && /^[\d.]+ s$/.test(t) ? parseFloat(t) : undefined), () => undefined);
+      // The mechanism's own wall time (its diagnostics' seconds).
+      r.mechSeconds = (await lastRelease(p))?.result.release.diagnostics.seconds;
     } catch (e) {
       r.error = e.message;
       r.failedAfter = e.seconds;
@@ -267,7 +267,7 @@ for (const { n, native: found, page: pg, again } of results) {
     pg ? pg.load.replace('load average ', '') : '—',
     pg ? (pg.loadSeconds !== undefined ? s(pg.loadSeconds) : `failed after ${s(pg.failedAfter)}`) : '—',
     pg ? (pg.fitSeconds !== undefined ? s(pg.fitSeconds) : (pg.loadSeconds !== undefined ? `failed after ${s(pg.failedAfter)}` : '—')) : '—',
-    pg?.mechSeconds !== undefined ? String(pg.mechSeconds) : '—',
+    pg?.mechSeconds !== undefined ? s(pg.mechSeconds) : '—',
     pg ? mb(pg.rssPeak - pg.rssBase) : '—',
     pg?.wasm ? pg.wasm.map(mb).join(' + ') : '—',
     pg?.longTasks ? ['load', 'fit'].map((k) => `${pg.longTasks[k].count} (${pg.longTasks[k].longest.toFixed(0)} ms)`).join(', ') : '—',
@@ -282,7 +282,7 @@ lines.push('',
   'file in the page to its summary of the encoded data (the planning worker reads and encodes the',
   'whole file); **page: fit** the seconds from Run to the results (the run\'s worker encodes the file',
   'too, then the private ranges, the fit and the evaluation on the held-out rows); **page: noisy-gd**',
-  'the fit alone, as the run\'s diagnostics report it (whole seconds); **load average before** the',
+  'the fit alone, as the run\'s diagnostics report it; **load average before** the',
   'machine\'s load (`uptime`: over 1, 5 and 15 minutes) when the page was opened; **page: peak',
   'memory** the largest resident memory of all the Chromium processes together, sampled every',
   '250 ms, minus what they held before the file was chosen; **page: wasm memory** each engine',

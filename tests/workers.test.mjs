@@ -9,7 +9,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { collectErrors, serveAndLaunch } from './lib.mjs';
+import { collectErrors, keepReleases, lastRelease, serveAndLaunch } from './lib.mjs';
 
 const env = serveAndLaunch(); // env.server, env.browser
 
@@ -65,15 +65,7 @@ async function fit(workers, kill = false) {
   // Every engine worker keeps its last "release" message, whose diagnostics hold the training
   // loss at the release, a full pass with all its bits (the release file rounds nothing, but
   // the weights are on the noise's grid, which can hide a different order of the chunks).
-  for (const w of page.workers()) {
-    await w.evaluate(() => {
-      const post = self.postMessage.bind(self);
-      self.postMessage = (m, t) => {
-        if (typeof m === 'string' && m.includes('"kind":"release"')) self.lastRelease = m;
-        return post(m, t);
-      };
-    });
-  }
+  await keepReleases(page);
   await page.evaluate(() => {
     window.fitLongTasks = [];
     new PerformanceObserver((l) => { for (const e of l.getEntries()) window.fitLongTasks.push(e.duration); }).observe({ type: 'longtask' });
@@ -92,12 +84,8 @@ async function fit(workers, kill = false) {
   await page.waitForSelector('#results', { timeout: 180000 });
   const label = await page.textContent('label[for="run-progress"]');
   let answered = 0;
-  let trainLoss;
-  for (const w of page.workers()) {
-    answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
-    const release = await w.evaluate(() => self.lastRelease).catch(() => undefined);
-    if (release) trainLoss = JSON.parse(release).result.release.diagnostics.train_loss;
-  }
+  for (const w of page.workers()) answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+  const trainLoss = (await lastRelease(page))?.result.release.diagnostics.train_loss;
   const longTasks = await page.evaluate(() => window.fitLongTasks);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
