@@ -350,9 +350,11 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 }
 
 // partOf returns the part of the training rows that a helper of range req.Part keeps while it
-// reads the file (Request.Parts), or nil when it keeps every training row: when the request
-// asks for no range, or the held-out rows are chosen by content (which needs every row's copy
-// index) or are the demo's own file. A request for a range that does not exist is an error.
+// reads the file (Request.Parts): its range's blocks, and with a random held-out split the
+// rows held out, drawn from the counted rows before reading (none for the demo, whose held-out
+// rows are its own file). It returns nil, to keep every training row, when the request asks for
+// no range or the held-out rows are chosen by content (which needs every row's copy index). A
+// request for a range that does not exist is an error.
 func partOf(req Request, src source) (*data.Part, error) {
 	if req.Parts == 0 {
 		return nil, nil
