@@ -49,6 +49,15 @@ func BenchmarkNormal(b *testing.B) {
 	report(b)
 }
 
+// BenchmarkNormalPairDD draws one pair of double-double normals per iteration.
+func BenchmarkNormalPairDD(b *testing.B) {
+	r := Seeded(1)
+	for b.Loop() {
+		h, _, _, _ := r.NormalPairDD()
+		sinkF += h
+	}
+}
+
 func BenchmarkNormalOS(b *testing.B) {
 	r := New()
 	for b.Loop() {
