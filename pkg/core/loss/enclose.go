@@ -1,0 +1,149 @@
+package loss
+
+import (
+	"math"
+	"math/big"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/interval"
+)
+
+// What the floating-point-safe sampler (pkg/sampler, safe.go) needs from a loss: bounds on
+// the rounding of its computed means, valid for every dataset the bounds admit, and an
+// enclosure of the exact mean at a point given as a sum of float vectors.
+//
+// The bounds follow the standard model |fl(a ∘ b) − a ∘ b| ≤ u·|a ∘ b|, u = 2⁻⁵³, in which any
+// sum of k terms, in any order or grouping (the kernels unroll and chunk), is within
+// γ_k·Σ|terms| of the exact sum, γ_k = k·u/(1 − k·u). For a mean (1/N)·Σᵢ s(zᵢ, yᵢ) with
+// zᵢ = ⟨aᵢ, w⟩ over n ≤ N rows of ℓ2 norm at most A:
+//   - the computed prediction ẑᵢ is within γ_D·Σⱼ|aᵢⱼwⱼ| ≤ γ_D·A·‖w‖ of zᵢ (Cauchy–Schwarz);
+//   - the loss moves by at most S·|ẑᵢ − zᵢ|, S the loss's slope over |z| ≤ A‖w‖(1 + γ_D);
+//   - the scalar loss's own evaluation is within scalarTolerance·|s| (relative) of its exact
+//     value at ẑᵢ (detmath's functions are tested to about 2⁻⁵², the tolerance is 2⁻⁴⁰);
+//   - the sum of the n values and the division by N add γ_{n+1}·Σ|values|.
+// The losses are non-negative, so Σ|values| = N·v for the computed mean v (up to the bounds'
+// own rounding, covered by a relative 2⁻³⁰). The gradient (1/N)Σ s′(ẑᵢ)·aᵢ is bounded the same
+// way, with the curvature C of s in place of S (|s′(ẑ) − s′(z)| ≤ C·|ẑ − z|) and
+// ‖Σᵢ cᵢaᵢ‖ ≤ Σᵢ|cᵢ|·A for the rounding of the n axpys and their sum.
+
+// scalarTolerance bounds the relative error of a scalar loss's computed value and derivative.
+const scalarTolerance = 0x1p-40
+
+// gamma returns γ_k rounded up.
+func gamma(k int) float64 {
+	ku := float64(k) * 0x1p-53
+	return ku / (1 - ku) * (1 + 0x1p-40)
+}
+
+// rowNorm2 bounds the rows' ℓ2 norms.
+func (l *Linear) rowNorm2() float64 {
+	return geom.NormBound(l.b.xBound(), l.b.XNorm, 2, l.d)
+}
+
+// norm2 returns ‖w‖₂ enlarged to cover its own rounding.
+func norm2(w []float64) float64 {
+	s := 0.0
+	for _, v := range w {
+		s += v * v
+	}
+	return math.Sqrt(s) * (1 + float64(len(w)+2)*0x1p-52)
+}
+
+// Enclosable reports whether the loss can enclose its mean (MeanInterval) and bound its
+// gradient's rounding: its scalar loss is smooth and has an interval form (Encloses).
+func (l *Linear) Enclosable() bool { return Encloses(l.s) }
+
+// Encloses reports whether s has an interval form for MeanInterval and is smooth: the
+// logistic loss, so far. (A concrete check, not an interface method: an interval in an
+// interface's method set would keep big.Float's formatting code in the WebAssembly binary.)
+func Encloses(s Scalar) bool {
+	_, ok := s.(Logistic)
+	return ok
+}
+
+// MeanError returns a bound on |v − (1/N)Σᵢ ℓᵢ(w)| for the value v that Mean returned at w.
+func (l *Linear) MeanError(w []float64, v float64) float64 {
+	a, nw := l.rowNorm2(), norm2(w)
+	gd := gamma(l.d)
+	slope := l.s.Slope(a*nw*(1+2*gd), l.b.Y)
+	rows := float64(l.n) / l.b.divisor(l.n)
+	err := rows*slope*gd*a*nw + (scalarTolerance+gamma(l.n+2))*math.Abs(v)*(1+scalarTolerance)
+	return err * (1 + 0x1p-30)
+}
+
+// GradError returns a bound on ‖g − (1/N)Σᵢ∇ℓᵢ(w)‖₂ for the gradient g that Mean or MeanGrad
+// wrote at w (a smooth scalar loss; +Inf otherwise): GradRounding's bound at ‖w‖₂.
+func (l *Linear) GradError(w []float64) float64 {
+	a, nw := l.rowNorm2(), norm2(w)
+	slope := l.s.Slope(a*nw*(1+2*gamma(l.d)), l.b.Y)
+	floor, perNorm := GradRounding(slope*a, l.s.Curvature()*a*a, l.d, l.n)
+	return floor + perNorm*nw
+}
+
+// GradRounding returns floor and perNorm such that the mean gradient a linear loss computes at
+// w is within floor + perNorm·‖w‖₂ of the exact one, for a loss with slope bound lip/A and
+// curvature beta/A² (lip and beta its Lipschitz and smoothness constants in ℓ2 for rows of ℓ2
+// norm at most A), d coordinates and at most rows rows: the predictions' rounding
+// γ_d·A·‖w‖ moves each derivative by at most its curvature times that, each derivative is
+// within scalarTolerance of its exact value at the rounded prediction, and the n axpys and
+// their sum add γ_{n+3}·Σ|derivatives|·A (see above).
+func GradRounding(lip, beta float64, d, rows int) (floor, perNorm float64) {
+	if math.IsInf(beta, 1) {
+		return math.Inf(1), math.Inf(1)
+	}
+	floor = (scalarTolerance + gamma(rows+3)) * (1 + scalarTolerance) * lip * (1 + 0x1p-30)
+	perNorm = beta * gamma(d) * (1 + 0x1p-30)
+	return floor, perNorm
+}
+
+// MeanInterval encloses (1/N)Σᵢ ℓᵢ(p₁ + … + p_k), the parts summed exactly, with interval
+// arithmetic at precision prec. It panics unless Enclosable.
+func (l *Linear) MeanInterval(prec uint, parts ...[]float64) interval.I {
+	s := l.s.(Logistic)
+	x := make([]interval.I, l.d)
+	for j := range x {
+		x[j] = interval.Point(0, prec)
+		for _, p := range parts {
+			x[j] = interval.Add(x[j], interval.Point(p[j], prec), prec)
+		}
+	}
+	sum := interval.Point(0, prec)
+	row := func(i int, cols []int32, vals []float64) {
+		z := interval.Point(0, prec)
+		for k, v := range vals {
+			j := k
+			if cols != nil {
+				j = int(cols[k])
+			}
+			if v != 0 {
+				z = interval.Add(z, interval.MulFloat(x[j], v, prec), prec)
+			}
+		}
+		sum = interval.Add(sum, s.valueInterval(z, l.y[i], prec), prec)
+	}
+	for i := range l.n {
+		if l.sparse != nil {
+			blk := &l.sparse.Blocks[i/data.BlockRows]
+			r := i % data.BlockRows
+			lo, hi := blk.Start[r], blk.Start[r+1]
+			row(i, blk.Col[lo:hi], blk.Val[lo:hi])
+			continue
+		}
+		row(i, nil, l.x[i*l.d:(i+1)*l.d])
+	}
+	return divide(sum, l.b.divisor(l.n), prec)
+}
+
+// divide encloses {x/n : x ∈ a} for n > 0.
+func divide(a interval.I, n float64, prec uint) interval.I {
+	nb := new(big.Float).SetFloat64(n)
+	lo := new(big.Float).SetPrec(prec).SetMode(big.ToNegativeInf).Quo(a.Lo, nb)
+	hi := new(big.Float).SetPrec(prec).SetMode(big.ToPositiveInf).Quo(a.Hi, nb)
+	return interval.I{Lo: lo, Hi: hi}
+}
+
+// valueInterval encloses log(1 + e^{−y·z}) for z in zi.
+func (Logistic) valueInterval(zi interval.I, y float64, prec uint) interval.I {
+	return interval.Log1pExp(interval.MulFloat(zi, -y, prec), prec)
+}
