@@ -62,12 +62,18 @@ type Plan struct {
 	// KL0 bounds the Kullback–Leibler divergence of the start from the target.
 	KL0 float64
 	// TV is the certified total-variation error of the output from the target, for every
-	// dataset: TVMix + TVOracle + TVCap.
+	// dataset: TVMix + TVOracle + TVCap (+ TVFloat for a safe plan).
 	TV, TVMix, TVOracle, TVCap float64
 	// Certificate names the results the bound rests on.
 	Certificate string
 	// Cost is the expected work of the run.
 	Cost cost.Cost
+	// Safe marks a floating-point-safe plan (NewSafePlan): TVFloat bounds the probability that
+	// the computed release differs from the exact-arithmetic run's and is part of TV; the
+	// release is rounded to a grid of spacing Grid; StateRadius is the radius around c within
+	// which the plan's bounds hold every state (the rest is in TVFloat).
+	Safe                       bool
+	Grid, StateRadius, TVFloat float64
 }
 
 // Defaults of the acceptance shift and the Poisson rate (λ = 2α keeps every factor of the
@@ -404,5 +410,13 @@ func (p *Plan) work() cost.Cost {
 	case EnvelopeOracle:
 		queries, grads, draws = trials*n, float64(p.ProxSteps+1)*n, d+trials*d
 	}
+	if p.Safe {
+		draws *= safeDrawCost
+	}
 	return cost.Cost{Steps: steps, Queries: steps * queries, Gradients: steps * grads, Draws: steps * draws}
 }
+
+// safeDrawCost is the cost of one double-double normal (rng.NormalPairDD, half a pair) in the
+// cost model's draws: about 20 µs against 10 ns (`go test -bench 'Normal$|NormalPairDD'
+// ./pkg/rng`: 40 µs a pair, 6.7 ns a ziggurat draw, on 2026-11-26).
+const safeDrawCost = 2000

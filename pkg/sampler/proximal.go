@@ -29,6 +29,11 @@ type Stats struct {
 	Clipped int64 `json:"clipped"`
 	// CapHits counts oracle calls (and truncated-normal draws) that reached their caps.
 	CapHits int64 `json:"cap_hits"`
+	// Fallbacks counts the decisions of a floating-point-safe run that needed the interval
+	// fallback, and Undecided those it could not separate either (rejected; counted in the
+	// plan's bound).
+	Fallbacks int64 `json:"fallbacks,omitempty"`
+	Undecided int64 `json:"undecided,omitempty"`
 }
 
 // AcceptanceRate is Accepted/Trials.
@@ -51,8 +56,11 @@ type Result struct {
 	// Certified is true when TV bounds the sample's total-variation distance from the target
 	// for every dataset; Statement says why, or why not.
 	Certified bool
-	TV        float64
-	Statement string
+	// FloatingPointSafe is true when TV also covers the floating-point computation of the
+	// released X (a safe plan, NewSafePlan); otherwise TV holds in exact arithmetic.
+	FloatingPointSafe bool
+	TV                float64
+	Statement         string
 }
 
 // chain holds a run's state and scratch space, so that the steps do not allocate.
@@ -69,6 +77,7 @@ type chain struct {
 	center   []float64
 	r        *rng.Rand
 	stats    Stats
+	fw       float64 // f at the envelope point (safe.go)
 	// scratch
 	x, xp, y, cp, g, w []float64
 }
@@ -215,6 +224,19 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(fract
 	}
 	if ch.kind == OtherDomain {
 		return Result{}, errUnsupportedDomain(ch.dom)
+	}
+	if p.Safe {
+		enc, ok := t.(Enclosed)
+		if !ok || ch.kind != WholeSpace || p.Oracle != EnvelopeOracle {
+			return Result{}, errors.New("sampler: a floating-point-safe plan needs the envelope oracle, the whole space and a target that bounds its rounding (Enclosed)")
+		}
+		if err := ch.safeSteps(ctx, enc, p, progress); err != nil {
+			return Result{X: nil, Stats: ch.stats}, err
+		}
+		return Result{
+			X: ch.x, Stats: ch.stats, Certified: true, TV: p.TV, FloatingPointSafe: true,
+			Statement: fmt.Sprintf("certified: total-variation distance at most %.3g from the target for every dataset, floating-point rounding included (released on a grid of spacing %g with a random offset; %s)", p.TV, p.Grid, p.Certificate),
+		}, nil
 	}
 	ch.start()
 	if err := ch.proximalSteps(ctx, p, progress); err != nil {

@@ -77,6 +77,9 @@ type Constants struct {
 	// Radius is the ℓ2 ball's radius (BallDomain), which oracle C's bounds use; at most the
 	// actual radius (DomainOf gives both).
 	Radius float64
+	// GradErrorFloor + GradErrorSlope·‖x‖₂ bounds the rounding ‖ĝ − ∇f(x)‖₂ of the gradient
+	// the target computes at x, for every dataset (0, 0: unknown; NewSafePlan needs them).
+	GradErrorFloor, GradErrorSlope float64
 }
 
 // DomainOf returns the kind of a domain and, for an ℓ2 ball, its radius: the fields Domain and

@@ -1,0 +1,280 @@
+package sampler
+
+import (
+	"context"
+	"math"
+	"math/big"
+	"strings"
+	"testing"
+
+	"github.com/privopt/privopt/internal/stattest"
+	"github.com/privopt/privopt/pkg/interval"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// safeOneDim is the logistic oneDim target with the rounding bounds of Enclosed: each term
+// k·φ(z), z = −a·x, is computed within a relative 2⁻⁴⁰ of its exact value at the rounded z
+// (detmath's Exp and Log1p), z within 2⁻⁵³|z| of −a·x, φ is 1-Lipschitz; the sum of N terms
+// and the division add γ_{N+1}.
+type safeOneDim struct{ *oneDim }
+
+func (t safeOneDim) Constants() Constants {
+	c := t.oneDim.Constants()
+	n := float64(len(t.a))
+	c.GradErrorFloor = t.k * (0x1p-40 + (n+4)*0x1p-53) * 2
+	c.GradErrorSlope = t.k * 0x1p-50
+	return c
+}
+
+func (t safeOneDim) ValueError(x []float64, v float64) float64 {
+	n := float64(len(t.a))
+	return 2 * (t.k*0x1p-53*math.Abs(x[0]) + (0x1p-40+(n+2)*0x1p-53)*math.Abs(v))
+}
+
+func (t safeOneDim) GradError(x, g []float64) float64 {
+	c := t.Constants()
+	return c.GradErrorFloor + c.GradErrorSlope*math.Abs(x[0])
+}
+
+func (t safeOneDim) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
+	x := interval.Point(0, prec)
+	for _, p := range parts {
+		x = interval.Add(x, interval.Point(p[0], prec), prec)
+	}
+	sum := interval.Point(0, prec)
+	for _, a := range t.a {
+		sum = interval.Add(sum, interval.Log1pExp(interval.MulFloat(x, -a, prec), prec), prec)
+	}
+	return interval.MulFloat(interval.Quo(sum, interval.Point(float64(len(t.a)), prec), prec), t.k, prec).Ends()
+}
+
+func safeLogistic() safeOneDim {
+	return safeOneDim{&oneDim{k: 3, m: 2, a: []float64{1, -0.5, 0.7, 1, -1, 0.3}, logit: true, smooth: true}}
+}
+
+// TestSafeOneDimensional: the floating-point-safe sampler's releases follow the target (KS
+// against quadrature, mean and second moment, at a fixed seed: each test's false-failure rate
+// is below 1e-4), up to the grid's rounding (2⁻¹⁴, far below the tests' resolution).
+func TestSafeOneDimensional(t *testing.T) {
+	tg := safeLogistic()
+	p, err := NewSafePlan(tg.Constants(), 1, len(tg.a), 1e-2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := shortN(2000)
+	results, err := RunChains(context.Background(), func() Target { return safeLogistic() }, p, rng.Seeded(41), n, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := targetQuadrature(tg.oneDim)
+	flat := make([]float64, n)
+	var sum, sum2 float64
+	var stats Stats
+	for i, r := range results {
+		if !r.Certified || !r.FloatingPointSafe || r.TV != p.TV || !strings.Contains(r.Statement, "floating-point rounding included") {
+			t.Fatalf("a safe run says %+v", r)
+		}
+		flat[i] = r.X[0]
+		sum += r.X[0]
+		sum2 += r.X[0] * r.X[0]
+		stats.CapHits += r.Stats.CapHits
+		stats.Undecided += r.Stats.Undecided
+	}
+	checkCounts(t, EnvelopeOracle, p, stats, n)
+	if stats.Undecided != 0 {
+		t.Errorf("%d undecided decisions", stats.Undecided)
+	}
+	nf := float64(n)
+	stattest.Z(t, "safe: mean", sum/nf, q.mean, math.Sqrt(q.vari/nf))
+	stattest.Z(t, "safe: second moment", sum2/nf, q.vari+q.mean*q.mean, math.Sqrt(2*q.vari*q.vari/nf+4*q.mean*q.mean*q.vari/nf))
+	stattest.KS(t, "safe", flat, q.CDF)
+}
+
+// safeTestChain returns a chain on the target at a random centre c′ with its envelope (ŵ, ĝ),
+// ready for safeEnclosure, and the scratch of a safe run.
+func safeTestChain(t *testing.T, tg Enclosed, r *rng.Rand, s2 float64) (*chain, *safeChain) {
+	t.Helper()
+	ch, err := newChain(tg, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := tg.Dim()
+	sc := &safeChain{t: tg, s2: s2, fallbackPrecision: safeFallbackPrec, cq: safeTheta / (2 * s2)}
+	for _, v := range []*[]float64{&sc.oHi, &sc.oLo, &sc.ocHi, &sc.ocLo, &sc.moHi, &sc.moLo, &sc.pHi, &sc.pLo, &sc.xf} {
+		*v = make([]float64, d)
+	}
+	sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, ch.c.StrongConvexity, sc.cq)
+	for i := range ch.cp {
+		ch.cp[i] = 3 * r.Normal()
+	}
+	ch.proxPoint(2, s2)
+	return ch, sc
+}
+
+// TestSafeEnclosures: the float enclosure of exp(−G) contains the 320-bit interval one for
+// random proposals around random envelopes, on a target with 400 terms and K = 5,000, whose
+// sums round visibly; and safeDecide's decisions agree with the exact comparison wherever the
+// float path decides. A float bound a thousand times too small fails (checked by hand: the
+// containment fails for most proposals).
+func TestSafeEnclosures(t *testing.T) {
+	r := rng.Seeded(43)
+	a := make([]float64, 400)
+	for i := range a {
+		a[i] = 2*r.Float64() - 1
+	}
+	tg := safeOneDim{&oneDim{k: 5000, m: 50, a: a, logit: true, smooth: true}}
+	s2 := 1e-3
+	trials := 20
+	if testing.Short() {
+		trials = 5
+	}
+	for trial := range trials {
+		ch, sc := safeTestChain(t, tg, r, s2)
+		fwErr := tg.ValueError(ch.w, ch.fw)
+		e := tg.GradError(ch.w, ch.g)
+		bigE := roundUp(e * e / (4 * sc.cq))
+		sc.moHi[0], sc.moLo[0] = twoSum(0.01*r.Normal(), 1e-20*r.Normal())
+		zh, zl := sc.normal(r)
+		sc.pHi[0], sc.pLo[0] = ddMul(sc.sigma[0], sc.sigma[1], zh, zl)
+		lo, hi := ch.safeEnclosure(sc, bigE, fwErr)
+		exact := ch.safeIntervalEnclosure(sc, bigE, safeFallbackPrec)
+		if exact.Lo.Cmp(big.NewFloat(lo)) < 0 || exact.Hi.Cmp(big.NewFloat(hi)) > 0 {
+			t.Fatalf("trial %d: the float enclosure [%g, %g] misses the exact [%v, %v]", trial, lo, hi, exact.Lo, exact.Hi)
+		}
+		if !(hi-lo < 1e-6) {
+			t.Errorf("trial %d: the float enclosure is %g wide", trial, hi-lo)
+		}
+		// Decisions: a uniform just inside each end of [lo, hi] goes to the fallback and must
+		// come out as the exact comparison says.
+		mid, _ := new(big.Float).Quo(new(big.Float).Add(exact.Lo, exact.Hi), big.NewFloat(2)).Float64()
+		for _, u := range []float64{lo / 2, (lo + mid) / 2, (mid + hi) / 2, (hi + 1) / 2} {
+			if !(u < 1) {
+				continue
+			}
+			want := reject
+			if u < mid {
+				want = accept
+			}
+			if got := decideAt(ch, sc, bigE, fwErr, u); got != want && got != undecided {
+				t.Errorf("trial %d: u = %g, exp(−G) ≈ %g: decision %d, want %d", trial, u, mid, got, want)
+			}
+		}
+	}
+}
+
+// decideAt runs safeDecide with its uniform's first 53 bits set to those of u.
+func decideAt(ch *chain, sc *safeChain, bigE, fwErr, u float64) int {
+	j := uint64(u * 0x1p53)
+	saved := ch.r
+	ch.r = rng.WithSource(&fixedFirst{first: j << 11, rest: saved})
+	defer func() { ch.r = saved }()
+	return ch.safeDecide(sc, bigE, fwErr)
+}
+
+// fixedFirst returns first, then the draws of rest.
+type fixedFirst struct {
+	first uint64
+	used  bool
+	rest  *rng.Rand
+}
+
+func (f *fixedFirst) Uint64() uint64 {
+	if !f.used {
+		f.used = true
+		return f.first
+	}
+	return f.rest.Uint64()
+}
+
+// TestSafeGridRelease: the release is within the grid's spacing of the state and, for states
+// a tiny distance apart, the same grid point except within that distance of a cell's end.
+func TestSafeGridRelease(t *testing.T) {
+	tg := safeLogistic()
+	for seed := range uint64(200) {
+		x := 10 * rng.Seeded(seed+1000).Normal()
+		rel := func(shift float64) float64 {
+			ch, err := newChain(tg, rng.Seeded(seed))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ch.x[0] = x
+			ch.gridRelease([]float64{shift}, []float64{1e-30}, safeGrid)
+			return ch.x[0]
+		}
+		a, b := rel(0), rel(1e-12)
+		if !(math.Abs(a-x) < safeGrid) {
+			t.Fatalf("release %v of %v: more than the spacing away", a, x)
+		}
+		k := (a - x) / safeGrid // the distance to the cell's lower end, in spacings
+		if a != b && k < -1e-6 && k > -1+1e-6 {
+			t.Errorf("a shift of 1e-12 moved the release of %v from %v to %v", x, a, b)
+		}
+	}
+}
+
+// TestNewSafePlan: a safe plan's TV is its three terms, the floating-point term within its
+// share; the plan refuses the domains, targets and centres it does not cover.
+func TestNewSafePlan(t *testing.T) {
+	tg := safeLogistic()
+	c := tg.Constants()
+	p, err := NewSafePlan(c, 1, len(tg.a), 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !p.Safe || p.Grid != safeGrid || !(p.TVFloat > 0 && p.TVFloat <= 1e-6/8) || p.TV != p.TVMix+p.TVCap+p.TVFloat || !(p.TV <= 1e-6) {
+		t.Errorf("plan %+v", p)
+	}
+	if !(p.MinAcceptance > 0.3) {
+		t.Errorf("minimum acceptance %g", p.MinAcceptance)
+	}
+	for name, mutate := range map[string]func(*Constants){
+		"box":              func(c *Constants) { c.Domain = BoxDomain },
+		"not smooth":       func(c *Constants) { c.Smoothness = 0 },
+		"no rounding":      func(c *Constants) { c.GradErrorFloor = 0 },
+		"centre":           func(c *Constants) { c.Center = []float64{1} },
+		"rounding too big": func(c *Constants) { c.GradErrorFloor = 1e3 },
+	} {
+		m := c
+		mutate(&m)
+		if _, err := NewSafePlan(m, 1, len(tg.a), 1e-6); err == nil {
+			t.Errorf("%s: planned", name)
+		}
+	}
+}
+
+// TestThetaSplitEnvelope: with ĝ off the gradient by ê, G(x) = f(x) − f(ŵ) − ĝ·(x − ŵ) +
+// c_q(x − ŵ)² + E stays non-negative when E = ê²/(4c_q) (item 1), which keeps the acceptance
+// exp(−G) at most 1 and the accepted law exact; half that E lets G go negative near
+// x = ŵ ± ê/(2c_q), so the test would catch a shift too small.
+func TestThetaSplitEnvelope(t *testing.T) {
+	tg := safeOneDim{&oneDim{k: 0.05, m: 1, a: []float64{1, -0.5, 0.7}, logit: true, smooth: true}}
+	r := rng.Seeded(47)
+	cq := 0.5
+	g := []float64{0}
+	for trial := range 50 {
+		w := []float64{4 * r.Normal()}
+		fw := tg.Grad(g, w)
+		e := 0.5 + r.Float64()
+		sign := 1.0
+		if trial%2 == 1 {
+			sign = -1
+		}
+		gHat := g[0] + sign*e
+		minG := func(bigE float64) float64 {
+			least := math.Inf(1)
+			centre := w[0] + sign*e/(2*cq)
+			for i := -2000; i <= 2000; i++ {
+				x := centre + float64(i)*1e-3
+				v := tg.Value([]float64{x}) - fw - gHat*(x-w[0]) + cq*(x-w[0])*(x-w[0]) + bigE
+				least = math.Min(least, v)
+			}
+			return least
+		}
+		if got := minG(e * e / (4 * cq)); got < -1e-12 {
+			t.Errorf("trial %d: G reaches %g < 0 with E = ê²/(4c_q)", trial, got)
+		}
+		if got := minG(e * e / (8 * cq)); !(got < 0) {
+			t.Errorf("trial %d: half the shift keeps G ≥ 0 (%g): the test cannot see a shift too small", trial, got)
+		}
+	}
+}

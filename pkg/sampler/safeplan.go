@@ -1,0 +1,145 @@
+package sampler
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/privopt/privopt/pkg/detmath"
+	"github.com/privopt/privopt/pkg/rng"
+)
+
+// safeGrid is the spacing of the floating-point-safe release's grid, 2⁻¹⁴ ≈ 6·10⁻⁵.
+const safeGrid = 0x1p-14
+
+// safeMaxE bounds the envelope's constant E = ê²s²/(2θ) on every step the plan counts as
+// regular: it costs at most a factor e^{−2⁻²⁰} of acceptance.
+const safeMaxE = 0x1p-20
+
+// safeTail is the total probability the plan allows for the events it excludes by tail bounds
+// (a state farther than StateRadius from c, a draw's norm beyond its bound).
+const safeTail = 0x1p-100
+
+// NewSafePlan plans a floating-point-safe run (safe.go; docs/floating-point.md, "The
+// floating-point-safe REM: the argument"): oracle C with the θ-split envelope and exact
+// decisions, on the whole space, for a smooth target whose constants bound its gradient's
+// rounding (GradErrorFloor, GradErrorSlope). Its TV is TVMix + TVCap + TVFloat ≤ tv, where
+// TVFloat bounds the probability that the computed release differs from the exact-arithmetic
+// run's, computed here from public constants only; the run releases its state rounded to a
+// grid of spacing Grid with a random offset.
+func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
+	switch {
+	case c.Domain != WholeSpace:
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space only (so far)")
+	case !(c.Smoothness > 0):
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs a smooth target")
+	case !(c.GradErrorFloor > 0) || !(c.GradErrorSlope >= 0):
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the target's gradient rounding bounds")
+	case slices.ContainsFunc(c.Center, func(v float64) bool { return v != 0 }):
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the Gaussian part centred at the origin")
+	case float64(n)*float64(dim) > 0x1p40:
+		return Plan{}, errors.New("sampler: too many rows for the floating-point-safe sampler's fallback precision")
+	}
+	p, err := NewPlan(c, dim, n, EnvelopeOracle, tv*7/8)
+	if err != nil {
+		return Plan{}, err
+	}
+	p.Safe, p.Grid = true, safeGrid
+	b := safeBounds(c, dim, p)
+	if !(b.gradErr <= b.maxGradErr) {
+		return Plan{}, fmt.Errorf("sampler: the target's gradient rounding (%.3g within the states' radius %.3g) is too large for a floating-point-safe run", b.gradErr, b.radius)
+	}
+	p.StateRadius = b.radius
+	p.MinAcceptance = b.minAcceptance
+	if !(p.MinAcceptance > 0.01) {
+		return Plan{}, fmt.Errorf("sampler: the floating-point-safe envelope accepts too rarely (%.3g)", p.MinAcceptance)
+	}
+	capBudget := tv / 4 * 7 / 8
+	p.TrialCap = int(math.Ceil(detmath.Log(capBudget/float64(p.Steps)) / detmath.Log1p(-p.MinAcceptance)))
+	p.TVCap = float64(p.Steps) * detmath.Pow(1-p.MinAcceptance, float64(p.TrialCap))
+	p.TVFloat = b.tvFloat(p)
+	if !(p.TVFloat <= tv/8) {
+		return Plan{}, fmt.Errorf("sampler: the floating-point error bound %.3g exceeds its share %.3g of the budget", p.TVFloat, tv/8)
+	}
+	p.TV = p.TVMix + p.TVCap + p.TVFloat
+	p.Certificate += "; floating-point safe: exact decisions, θ-split envelope, centre-shift coupling, grid release (docs/floating-point.md)"
+	p.Cost = p.work()
+	return p, nil
+}
+
+// safeBounded are the a-priori magnitudes of a safe run (norms, and expectations over the
+// fresh normals of a step), valid while every state of the ideal chain is within radius of c
+// (item 6; the rest is counted in TVFloat).
+type safeBounded struct {
+	radius              float64 // B
+	sigma, s, sqrtH, cq float64 // σ = s/√(1 − θ), s, √h, θ/(2s²)
+	startSD, contract   float64 // 1/√m, and s²m (c′ = (1 − s²m)·y)
+	mode                float64 // ‖μ − ŵ‖: the proposal's mean from the envelope point
+	gradErr, maxGradErr float64 // ê at the farthest envelope point, and what safeMaxE allows
+	minAcceptance       float64
+	beta, lipschitz     float64 // f's smoothness and Lipschitz constant
+}
+
+const u53 = 0x1p-53
+
+// safeBounds computes the bounds of a safe run of plan p (docs/floating-point.md, items 1–6).
+func safeBounds(c Constants, dim int, p Plan) safeBounded {
+	d := float64(dim)
+	m, l, beta, s2 := c.StrongConvexity, c.Lipschitz, c.Smoothness, p.ProposalVar
+	b := safeBounded{beta: beta, lipschitz: l, contract: s2 * m}
+	b.s, b.sqrtH = math.Sqrt(s2), math.Sqrt(p.Step)
+	b.sigma = math.Sqrt(s2 / (1 - safeTheta))
+	b.cq = safeTheta / (2 * s2)
+	b.startSD = 1 / math.Sqrt(m)
+	// Item 6: D₂(ρ₀‖π) ≤ 2L√(d/m) + L²/m and P(‖X_t − c‖ ≥ L/m + √(d/m) + r) ≤
+	// exp((D₂ − mr²/2)/2), for each of the steps + 1 states of the ideal chain.
+	d2 := 2*l*math.Sqrt(d/m) + l*l/m
+	logShare := math.Log(float64(p.Steps)+1) + 101*math.Ln2
+	r := math.Sqrt(2 * (d2 + 2*logShare) / m)
+	b.radius = (l/m + math.Sqrt(d/m) + r) * (1 + 0x1p-20)
+	// The envelope point is within 3s²L of ĉ′ (clamped), ĉ′ within ‖c′ − b‖ of the base, the
+	// base within B + ‖o‖ of c = 0: far bounds every coordinate vector the step meets.
+	far := b.radius + 8*s2*l + 4*b.sigma*math.Sqrt(d) + 4*b.sqrtH*math.Sqrt(d) + 1
+	b.gradErr = c.GradErrorFloor + c.GradErrorSlope*far
+	b.maxGradErr = math.Sqrt(2*safeTheta*safeMaxE) / b.s
+	// ‖μ − ŵ‖ ≤ (e_J + (1 + s²β)·δŵ + s²ê)/(1 − θ): e_J the exact prox iterate's distance from
+	// the proposal's mode (the plan's), δŵ the computed iterate's rounding (a q-contraction from
+	// ĉ′, within u·far of c′), s²ê the gradient's.
+	q := s2 * beta / (2 + s2*beta)
+	eJ := (1 + s2*beta) * s2 * l * math.Pow(q, float64(p.ProxSteps))
+	dw := 8 * u53 * float64(p.ProxSteps+2) * (far + s2*l) / (1 - q)
+	b.mode = (eJ + (1+s2*beta)*dw + s2*b.maxGradErr) / (1 - safeTheta) * (1 + 0x1p-30)
+	// Acceptance (Jensen, items 1 and the plan's): E_q[G] ≤ (β/2)(‖μ − ŵ‖² + r·σ²) +
+	// ê·(‖μ − ŵ‖ + σ√d) + (θ/2s²)(‖μ − ŵ‖² + d·σ²) + E.
+	rank := float64(c.rank(dim))
+	gap := beta/2*(b.mode*b.mode+rank*b.sigma*b.sigma) + b.maxGradErr*(b.mode+b.sigma*math.Sqrt(d)) +
+		b.cq*(b.mode*b.mode+d*b.sigma*b.sigma) + safeMaxE
+	b.minAcceptance = detmath.Exp(-gap*(1+0x1p-30)) * (1 - 0x1p-40)
+	return b
+}
+
+// tvFloat is β_fp (docs/floating-point.md). Every point the run builds — the state, y, c′,
+// the proposal's mean and Gaussian part — is a double-double whose error, against the exact
+// run's point, is the sum of its operations' roundings (each within 2⁻¹⁰⁰ of its operands'
+// magnitudes, at most 32 a coordinate) and of the normals' coupling errors (2⁻⁹⁹·(1 + |z|)
+// each, times a scale at most far): E[ε] ≤ 2⁻⁹⁴·√d·far per point vector, with far bounding
+// the magnitudes in expectation. Then: per step the centre shift over 2s (item 3, twice: the
+// step's own points and the accepted point carried into the next), per expected trial the
+// decision's move (item 4, with G's Lipschitz constant 2L + 2c_q·far), the grid (item 7, the
+// offset drawn with 128 bits), the tails (item 6), the normals' and the fallback's failures.
+func (b safeBounded) tvFloat(p Plan) float64 {
+	steps, d := float64(p.Steps), float64(p.Dim)
+	rd := math.Sqrt(d)
+	scale := b.sigma + b.sqrtH + b.startSD
+	far := b.radius + b.mode + 4*scale*rd + 1
+	eps := 0x1p-94 * rd * far
+	trials := steps / p.MinAcceptance
+	lipG := 2*b.lipschitz + 2*b.cq*far
+	grid := rd*eps/p.Grid + d*0x1p-128
+	pairs := (steps*(1+float64(p.TrialCap))*d + d) / 2
+	normals := (pairs + 1) * rng.NormalDDFailure
+	fallback := steps * float64(p.TrialCap) * 0x1p-180
+	tv := (steps+1)*2*eps/(2*b.s) + trials*lipG*eps + grid + safeTail + normals + fallback
+	return tv * (1 + 0x1p-20)
+}
