@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
+	"math/big"
 	"slices"
 	"strings"
 	"time"
@@ -14,6 +15,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/interval"
 	"github.com/privopt/privopt/pkg/rng"
 	"github.com/privopt/privopt/pkg/sampler"
 )
@@ -145,6 +147,26 @@ type remPlan struct {
 	fastSteps           int
 	utility             Utility
 	deltaMech, tvBudget float64
+	safe                bool // a floating-point-safe certified plan (sampler.NewSafePlan)
+}
+
+// safeAvailable reports whether the certified sampler can run floating-point safe for this
+// problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
+// to a cheaper oracle that is not safe) on the whole space, for a linear model whose smooth
+// scalar loss has an interval form (the logistic loss, so far).
+func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
+	if mode != SampleAuto && mode != SampleEnvelope {
+		return false
+	}
+	p := pl.problem
+	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 || p.Loss.Name == LossMultinomial {
+		return false
+	}
+	s, err := p.Loss.scalar()
+	if err != nil {
+		return false
+	}
+	return loss.Encloses(s) && pl.beta > 0
 }
 
 // Plan fixes k, μ, the sampler's parameters and its certified error from public quantities.
@@ -198,6 +220,10 @@ func (m REM) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	pl.base = privacy.GDP{Mu: pl.muGDP}
+	// k and μ are planned for a μ_GDP smaller by a relative 2⁻⁴⁰, so that the potential the
+	// sampler is given, with k and its strong convexity k·μ rounded to float64, is still
+	// μ_GDP-GDP: kΔ/√fl(kμ) is within a few 2⁻⁵³ of Δ√(k/μ).
+	pl.muGDP *= 1 - 0x1p-40
 	d := float64(pl.dim)
 	pl.theta = p.Radius * p.Radius / 2
 	switch m.Objective {
@@ -216,11 +242,20 @@ func (m REM) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	pl.k = pl.mu * pl.muGDP * pl.muGDP / (pl.delta * pl.delta)
 	pl.guarantee = pl.base
 	if certified {
-		if m.Sampler == SampleAuto {
+		if pl.safeAvailable(m.Sampler) {
+			// A safe plan when its bounds allow (otherwise the plan below, whose report says
+			// that its guarantee holds in exact arithmetic).
+			if pl.plan, err = sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err == nil {
+				pl.safe, pl.mech.Sampler = true, SampleEnvelope
+			}
+		}
+		switch {
+		case pl.safe:
+		case m.Sampler == SampleAuto:
 			pl.plan, err = cheapestPlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget)
 			pl.mech.Sampler = map[sampler.Oracle]SamplerMode{sampler.ValueOracle: SampleValue,
 				sampler.StochasticOracle: SampleStochastic, sampler.EnvelopeOracle: SampleEnvelope}[pl.plan.Oracle]
-		} else {
+		default:
 			pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
 		}
 		if err != nil {
@@ -304,10 +339,21 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 		smooth = 0
 	}
 	kind, radius := sampler.DomainOf(pl.problem.Domain)
-	return sampler.Constants{
+	c := sampler.Constants{
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: kind, Radius: radius,
 	}
+	if !math.IsInf(pl.beta, 1) {
+		floor, slope := loss.GradRounding(pl.g, pl.beta, pl.dim, pl.problem.N)
+		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
+	}
+	return c
+}
+
+// remGradRounding scales the loss's bound on its mean gradient's rounding to the target's
+// k·∇F_D: k times it, plus the rounding of the multiplication by k (2⁻⁵³·‖k∇F̂‖ ≤ 2⁻⁵³·k·G).
+func remGradRounding(k, g, floor, slope float64) (float64, float64) {
+	return (k*floor + 0x1p-53*k*g) * (1 + 0x1p-40), k * slope * (1 + 0x1p-40)
 }
 
 func (pl *remPlan) Guarantee() privacy.Curve { return pl.guarantee }
@@ -328,6 +374,10 @@ func (pl *remPlan) Parameters() map[string]float64 {
 		ps["sampler_steps"] = float64(pl.plan.Steps)
 		ps["sampler_step_size"] = pl.plan.Step
 		ps["sampler_tv"] = pl.plan.TV
+		if pl.safe {
+			ps["sampler_tv_float"] = pl.plan.TVFloat
+			ps["sampler_grid"] = pl.plan.Grid
+		}
 		ps["sampler_trial_cap"] = float64(pl.plan.TrialCap)
 	} else {
 		ps["sampler_steps"] = float64(pl.fastSteps)
@@ -381,9 +431,16 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 	if err != nil {
 		return nil, err
 	}
-	rep.Statement += " " + exactArithmetic
+	if res.FloatingPointSafe {
+		rep.Statement += " " + fmt.Sprintf(floatingPointSafe, pl.plan.Grid)
+	} else {
+		rep.Statement += " " + exactArithmetic
+	}
 	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
 		"sampler_queries": float64(res.Stats.Queries), "sampler_gradients": float64(res.Stats.Gradients), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
+	if res.FloatingPointSafe {
+		details["sampler_fallbacks"], details["sampler_undecided"] = float64(res.Stats.Fallbacks), float64(res.Stats.Undecided)
+	}
 	return &Release{
 		Model: newModel(pl.problem, ds, res.X), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
 		Diagnostics: diagnose(l, pl.problem, ds, res.X, start, details),
@@ -419,6 +476,24 @@ func (t *remTarget) Grad(grad, x []float64) float64 {
 	}
 	return t.k * v
 }
+
+// ValueError, GradError and ValueEnclosure make the target sampler.Enclosed when its loss is
+// an enclosable *loss.Linear (the plan only asks for it then).
+func (t *remTarget) ValueError(x []float64, v float64) float64 {
+	l := t.loss.(*loss.Linear)
+	return (t.k*l.MeanError(x, v/t.k*(1+0x1p-50)) + 0x1p-53*math.Abs(v)) * (1 + 0x1p-40)
+}
+
+func (t *remTarget) GradError(x, g []float64) float64 {
+	floor, _ := remGradRounding(t.k, t.constants.Lipschitz/t.k, t.loss.(*loss.Linear).GradError(x), 0)
+	return floor
+}
+
+func (t *remTarget) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
+	m := t.loss.(*loss.Linear).MeanInterval(prec, parts...)
+	return interval.MulFloat(m, t.k, prec).Ends()
+}
+
 func (t *remTarget) Subgradient(grad, x []float64) {
 	loss.MeanGrad(t.loss, grad, x)
 	for i := range grad {

@@ -253,7 +253,7 @@ func TestREMTargetSubgradient(t *testing.T) {
 }
 
 // remOnBallPin is the digest of TestREMOnABall's release (natively and in wasm).
-const remOnBallPin = 0x1fc25f7d6041935d
+const remOnBallPin = 0xda5d32598b067a7a
 
 // TestREMOnABall runs the certified REM (its default, oracle C) on an ℓ2 ball small enough to
 // bind (the unconstrained fit is far larger): the release is in the ball and certified, and
@@ -283,5 +283,58 @@ func TestREMOnABall(t *testing.T) {
 	dg.Add(rel.Report.Achieved.Delta)
 	if dg.Sum() != remOnBallPin {
 		t.Errorf("digest %#x, pinned %#x", dg.Sum(), uint64(remOnBallPin))
+	}
+}
+
+// TestREMFloatingPointSafe: REM with the logistic loss on the whole space plans the
+// floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
+// small share of the sampler's budget), and its report says so and does not carry the
+// exact-arithmetic caveat; a loss without an interval form (the smooth hinge) or a box keeps
+// the caveat.
+func TestREMFloatingPointSafe(t *testing.T) {
+	train, _ := adultData(t)
+	ap := adultConfig{radius: 10}.problem(t, train)
+	for _, eps := range []float64{0.1, 1, 8} {
+		pl, err := REM{}.Plan(privacy.Budget{Epsilon: eps, Delta: 1e-6}, ap)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rp := pl.(*remPlan)
+		ps := pl.Parameters()
+		if !rp.safe || !(ps["sampler_tv_float"] > 0 && ps["sampler_tv_float"] <= rp.tvBudget/8) || ps["sampler_grid"] != 0x1p-14 {
+			t.Errorf("ε = %g: safe %v, parameters %v", eps, rp.safe, ps)
+		}
+	}
+	ds := toyData(300, 3, 4)
+	p := toyProblem(ds)
+	pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel, err := pl.Run(context.Background(), ds, rng.New(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rel.Report.Statement, "grid of spacing") || strings.Contains(rel.Report.Statement, "exact arithmetic") || !rel.Report.Private {
+		t.Errorf("statement %q", rel.Report.Statement)
+	}
+	for name, q := range map[string]Problem{
+		"smooth hinge": {Loss: LossSpec{Name: LossSmoothHinge, Param: 1}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
+		"box":          {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
+	} {
+		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pl.(*remPlan).safe {
+			t.Errorf("%s: planned floating-point safe", name)
+		}
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(rel.Report.Statement, "exact arithmetic") {
+			t.Errorf("%s: statement %q", name, rel.Report.Statement)
+		}
 	}
 }

@@ -2,8 +2,12 @@ package mech
 
 import "github.com/privopt/privopt/pkg/sampler"
 
+// floatingPointSafe is what the report of a floating-point-safe certified sampler's release
+// says of floating point (a format with the grid's spacing).
+const floatingPointSafe = "The sample is released on a grid of spacing %g with a uniformly random offset, and the certified total-variation distance includes the floating-point computation: the run's decisions are exact, and the probability that its rounding changes the released grid point is bounded and folded into δ (docs/floating-point.md)."
+
 // exactArithmetic is what the report of a mechanism that releases a sampler's float64 sample
-// as computed says of floating point.
+// says when its floating-point computation is not covered.
 const exactArithmetic = "The sample is computed in floating point and released as computed: the guarantee is proven for the sampler in exact arithmetic, and does not cover what the low-order bits of a floating-point sample may reveal (outpert, outpert-gauss, langevin, noisy-gd and the (ε, δ) rashomon chain release on a grid with exact discrete noise instead)."
 
 // replayHooks let the replay tests (replay_test.go) watch what a run feeds its noise and its
