@@ -104,10 +104,11 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // REM releases one sample of the regularized exponential mechanism in ℓ2,
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
-// sampler's total-variation error folded into δ; the guarantee holds in exact arithmetic (the
-// sample is a float64 from floating-point Gaussians: docs/floating-point.md), and a fast
-// sampler (MALA, Langevin, kinetic Langevin) certifies nothing, so its report claims no
-// privacy. Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public
+// sampler's total-variation error folded into δ. With the logistic loss on the whole space
+// (oracle C) the sampler is floating-point safe and its TV covers the computation
+// (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic (the sample is a
+// float64 from floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin)
+// certifies nothing, so its report claims no privacy. Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public
 // quantities (or the population risk's, Objective "sco"). Settings: the objective, the sampler
 // and its share of δ, the fast modes' steps; the method and its proof are in the comment block
 // above.
