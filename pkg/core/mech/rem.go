@@ -104,14 +104,14 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // REM releases one sample of the regularized exponential mechanism in ℓ2,
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
-// sampler's total-variation error folded into δ. With the logistic loss on the whole space
-// (oracle C) the sampler is floating-point safe and its TV covers the computation
-// (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic (the sample is a
-// float64 from floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin)
-// certifies nothing, so its report claims no privacy. Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public
-// quantities (or the population risk's, Objective "sco"). Settings: the objective, the sampler
-// and its share of δ, the fast modes' steps; the method and its proof are in the comment block
-// above.
+// sampler's total-variation error folded into δ. With a smooth linear-model loss (logistic,
+// smoothed hinge, Huber) on the whole space (oracle C) the sampler is floating-point safe and
+// its TV covers the computation (docs/floating-point.md); elsewhere the guarantee holds in
+// exact arithmetic (the sample is a float64 from floating-point Gaussians). A fast sampler
+// (MALA, Langevin, kinetic Langevin) certifies nothing, so its report claims no privacy.
+// Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
+// population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
+// δ, the fast modes' steps; the method and its proof are in the comment block above.
 type REM struct {
 	// Sampler is the sampling mode; empty chooses the certified oracle with the smallest
 	// predicted cost (SampleAuto).
@@ -154,7 +154,7 @@ type remPlan struct {
 // safeAvailable reports whether the certified sampler can run floating-point safe for this
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
 // to a cheaper oracle that is not safe) on the whole space, for a linear model whose smooth
-// scalar loss has an interval form (the logistic loss, so far).
+// scalar loss has an interval form (loss.Encloses: logistic, smoothed hinge, Huber).
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope {
 		return false

@@ -287,10 +287,10 @@ func TestREMOnABall(t *testing.T) {
 }
 
 // TestREMFloatingPointSafe: REM with the logistic loss on the whole space plans the
-// floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
+// floating-point-safe sampler at every ε of adult-lr's benchmark (and with the smoothed hinge
+// and Huber losses too) (its floating-point term a
 // small share of the sampler's budget), and its report says so and does not carry the
-// exact-arithmetic caveat; a loss without an interval form (the smooth hinge) or a box keeps
-// the caveat.
+// exact-arithmetic caveat; a loss that is not smooth (the hinge) or a box keeps the caveat.
 func TestREMFloatingPointSafe(t *testing.T) {
 	train, _ := adultData(t)
 	ap := adultConfig{radius: 10}.problem(t, train)
@@ -318,9 +318,20 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !strings.Contains(rel.Report.Statement, "grid of spacing") || strings.Contains(rel.Report.Statement, "exact arithmetic") || !rel.Report.Private {
 		t.Errorf("statement %q", rel.Report.Statement)
 	}
+	for _, l := range []LossSpec{{Name: LossSmoothHinge, Param: 0.5}, {Name: LossHuber, Param: 1}} {
+		q := p
+		q.Loss = l
+		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pl.(*remPlan).safe {
+			t.Errorf("%s: not planned floating-point safe", l.Name)
+		}
+	}
 	for name, q := range map[string]Problem{
-		"smooth hinge": {Loss: LossSpec{Name: LossSmoothHinge, Param: 1}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
-		"box":          {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
+		"hinge": {Loss: LossSpec{Name: LossHinge}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
+		"box":   {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
 	} {
 		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
 		if err != nil {
