@@ -135,20 +135,11 @@ func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress fun
 	every := max(1, p.Steps/progressEvery)
 	for step := 1; step <= p.Steps; step++ {
 		// y = x + √h·ξ and c′ = (1 − s²m)·y (that is (y + hm·c)/(1 + hm) with c = 0 and
-		// 1 + hm = 1/(1 − s²m)). The base b moves to b′ = fl(b − t_hi·b) and the offset takes
-		// the exact remainder: with t_hi·b = p₁ + p₂ and b − p₁ = b′ + e₁ exactly,
-		// c′ = b′ + (e₁ − p₂ − t_lo·b) + (1 − t)·o_y, where 1 − t_hi is exact (t ≤ ½).
-		omh := 1 - sc.tHi
+		// 1 + hm = 1/(1 − s²m)), as a new base and a double-double offset (centre).
 		for i := range sc.oHi {
 			zh, zl := sc.normal(ch.r)
-			yh, yl := ddMul(sc.sqrtH[0], sc.sqrtH[1], zh, zl)
-			yh, yl = ddAdd(sc.oHi[i], sc.oLo[i], yh, yl)
-			p1, p2 := twoProd(sc.tHi, ch.x[i])
-			b1, e1 := twoSum(ch.x[i], -p1)
-			mh, ml := ddMul(omh, -sc.tLo, yh, yl)
-			sc.ocHi[i], sc.ocLo[i] = ddAdd(mh, ml, e1-p2-sc.tLo*ch.x[i], 0)
-			ch.x[i] = b1
-			ch.cp[i] = b1 + sc.ocHi[i]
+			ch.x[i], sc.ocHi[i], sc.ocLo[i] = sc.centre(ch.x[i], sc.oHi[i], sc.oLo[i], zh, zl)
+			ch.cp[i] = ch.x[i] + sc.ocHi[i]
 		}
 		if !ch.safeEnvelope(sc, p) {
 			ch.stats.CapHits++
@@ -161,6 +152,32 @@ func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress fun
 	}
 	ch.gridRelease(sc.oHi, sc.oLo, p.Grid)
 	return nil
+}
+
+// centre returns one coordinate of c′ = (1 − s²m)·(b + o + √h·ξ) as a new base b′ and a
+// double-double offset, within about 2⁻¹⁰⁰ of |b|·u + |o| + √h|ξ| of the exact value: with
+// s²m = t_hi + t_lo, t_hi·b = p₁ + p₂ and b − p₁ = b′ + e₁ exactly,
+// c′ = b′ + (e₁ − p₂ − t_lo·b) + (1 − t)·(o + √h·ξ), with 1 − t a double-double.
+func (sc *safeChain) centre(b, oHi, oLo, zHi, zLo float64) (float64, float64, float64) {
+	yh, yl := ddMul(sc.sqrtH[0], sc.sqrtH[1], zHi, zLo)
+	yh, yl = ddAdd(oHi, oLo, yh, yl)
+	p1, p2 := twoProd(sc.tHi, b)
+	b1, e1 := twoSum(b, -p1)
+	oh, ol := twoSum(1, -sc.tHi)
+	oh, ol = ddAdd(oh, ol, -sc.tLo, 0)
+	mh, ml := ddMul(oh, ol, yh, yl)
+	h, l := ddAdd(mh, ml, e1-p2-sc.tLo*b, 0)
+	return b1, h, l
+}
+
+// meanOffset returns one coordinate of μ − ŵ = [(b + oc − ŵ) − s²ĝ]/(1 − θ′) as a
+// double-double, within about 2⁻¹⁰⁰ of the terms' magnitudes: b − ŵ and s²ĝ are exact pairs.
+func (sc *safeChain) meanOffset(b, w, ocHi, ocLo, g float64) (float64, float64) {
+	a1, a2 := twoSum(b, -w)
+	h, l := ddAdd(a1, a2, ocHi, ocLo)
+	g1, g2 := twoProd(sc.s2, g)
+	h, l = ddAdd(h, l, -g1, -g2)
+	return ddMul(h, l, sc.inv[0], sc.inv[1])
 }
 
 // safeEnvelope is one call of the θ-split envelope oracle at c′ = ch.x + oc. On acceptance
@@ -178,11 +195,7 @@ func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 	// μ − ŵ = [(c′ − ŵ) − s²ĝ]/(1 − θ′) in double-double: (b − ŵ) + oc − s²ĝ has large terms
 	// that nearly cancel (ŵ is close to the proximal point c′ − s²∇f).
 	for i := range sc.moHi {
-		a1, a2 := twoSum(ch.x[i], -w[i])
-		h, l := ddAdd(a1, a2, sc.ocHi[i], sc.ocLo[i])
-		g1, g2 := twoProd(sc.s2, ch.g[i])
-		h, l = ddAdd(h, l, -g1, -g2)
-		sc.moHi[i], sc.moLo[i] = ddMul(h, l, sc.inv[0], sc.inv[1])
+		sc.moHi[i], sc.moLo[i] = sc.meanOffset(ch.x[i], w[i], sc.ocHi[i], sc.ocLo[i], ch.g[i])
 	}
 	for range p.TrialCap {
 		ch.stats.Trials++

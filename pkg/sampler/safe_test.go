@@ -278,3 +278,71 @@ func TestThetaSplitEnvelope(t *testing.T) {
 		}
 	}
 }
+
+// TestSafeCentre: a step's centre c′ = (1 − s²m)·(b + o + √h·ξ), computed as a new base and a
+// double-double offset, is within 2⁻⁹⁸|b| + 2⁻⁹⁵·(|o| + √h|ξ| + 1) of its exact value (at 400
+// bits), for bases up to 10⁶: about u² of every magnitude, as TVFloat assumes. Computing
+// 1 − s²m in float64 (an error of about 2⁻⁵³|o|), or the offset in float64, fails.
+func TestSafeCentre(t *testing.T) {
+	const prec = 400
+	r := rng.Seeded(53)
+	for trial := range 2000 {
+		s2, m := 1e-3*(1+r.Float64()), 0.1+5*r.Float64()
+		sc := &safeChain{s2: s2, cq: safeTheta / (2 * s2)}
+		sc.tHi, sc.tLo = twoProd(s2, m)
+		sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, m, sc.cq)
+		b := math.Ldexp(r.Normal(), r.IntN(21))
+		oHi, oLo := twoSum(r.Normal(), 1e-17*r.Normal())
+		zHi := r.Normal() // exact as a float: its double-double has lo = 0
+		b1, h, l := sc.centre(b, oHi, oLo, zHi, 0)
+		// Exact: (1 − s²m)(b + o + √h·z) with h = s²/(1 − s²m), enclosed at 400 bits.
+		one := interval.Point(1, prec)
+		rest := interval.Sub(one, interval.MulFloat(interval.Point(s2, prec), m, prec), prec)
+		sqrtH := interval.Sqrt(interval.Quo(interval.Point(s2, prec), rest, prec), prec)
+		y := interval.Add(interval.Point(b, prec), interval.Add(interval.Point(oHi, prec), interval.Point(oLo, prec), prec), prec)
+		y = interval.Add(y, interval.MulFloat(sqrtH, zHi, prec), prec)
+		exact := interval.Mul(rest, y, prec)
+		got := new(big.Float).SetPrec(prec).SetFloat64(b1)
+		got.Add(got, new(big.Float).SetFloat64(h))
+		got.Add(got, new(big.Float).SetFloat64(l))
+		bound := 0x1p-98*math.Abs(b) + 0x1p-95*(math.Abs(oHi)+math.Sqrt(s2)*math.Abs(zHi)+1)
+		for _, end := range []*big.Float{exact.Lo, exact.Hi} {
+			diff, _ := new(big.Float).Sub(got, end).Float64()
+			if math.Abs(diff) > bound {
+				t.Fatalf("trial %d: c′ is off by %g, beyond %g (b = %g)", trial, diff, bound, b)
+			}
+		}
+	}
+}
+
+// TestSafeMeanOffset: the proposal's mean offset [(b + oc − ŵ) − s²ĝ]/(1 − θ′), with its large
+// terms nearly cancelling as at a proximal point, is within 2⁻⁹⁵ of the terms' magnitudes of
+// its exact value (at 400 bits); a float64 evaluation is off by about 2⁻⁵³ of them and fails.
+func TestSafeMeanOffset(t *testing.T) {
+	const prec = 400
+	r := rng.Seeded(59)
+	for trial := range 2000 {
+		s2 := 1e-3 * (1 + r.Float64())
+		sc := &safeChain{s2: s2, cq: safeTheta / (2 * s2)}
+		sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, 1, sc.cq)
+		b := math.Ldexp(r.Normal(), r.IntN(21))
+		g := 1e4 * r.Normal()
+		ocHi, ocLo := twoSum(r.Normal(), 1e-17*r.Normal())
+		w := b + ocHi - s2*g + 1e-3*r.Normal() // near the proximal point
+		hi, lo := sc.meanOffset(b, w, ocHi, ocLo, g)
+		num := interval.Add(interval.Point(b, prec), interval.Add(interval.Point(ocHi, prec), interval.Point(ocLo, prec), prec), prec)
+		num = interval.Sub(num, interval.Point(w, prec), prec)
+		num = interval.Sub(num, interval.MulFloat(interval.Point(s2, prec), g, prec), prec)
+		rest := interval.Sub(interval.Point(1, prec), interval.MulFloat(interval.Point(2*s2, prec), sc.cq, prec), prec)
+		exact := interval.Quo(num, rest, prec)
+		got := new(big.Float).SetPrec(prec).SetFloat64(hi)
+		got.Add(got, new(big.Float).SetFloat64(lo))
+		bound := 0x1p-95 * (math.Abs(b) + math.Abs(w) + math.Abs(ocHi) + s2*math.Abs(g))
+		for _, end := range []*big.Float{exact.Lo, exact.Hi} {
+			diff, _ := new(big.Float).Sub(got, end).Float64()
+			if math.Abs(diff) > bound {
+				t.Fatalf("trial %d: the mean offset is off by %g, beyond %g", trial, diff, bound)
+			}
+		}
+	}
+}
