@@ -10,17 +10,7 @@ func Quo(a, b I, prec uint) I {
 	}
 	// For y > 0, x/y is increasing in x and monotone in y with the sign of x: the extremes
 	// are at the corners, as for Mul.
-	d, u := lower(prec), upper(prec)
-	lo, hi := d.quo(a.Lo, b.Lo), u.quo(a.Lo, b.Lo)
-	for _, c := range [3][2]*big.Float{{a.Lo, b.Hi}, {a.Hi, b.Lo}, {a.Hi, b.Hi}} {
-		if l := d.quo(c[0], c[1]); l.Cmp(lo) < 0 {
-			lo = l
-		}
-		if h := u.quo(c[0], c[1]); h.Cmp(hi) > 0 {
-			hi = h
-		}
-	}
-	return I{lo, hi}
+	return corners(a, b, lower(prec).quo, upper(prec).quo)
 }
 
 // Sqrt returns an interval of precision prec enclosing {√x : x ∈ a} for a ≥ 0 (a.Lo ≥ 0; it

@@ -57,17 +57,23 @@ func Neg(a I) I {
 // Mul returns an interval of precision prec enclosing {x·y : x ∈ a, y ∈ b}.
 func Mul(a, b I, prec uint) I {
 	// x·y is linear in each factor, so its extremes over a×b are at the corners.
-	d, u := lower(prec), upper(prec)
-	lo, hi := d.mul(a.Lo, b.Lo), u.mul(a.Lo, b.Lo)
+	return corners(a, b, lower(prec).mul, upper(prec).mul)
+}
+
+// corners returns the interval from the least of lo and the greatest of hi over the four
+// corners (x, y) of a×b: the enclosure of an operation whose extremes lie at the corners,
+// given its two directed roundings.
+func corners(a, b I, lo, hi func(x, y *big.Float) *big.Float) I {
+	l, h := lo(a.Lo, b.Lo), hi(a.Lo, b.Lo)
 	for _, c := range [3][2]*big.Float{{a.Lo, b.Hi}, {a.Hi, b.Lo}, {a.Hi, b.Hi}} {
-		if l := d.mul(c[0], c[1]); l.Cmp(lo) < 0 {
-			lo = l
+		if v := lo(c[0], c[1]); v.Cmp(l) < 0 {
+			l = v
 		}
-		if h := u.mul(c[0], c[1]); h.Cmp(hi) > 0 {
-			hi = h
+		if v := hi(c[0], c[1]); v.Cmp(h) > 0 {
+			h = v
 		}
 	}
-	return I{lo, hi}
+	return I{l, h}
 }
 
 // MulFloat returns an interval of precision prec enclosing {x·c : x ∈ a}. c must be finite.

@@ -296,6 +296,36 @@ func (ch *chain) report(ctx context.Context, step, steps, every int, progress fu
 	return nil
 }
 
+// proxPoint writes into ch.w the envelope point — Π_K(c′), then proxSteps projected gradient
+// steps towards the proximal point of f at c′ on K, then moved within clamp of c′ (+Inf: not
+// moved) — and into ch.g a subgradient there, with f there in ch.fw. Any point keeps oracle C
+// exact; a better one only raises the acceptance.
+func (ch *chain) proxPoint(proxSteps int, s2, clamp float64) {
+	ch.project(ch.w, ch.cp)
+	// The prox objective f(w) + ‖w − c′‖²/(2s²) is (1/s²)-strongly convex and (β + 1/s²)-smooth;
+	// gradient steps of size 2/(L + m) = 2/(β + 2/s²) contract the distance to its minimizer by
+	// (κ − 1)/(κ + 1) = s²β/(2 + s²β) each, the rate the plan assumes (proxEnvelopeStep).
+	eta := 2 / (ch.c.Smoothness + 2/s2)
+	sub, _ := ch.grad.(Subgradient)
+	for range proxSteps {
+		ch.stats.Gradients += int64(ch.n)
+		if sub != nil {
+			sub.Subgradient(ch.g, ch.w)
+		} else {
+			ch.grad.Grad(ch.g, ch.w)
+		}
+		for i := range ch.w {
+			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
+		}
+		ch.project(ch.w, ch.w) // projected gradient steps on a constrained K
+	}
+	if !math.IsInf(clamp, 1) {
+		clampDistance(ch.w, ch.cp, clamp)
+	}
+	ch.stats.Gradients += int64(ch.n)
+	ch.fw = ch.grad.Grad(ch.g, ch.w)
+}
+
 // valueOracle (A) draws x and x′ from the proposal and accepts x with probability
 // min(1, exp(f(x′) − f(x) − α)). It leaves the accepted point in ch.x and reports success.
 func (ch *chain) valueOracle(s, alpha float64, trialCap int) bool {
@@ -352,27 +382,9 @@ func (ch *chain) stochasticOracle(s, alpha, lambda float64, trialCap int) bool {
 // exp(−[f(x) − f(w) − g·(x − w)]), which is at most 1 by convexity; the accepted x follows the
 // oracle's law exactly, whatever w is (a better w only raises the acceptance).
 func (ch *chain) envelopeOracle(s float64, proxSteps, trialCap int) bool {
-	ch.project(ch.w, ch.cp)
 	s2 := s * s
-	// The prox objective f(w) + ‖w − c′‖²/(2s²) is (1/s²)-strongly convex and (β + 1/s²)-smooth;
-	// gradient steps of size 2/(L + m) = 2/(β + 2/s²) contract the distance to its minimizer by
-	// (κ − 1)/(κ + 1) = s²β/(2 + s²β) each, the rate the plan assumes (proxEnvelopeStep).
-	eta := 2 / (ch.c.Smoothness + 2/s2)
-	sub, _ := ch.grad.(Subgradient)
-	for range proxSteps {
-		ch.stats.Gradients += int64(ch.n)
-		if sub != nil {
-			sub.Subgradient(ch.g, ch.w)
-		} else {
-			ch.grad.Grad(ch.g, ch.w)
-		}
-		for i := range ch.w {
-			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
-		}
-		ch.project(ch.w, ch.w) // projected gradient steps on a constrained K
-	}
-	ch.stats.Gradients += int64(ch.n)
-	fw := ch.grad.Grad(ch.g, ch.w)
+	ch.proxPoint(proxSteps, s2, math.Inf(1))
+	fw := ch.fw
 	for i := range ch.y {
 		ch.y[i] = ch.cp[i] - s2*ch.g[i] // the proposal's mean
 	}

@@ -185,7 +185,9 @@ func (sc *safeChain) meanOffset(b, w, ocHi, ocLo, g float64) (float64, float64) 
 // true; false when the cap was reached.
 func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 	w := ch.w
-	ch.proxPoint(p.ProxSteps, sc.s2) // ŵ in ch.w, ĝ in ch.g, f(ŵ) in ch.fw
+	// ŵ in ch.w, ĝ in ch.g, f(ŵ) in ch.fw; exact prox iterates stay within 2s²L of c′, and the
+	// plan's bounds assume 3s²L.
+	ch.proxPoint(p.ProxSteps, sc.s2, 3*sc.s2*ch.c.Lipschitz)
 	// Any ĝ keeps the law exact; one no longer than f's Lipschitz bound is still within ê of
 	// ∇f(ŵ) (projection onto a ball holding ∇f(ŵ) is non-expansive) and bounds the terms.
 	clampNorm(ch.g, ch.c.Lipschitz)
@@ -308,32 +310,7 @@ func (ch *chain) safeIntervalEnclosure(sc *safeChain, bigE float64, prec uint) i
 	return interval.Exp(interval.Neg(gi), prec)
 }
 
-// proxPoint writes into ch.w the envelope point ŵ — Π_K(c′), then proxSteps gradient steps
-// towards the proximal point of f at c′ — and into ch.g the gradient ĝ there; f(ŵ) goes to
-// ch.fw. Any ŵ keeps the oracle exact; the plan's acceptance bound assumes these steps.
-func (ch *chain) proxPoint(proxSteps int, s2 float64) {
-	ch.project(ch.w, ch.cp)
-	eta := 2 / (ch.c.Smoothness + 2/s2)
-	sub, _ := ch.grad.(Subgradient)
-	for range proxSteps {
-		ch.stats.Gradients += int64(ch.n)
-		if sub != nil {
-			sub.Subgradient(ch.g, ch.w)
-		} else {
-			ch.grad.Grad(ch.g, ch.w)
-		}
-		for i := range ch.w {
-			ch.w[i] -= eta * (ch.g[i] + (ch.w[i]-ch.cp[i])/s2)
-		}
-		ch.project(ch.w, ch.w)
-	}
-	clampDistance(ch.w, ch.cp, 3*s2*ch.c.Lipschitz)
-	ch.stats.Gradients += int64(ch.n)
-	ch.fw = ch.grad.Grad(ch.g, ch.w)
-}
-
-// clampDistance moves w onto the ℓ2 ball of radius r around c when it lies outside (exact
-// prox iterates never do: they stay within 2s²L of c′; the plan's bounds assume r = 3s²L).
+// clampDistance moves w onto the ℓ2 ball of radius r around c when it lies outside.
 func clampDistance(w, c []float64, r float64) {
 	s := 0.0
 	for i := range w {

@@ -107,7 +107,7 @@ func safeTestChain(t *testing.T, tg Enclosed, r *rng.Rand, s2 float64) (*chain, 
 	for i := range ch.cp {
 		ch.cp[i] = 3 * r.Normal()
 	}
-	ch.proxPoint(2, s2)
+	ch.proxPoint(2, s2, 3*s2*ch.c.Lipschitz)
 	return ch, sc
 }
 
