@@ -128,10 +128,20 @@ func expBound(x *big.Float, r rounding) *big.Float {
 
 // expSeries returns r's bound of e^t for 0 ≤ t ≤ 1/2.
 func expSeries(t *big.Float, r rounding) *big.Float {
-	s := r.add(one, t)
 	term, n := t, new(big.Float)
-	for i := int64(2); ; i++ {
-		term = r.quo(r.mul(term, t), n.SetInt64(i))
+	return series(r.add(one, t), r, func(i int64) *big.Float {
+		term = r.quo(r.mul(term, t), n.SetInt64(i+1))
+		return term
+	})
+}
+
+// series adds the terms next(1), next(2), … (positive, each bounded in r's direction) to s
+// until one is negligible, and then, for an upper bound, that last term once more: the tails
+// of both series here are at most their last term.
+func series(s *big.Float, r rounding, next func(i int64) *big.Float) *big.Float {
+	var term *big.Float
+	for i := int64(1); ; i++ {
+		term = next(i)
 		s = r.add(s, term)
 		if negligible(term, s, r.prec) {
 			break
@@ -152,21 +162,11 @@ func atanhBound(v *big.Float, r rounding) *big.Float {
 		return neg(atanhBound(neg(v), r.flip()))
 	}
 	v2 := r.mul(v, v)
-	s, p := r.set(v), v // p bounds v^(2i+1)
-	var term *big.Float
-	n := new(big.Float)
-	for i := int64(1); ; i++ {
+	p, n := v, new(big.Float) // p bounds v^(2i+1)
+	return series(r.set(v), r, func(i int64) *big.Float {
 		p = r.mul(p, v2)
-		term = r.quo(p, n.SetInt64(2*i+1))
-		s = r.add(s, term)
-		if negligible(term, s, r.prec) {
-			break
-		}
-	}
-	if r.up {
-		s = r.add(s, term) // the tail is at most the last term
-	}
-	return s
+		return r.quo(p, n.SetInt64(2*i+1))
+	})
 }
 
 // negligible reports whether term < 2^−(prec+1)·s (s > 0, term ≥ 0), or whether term is at the
