@@ -50,11 +50,27 @@ func norm2(w []float64) float64 {
 	return math.Sqrt(s) * (1 + float64(len(w)+2)*0x1p-52)
 }
 
-// Enclosable reports whether the loss can enclose its mean (MeanInterval) and bound its
+// Enclosing is a loss whose computed means have rigorous rounding bounds and whose exact mean
+// has an interval form, which is what the floating-point-safe sampler needs: *Linear (when
+// its scalar loss Encloses) and *Multinomial.
+type Enclosing interface {
+	Loss
+	// Enclosable reports whether the bounds and the interval form exist for this loss.
+	Enclosable() bool
+	// MeanError bounds |v − (1/N)Σᵢ ℓᵢ(w)| for the value v that Mean returned at w.
+	MeanError(w []float64, v float64) float64
+	// GradError bounds ‖g − (1/N)Σᵢ ∇ℓᵢ(w)‖₂ for the gradient g that Mean wrote at w.
+	GradError(w []float64) float64
+	// MeanEnclosure encloses the exact mean at p₁ + … + p_k (the parts summed exactly) at
+	// precision prec, as the ends of an interval.I.
+	MeanEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int)
+}
+
+// Enclosable reports whether the loss can enclose its mean (MeanEnclosure) and bound its
 // gradient's rounding: its scalar loss is smooth and has an interval form (Encloses).
 func (l *Linear) Enclosable() bool { return Encloses(l.s) }
 
-// Encloses reports whether s has an interval form for MeanInterval and is smooth: the
+// Encloses reports whether s has an interval form for MeanEnclosure and is smooth: the
 // logistic and smoothed hinge losses and the Huber loss. (A concrete check, not an interface
 // method: an interval in an interface's method set would keep big.Float's formatting code in
 // the WebAssembly binary.) Their computed values and derivatives are within a few 2⁻⁵³ of the
@@ -185,19 +201,19 @@ func GradRounding(lip, beta float64, d, rows int) (floor, perNorm float64) {
 	return floor, perNorm
 }
 
-// MeanInterval encloses (1/N)Σᵢ ℓᵢ(p₁ + … + p_k), the parts summed exactly, with interval
-// arithmetic at precision prec. It panics unless Enclosable.
-func (l *Linear) MeanInterval(prec uint, parts ...[]float64) interval.I {
+// MeanEnclosure encloses (1/N)Σᵢ ℓᵢ(p₁ + … + p_k), the parts summed exactly, with interval
+// arithmetic at precision prec, as the ends of an interval.I (interval.I.Ends). It panics
+// unless Enclosable.
+func (l *Linear) MeanEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
+	return l.meanInterval(prec, parts...).Ends()
+}
+
+// meanInterval is MeanEnclosure's interval.
+func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 	if !l.Enclosable() {
-		panic("loss: MeanInterval of a loss that is not Enclosable")
+		panic("loss: MeanEnclosure of a loss that is not Enclosable")
 	}
-	x := make([]interval.I, l.d)
-	for j := range x {
-		x[j] = interval.Point(0, prec)
-		for _, p := range parts {
-			x[j] = interval.Add(x[j], interval.Point(p[j], prec), prec)
-		}
-	}
+	x := exactSum(prec, l.d, parts)
 	sum := interval.Point(0, prec)
 	row := func(i int, cols []int32, vals []float64) {
 		z := interval.Point(0, prec)
@@ -223,6 +239,18 @@ func (l *Linear) MeanInterval(prec uint, parts ...[]float64) interval.I {
 		row(i, nil, l.x[i*l.d:(i+1)*l.d])
 	}
 	return divide(sum, l.b.divisor(l.n), prec)
+}
+
+// exactSum returns the d coordinates of p₁ + … + p_k as intervals at precision prec.
+func exactSum(prec uint, d int, parts [][]float64) []interval.I {
+	x := make([]interval.I, d)
+	for j := range x {
+		x[j] = interval.Point(0, prec)
+		for _, p := range parts {
+			x[j] = interval.Add(x[j], interval.Point(p[j], prec), prec)
+		}
+	}
+	return x
 }
 
 // divide encloses {x/n : x ∈ a} for n > 0.

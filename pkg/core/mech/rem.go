@@ -104,10 +104,11 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // REM releases one sample of the regularized exponential mechanism in ℓ2,
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
-// sampler's total-variation error folded into δ. With a smooth linear-model loss (logistic,
-// smoothed hinge, Huber) on the whole space (oracle C) the sampler is floating-point safe and
-// its TV covers the computation (docs/floating-point.md); elsewhere the guarantee holds in
-// exact arithmetic (the sample is a float64 from floating-point Gaussians). A fast sampler
+// sampler's total-variation error folded into δ. With a smooth loss that has an interval form
+// (logistic, smoothed hinge, Huber, multinomial) on the whole space (oracle C) the sampler is
+// floating-point safe and its TV covers the computation (docs/floating-point.md); elsewhere
+// the guarantee holds in exact arithmetic (the sample is a float64 from floating-point
+// Gaussians). A fast sampler
 // (MALA, Langevin, kinetic Langevin) certifies nothing, so its report claims no privacy.
 // Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
 // population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
@@ -153,21 +154,22 @@ type remPlan struct {
 
 // safeAvailable reports whether the certified sampler can run floating-point safe for this
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
-// to a cheaper oracle that is not safe) on the whole space, for a linear model whose smooth
-// scalar loss has an interval form (loss.Encloses: logistic, smoothed hinge, Huber).
+// to a cheaper oracle that is not safe) on the whole space, for the multinomial loss or a
+// linear model whose smooth scalar loss has an interval form (loss.Encloses: logistic,
+// smoothed hinge, Huber).
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope {
 		return false
 	}
 	p := pl.problem
-	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 || p.Loss.Name == LossMultinomial {
+	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 || !(pl.beta > 0) {
 		return false
+	}
+	if p.Loss.Name == LossMultinomial {
+		return true
 	}
 	s, err := p.Loss.scalar()
-	if err != nil {
-		return false
-	}
-	return loss.Encloses(s) && pl.beta > 0
+	return err == nil && loss.Encloses(s)
 }
 
 // Plan fixes k, μ, the sampler's parameters and its certified error from public quantities.
@@ -344,7 +346,12 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: kind, Radius: radius,
 	}
-	if !math.IsInf(pl.beta, 1) {
+	switch {
+	case pl.problem.Loss.Name == LossMultinomial:
+		k := pl.problem.Loss.Classes
+		floor, slope := loss.MultinomialGradRounding(pl.g, k, pl.dim/k, pl.problem.N)
+		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
+	case !math.IsInf(pl.beta, 1):
 		floor, slope := loss.GradRounding(pl.g, pl.beta, pl.dim, pl.problem.N)
 		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
 	}
@@ -479,19 +486,20 @@ func (t *remTarget) Grad(grad, x []float64) float64 {
 }
 
 // ValueError, GradError and ValueEnclosure make the target sampler.Enclosed when its loss is
-// an enclosable *loss.Linear (the plan only asks for it then).
+// loss.Enclosing (the plan only asks for it then).
 func (t *remTarget) ValueError(x []float64, v float64) float64 {
-	l := t.loss.(*loss.Linear)
+	l := t.loss.(loss.Enclosing)
 	return (t.k*l.MeanError(x, v/t.k*(1+0x1p-50)) + 0x1p-53*math.Abs(v)) * (1 + 0x1p-40)
 }
 
 func (t *remTarget) GradError(x, g []float64) float64 {
-	floor, _ := remGradRounding(t.k, t.constants.Lipschitz/t.k, t.loss.(*loss.Linear).GradError(x), 0)
+	floor, _ := remGradRounding(t.k, t.constants.Lipschitz/t.k, t.loss.(loss.Enclosing).GradError(x), 0)
 	return floor
 }
 
 func (t *remTarget) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
-	m := t.loss.(*loss.Linear).MeanInterval(prec, parts...)
+	lo, hi, exp = t.loss.(loss.Enclosing).MeanEnclosure(prec, parts...)
+	m := interval.FromEnds(lo, hi, exp, prec)
 	return interval.MulFloat(m, t.k, prec).Ends()
 }
 

@@ -329,6 +329,24 @@ func TestREMFloatingPointSafe(t *testing.T) {
 			t.Errorf("%s: not planned floating-point safe", l.Name)
 		}
 	}
+	// The multinomial loss: planned safe, and its run releases on the grid.
+	multi := multiData(300, 3, 3, 6)
+	mp := Problem{Loss: LossSpec{Name: LossMultinomial, Classes: 3}, Dim: 3, N: 300, Bounds: loss.Bounds{X: 1, XNorm: 2},
+		Domain: geom.Whole{D: 9}, Radius: 3}
+	mpl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, mp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !mpl.(*remPlan).safe {
+		t.Fatal("multinomial: not planned floating-point safe")
+	}
+	mrel, err := mpl.Run(context.Background(), multi, rng.Seeded(8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := mrel.Diagnostics.Details["sampler_fallbacks"]; !ok || !strings.Contains(mrel.Report.Statement, "grid of spacing") {
+		t.Errorf("multinomial: statement %q, diagnostics %v", mrel.Report.Statement, mrel.Diagnostics)
+	}
 	for name, q := range map[string]Problem{
 		"hinge": {Loss: LossSpec{Name: LossHinge}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
 		"box":   {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
