@@ -23,8 +23,8 @@ const safeTail = 0x1p-100
 
 // NewSafePlan plans a floating-point-safe run (safe.go; docs/floating-point.md, "The
 // floating-point-safe REM: the argument"): oracle C with the θ-split envelope and exact
-// decisions, on the whole space, for a smooth target whose constants bound its gradient's
-// rounding (GradErrorFloor, GradErrorSlope). Its TV is TVMix + TVCap + TVFloat ≤ tv, where
+// decisions, on the whole space, for a target whose constants bound its (sub)gradient's
+// rounding (GradErrorFloor, GradErrorSlope), smooth or not. Its TV is TVMix + TVCap + TVFloat ≤ tv, where
 // TVFloat bounds the probability that the computed release differs from the exact-arithmetic
 // run's, computed here from public constants only; the run releases its state rounded to a
 // grid of spacing Grid with a random offset.
@@ -32,8 +32,6 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	switch {
 	case c.Domain != WholeSpace:
 		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space only (so far)")
-	case !(c.Smoothness > 0):
-		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs a smooth target")
 	case !(c.GradErrorFloor > 0) || !(c.GradErrorSlope >= 0):
 		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the target's gradient rounding bounds")
 	case slices.ContainsFunc(c.Center, func(v float64) bool { return v != 0 }):
@@ -110,10 +108,17 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	eJ := (1 + s2*beta) * s2 * l * math.Pow(q, float64(p.ProxSteps))
 	dw := 8 * u53 * float64(p.ProxSteps+2) * (far + s2*l) / (1 - q)
 	b.mode = (eJ + (1+s2*beta)*dw + s2*b.maxGradErr) / (1 - safeTheta) * (1 + 0x1p-30)
-	// Acceptance (Jensen, items 1 and the plan's): E_q[G] ≤ (β/2)(‖μ − ŵ‖² + r·σ²) +
-	// ê·(‖μ − ŵ‖ + σ√d) + (θ/2s²)(‖μ − ŵ‖² + d·σ²) + E.
+	// Acceptance (Jensen, items 1 and the plan's): E_q[G] ≤ B + ê·(‖μ − ŵ‖ + σ√d) +
+	// (θ/2s²)(‖μ − ŵ‖² + d·σ²) + E, where B bounds the mean Bregman gap of f: 2L·E‖P(x − ŵ)‖ ≤
+	// 2L·√(‖μ − ŵ‖² + r·σ²) for any convex L-Lipschitz f, and (β/2)(‖μ − ŵ‖² + r·σ²) for a
+	// β-smooth one (P the per-example terms' projection, of rank r).
 	rank := float64(c.rank(dim))
-	gap := beta/2*(b.mode*b.mode+rank*b.sigma*b.sigma) + b.maxGradErr*(b.mode+b.sigma*math.Sqrt(d)) +
+	spread := b.mode*b.mode + rank*b.sigma*b.sigma
+	bregman := 2 * l * math.Sqrt(spread)
+	if beta > 0 {
+		bregman = math.Min(bregman, beta/2*spread)
+	}
+	gap := bregman + b.maxGradErr*(b.mode+b.sigma*math.Sqrt(d)) +
 		b.cq*(b.mode*b.mode+d*b.sigma*b.sigma) + safeMaxE
 	b.minAcceptance = detmath.Exp(-gap*(1+0x1p-30)) * (1 - 0x1p-40)
 	return b

@@ -59,7 +59,11 @@ type Enclosing interface {
 	Enclosable() bool
 	// MeanError bounds |v − (1/N)Σᵢ ℓᵢ(w)| for the value v that Mean returned at w.
 	MeanError(w []float64, v float64) float64
-	// GradError bounds ‖g − (1/N)Σᵢ ∇ℓᵢ(w)‖₂ for the gradient g that Mean wrote at w.
+	// EnclosedMean is Mean, with the gradient's terms made exact where rounding could have
+	// moved a prediction across a kink of the loss (the hinge's; elsewhere it is Mean).
+	EnclosedMean(grad, w []float64) float64
+	// GradError bounds the distance ‖g − ∇‖₂ of the gradient g that EnclosedMean wrote at w
+	// from a (sub)gradient ∇ of the exact mean (1/N)Σᵢ ℓᵢ at w.
 	GradError(w []float64) float64
 	// MeanEnclosure encloses the exact mean at p₁ + … + p_k (the parts summed exactly) at
 	// precision prec, as the ends of an interval.I.
@@ -67,19 +71,21 @@ type Enclosing interface {
 }
 
 // Enclosable reports whether the loss can enclose its mean (MeanEnclosure) and bound its
-// gradient's rounding: its scalar loss is smooth and has an interval form (Encloses).
+// gradient's rounding: its scalar loss has an interval form (Encloses).
 func (l *Linear) Enclosable() bool { return Encloses(l.s) }
 
-// Encloses reports whether s has an interval form for MeanEnclosure and is smooth: the
-// logistic and smoothed hinge losses and the Huber loss. (A concrete check, not an interface
+// Encloses reports whether s has an interval form for MeanEnclosure and a bounded gradient
+// rounding: the logistic and smoothed hinge losses and the Huber loss, which are smooth, and
+// the hinge loss, whose kink EnclosedMean treats exactly. (A concrete check, not an interface
 // method: an interval in an interface's method set would keep big.Float's formatting code in
 // the WebAssembly binary.) Their computed values and derivatives are within a few 2⁻⁵³ of the
 // exact ones at the rounded prediction, relatively (each branch is a handful of operations on
 // 1 − m or z − y, each rounded relatively; where rounding moves a value across a branch's
-// end, the branches agree there to first order), far inside scalarTolerance.
+// end, the branches agree there to first order — for the hinge's value too), far inside
+// scalarTolerance.
 func Encloses(s Scalar) bool {
 	switch s.(type) {
-	case Logistic, SmoothHinge, Huber:
+	case Logistic, SmoothHinge, Huber, Hinge:
 		return true
 	}
 	return false
@@ -90,6 +96,17 @@ func valueInterval(s Scalar, zi interval.I, y float64, prec uint) interval.I {
 	switch s := s.(type) {
 	case Logistic:
 		return interval.Log1pExp(interval.MulFloat(zi, -y, prec), prec)
+	case Hinge:
+		// max(0, 1 − m) is non-increasing in the margin m = y·z.
+		u := interval.Sub(interval.Point(1, prec), interval.MulFloat(zi, y, prec), prec)
+		zero := new(big.Float)
+		if u.Lo.Sign() < 0 {
+			u.Lo = zero
+		}
+		if u.Hi.Sign() < 0 {
+			u.Hi = zero
+		}
+		return u
 	case SmoothHinge:
 		// φ is non-increasing in the margin m = y·z: the ends of the image are φ at the
 		// margin's ends, each enclosed at that point.
@@ -176,9 +193,14 @@ func (l *Linear) MeanError(w []float64, v float64) float64 {
 	return err * (1 + 0x1p-30)
 }
 
-// GradError returns a bound on ‖g − (1/N)Σᵢ∇ℓᵢ(w)‖₂ for the gradient g that Mean or MeanGrad
-// wrote at w (a smooth scalar loss; +Inf otherwise): GradRounding's bound at ‖w‖₂.
+// GradError returns a bound on ‖g − ∇‖₂ for the gradient g that EnclosedMean (or, for a smooth
+// scalar loss, Mean or MeanGrad) wrote at w and a (sub)gradient ∇ of the exact mean:
+// GradRounding's bound at ‖w‖₂ for a smooth scalar loss, HingeGradRounding's for the hinge,
+// +Inf otherwise.
 func (l *Linear) GradError(w []float64) float64 {
+	if _, ok := l.s.(Hinge); ok {
+		return HingeGradRounding(l.rowNorm2(), l.d, l.n)
+	}
 	a, nw := l.rowNorm2(), norm2(w)
 	slope := l.s.Slope(a*nw*(1+2*gamma(l.d)), l.b.Y)
 	floor, perNorm := GradRounding(slope*a, l.s.Curvature()*a*a, l.d, l.n)
@@ -199,6 +221,66 @@ func GradRounding(lip, beta float64, d, rows int) (floor, perNorm float64) {
 	floor = (scalarTolerance + gamma(rows+3)) * (1 + scalarTolerance) * lip * (1 + 0x1p-30)
 	perNorm = beta * gamma(d) * (1 + 0x1p-30)
 	return floor, perNorm
+}
+
+// HingeGradRounding returns a bound on the distance of the mean gradient that EnclosedMean
+// computes for the hinge loss (Lipschitz constant lip in ℓ2, d coordinates, at most rows rows)
+// from a subgradient of the exact mean: every row's derivative is the exact one's (−y or 0), so
+// only the sums round (GradRounding with no curvature), and each of at most rows corrections
+// adds at most 4u·lip/N (a coefficient ±1/N rounded, an axpy).
+func HingeGradRounding(lip float64, d, rows int) float64 {
+	floor, _ := GradRounding(lip, 0, d, rows)
+	return (floor + 4*0x1p-53*lip) * (1 + 0x1p-30)
+}
+
+// EnclosedMean is Mean; for the hinge loss it then replaces the derivative of every row whose
+// computed margin lies within the predictions' rounding bound (γ_D·A·‖w‖₂) of the kink m = 1
+// by the exact one — the margin's side of 1 decided exactly, 0 at m = 1 as Hinge.Deriv — so
+// that every row's term is exact before the sums round.
+func (l *Linear) EnclosedMean(grad, w []float64) float64 {
+	v := l.Mean(grad, w)
+	if _, ok := l.s.(Hinge); !ok || grad == nil {
+		return v
+	}
+	tol := gamma(l.d) * l.rowNorm2() * norm2(w) * (1 + 0x1p-30)
+	div := l.b.divisor(l.n)
+	var zb [rowBlock]float64
+	buf := make([]float64, l.d)
+	for lo := 0; lo < l.n; lo += rowBlock {
+		z := zb[:min(rowBlock, l.n-lo)]
+		l.predictions(z, w, lo) // Mean's bits
+		for k, zk := range z {
+			i, y := lo+k, l.y[lo+k]
+			if math.Abs(y*zk-1) > tol {
+				continue
+			}
+			row := denseRow(l.x, l.sparse, i, l.d, buf)
+			_, computed := Hinge{}.Deriv(zk, y)
+			exact := 0.0
+			if exactMarginBelowOne(row, w, y) {
+				exact = -y
+			}
+			if exact != computed {
+				axpy(grad, (exact-computed)/div, row)
+			}
+		}
+	}
+	return v
+}
+
+// exactMarginBelowOne reports whether y·⟨x, w⟩ < 1 exactly: products of float64s summed at
+// 4,400 bits are exact (they are multiples of 2⁻²¹⁴⁸ below D·2²⁰⁴⁸ in magnitude).
+func exactMarginBelowOne(x, w []float64, y float64) bool {
+	const prec = 4400
+	s := new(big.Float).SetPrec(prec)
+	p := new(big.Float).SetPrec(prec)
+	for j, v := range x {
+		if v != 0 && w[j] != 0 {
+			p.SetFloat64(v)
+			s.Add(s, p.Mul(p, big.NewFloat(w[j])))
+		}
+	}
+	return s.Mul(s, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0
 }
 
 // MeanEnclosure encloses (1/N)Σᵢ ℓᵢ(p₁ + … + p_k), the parts summed exactly, with interval

@@ -58,6 +58,9 @@ func (m *Multinomial) rowNorm2() float64 {
 // Enclosable reports true: the multinomial loss always has its bounds and interval form.
 func (m *Multinomial) Enclosable() bool { return true }
 
+// EnclosedMean is Mean (the multinomial loss is smooth).
+func (m *Multinomial) EnclosedMean(grad, w []float64) float64 { return m.Mean(grad, w) }
+
 // MeanError returns a bound on |v − (1/N)Σᵢ ℓᵢ(W)| for the value v that Mean returned at W.
 func (m *Multinomial) MeanError(w []float64, v float64) float64 {
 	const u = 0x1p-53
@@ -70,7 +73,8 @@ func (m *Multinomial) MeanError(w []float64, v float64) float64 {
 	return err * (1 + 0x1p-30)
 }
 
-// GradError returns a bound on ‖g − (1/N)Σᵢ∇ℓᵢ(W)‖₂ for the gradient g that Mean wrote at W:
+// GradError returns a bound on ‖g − (1/N)Σᵢ∇ℓᵢ(W)‖₂ for the gradient g that Mean (or
+// EnclosedMean) wrote at W:
 // MultinomialGradRounding's bound at ‖W‖₂.
 func (m *Multinomial) GradError(w []float64) float64 {
 	floor, perNorm := MultinomialGradRounding(math.Sqrt2*m.rowNorm2()*(1+0x1p-50), m.k, m.d, m.n)

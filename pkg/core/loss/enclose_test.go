@@ -99,6 +99,12 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 			}
 			d.Mul(d, big.NewFloat(y))
 			c = interval.FromBig(d, prec)
+		case Hinge: // −y where y·z < 1, else 0 (the kink itself is never met here)
+			if new(big.Float).Mul(z.Hi, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0 && new(big.Float).Mul(z.Lo, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0 {
+				c = interval.Point(-y, prec)
+			} else {
+				c = interval.Point(0, prec)
+			}
 		case Huber: // clamp(z − y, −Δ, Δ)
 			d := new(big.Float).SetPrec(prec).Sub(z.Lo, big.NewFloat(y))
 			if d.Cmp(big.NewFloat(s.Delta)) > 0 {
@@ -222,4 +228,82 @@ func exactMultinomialGradient(m *Multinomial, w []float64, prec uint) []float64 
 		out[j], _ = q.Lo.Float64()
 	}
 	return out
+}
+
+// TestHingeKinks: at weights scaled so that a row's computed margin is within a few ulps of
+// the hinge's kink, on the other side of it than the exact margin, Mean's gradient is off by
+// that row's term (beyond GradError), and EnclosedMean's is within GradError of the exact
+// subgradient; the hinge's value stays within MeanError, and its enclosure is tight (rows held
+// dense and sparse).
+func TestHingeKinks(t *testing.T) {
+	r := rand.New(rand.NewPCG(11, 12))
+	for _, sparse := range []bool{false, true} {
+		ds := randData(r, 300, 12, 2, 1, func() float64 { return float64(2*r.IntN(2) - 1) })
+		if sparse {
+			ds = heldSparse(ds, false)
+		}
+		l, err := NewLinear(Hinge{}, ds, Bounds{X: 1, XNorm: 2, Y: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkHingeKinks(t, r, l)
+	}
+}
+
+func checkHingeKinks(t *testing.T, r *rand.Rand, l *Linear) {
+	const prec = 256
+	crossed := 0
+	for trial := range 40 {
+		i := r.IntN(l.n)
+		w := randVec(r, 12, 3)
+		m := l.y[i] * l.rowDot(i, w)
+		for j := range w {
+			w[j] /= m
+		}
+		// Nudge w by ulps until the computed and exact margins of row i lie on either side of 1.
+		row := denseRow(l.x, l.sparse, i, l.d, make([]float64, l.d))
+		found := false
+		for nudge := range 64 {
+			c := 1 + float64(nudge-32)*0x1p-52
+			v := make([]float64, len(w))
+			for j := range w {
+				v[j] = w[j] * c
+			}
+			computedBelow := l.y[i]*l.rowDot(i, v) < 1
+			if computedBelow != exactMarginBelowOne(row, v, l.y[i]) {
+				w, found = v, true
+				break
+			}
+		}
+		if !found {
+			continue
+		}
+		crossed++
+		exact := exactGradient(l, w, prec)
+		dist := func(g []float64) float64 {
+			var s float64
+			for j := range g {
+				s += (g[j] - exact[j]) * (g[j] - exact[j])
+			}
+			return math.Sqrt(s)
+		}
+		bound := l.GradError(w)
+		plain, fixed := make([]float64, 12), make([]float64, 12)
+		l.Mean(plain, w)
+		v := l.EnclosedMean(fixed, w)
+		if d := dist(fixed); d > bound {
+			t.Errorf("trial %d: EnclosedMean's gradient is off by %g, beyond its bound %g", trial, d, bound)
+		}
+		if d := dist(plain); !(d > bound) {
+			t.Errorf("trial %d: Mean's gradient is off by only %g (bound %g): the kink was not crossed", trial, d, bound)
+		}
+		enc := l.meanInterval(prec, w)
+		diff, _ := new(big.Float).Sub(enc.Lo, big.NewFloat(v)).Float64()
+		if math.Abs(diff) > l.MeanError(w, v) || enc.Width().Cmp(big.NewFloat(1e-60)) > 0 {
+			t.Errorf("trial %d: the value is off by %g (bound %g), enclosure width %v", trial, diff, l.MeanError(w, v), enc.Width())
+		}
+	}
+	if crossed < 10 {
+		t.Errorf("only %d of 40 trials put a margin across the kink", crossed)
+	}
 }

@@ -104,12 +104,12 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // REM releases one sample of the regularized exponential mechanism in ℓ2,
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
-// sampler's total-variation error folded into δ. With a smooth loss that has an interval form
-// (logistic, smoothed hinge, Huber, multinomial) on the whole space (oracle C) the sampler is
-// floating-point safe and its TV covers the computation (docs/floating-point.md); elsewhere
-// the guarantee holds in exact arithmetic (the sample is a float64 from floating-point
-// Gaussians). A fast sampler
-// (MALA, Langevin, kinetic Langevin) certifies nothing, so its report claims no privacy.
+// sampler's total-variation error folded into δ. With a loss that has an interval form
+// (logistic, smoothed hinge, Huber, hinge, multinomial) on the whole space (oracle C) the
+// sampler is floating-point safe and its TV covers the computation (docs/floating-point.md);
+// elsewhere the guarantee holds in exact arithmetic (the sample is a float64 from
+// floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin) certifies
+// nothing, so its report claims no privacy.
 // Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
 // population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
 // δ, the fast modes' steps; the method and its proof are in the comment block above.
@@ -155,14 +155,14 @@ type remPlan struct {
 // safeAvailable reports whether the certified sampler can run floating-point safe for this
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
 // to a cheaper oracle that is not safe) on the whole space, for the multinomial loss or a
-// linear model whose smooth scalar loss has an interval form (loss.Encloses: logistic,
-// smoothed hinge, Huber).
+// linear model whose scalar loss has an interval form (loss.Encloses: logistic, smoothed
+// hinge, Huber, hinge).
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope {
 		return false
 	}
 	p := pl.problem
-	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 || !(pl.beta > 0) {
+	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 {
 		return false
 	}
 	if p.Loss.Name == LossMultinomial {
@@ -354,6 +354,9 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 	case !math.IsInf(pl.beta, 1):
 		floor, slope := loss.GradRounding(pl.g, pl.beta, pl.dim, pl.problem.N)
 		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
+	case pl.problem.Loss.Name == LossHinge && pl.problem.Loss.RobustRadius == 0:
+		floor := loss.HingeGradRounding(pl.g, pl.dim, pl.problem.N)
+		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, 0)
 	}
 	return c
 }
@@ -400,7 +403,7 @@ func (pl *remPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progr
 	if err != nil {
 		return nil, err
 	}
-	t := &remTarget{loss: l, k: pl.k, rows: pl.problem.N, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	t := &remTarget{loss: l, k: pl.k, rows: pl.problem.N, constants: pl.samplerConstants(), domain: pl.problem.Domain, safe: pl.safe}
 	if replay.target != nil {
 		replay.target("REM", t, pl.k*pl.delta, 2)
 	}
@@ -464,6 +467,7 @@ type remTarget struct {
 	rows      int
 	constants sampler.Constants
 	domain    geom.Domain
+	safe      bool // a floating-point-safe run: gradients from loss.Enclosing's EnclosedMean
 }
 
 func (t *remTarget) Dim() int                     { return t.loss.Dim() }
@@ -478,7 +482,12 @@ func (t *remTarget) ExampleValue(i int, x []float64) float64 {
 	return t.k * t.loss.Value(x, i)
 }
 func (t *remTarget) Grad(grad, x []float64) float64 {
-	v := t.loss.Mean(grad, x)
+	var v float64
+	if t.safe {
+		v = t.loss.(loss.Enclosing).EnclosedMean(grad, x)
+	} else {
+		v = t.loss.Mean(grad, x)
+	}
 	for i := range grad {
 		grad[i] *= t.k
 	}

@@ -287,10 +287,10 @@ func TestREMOnABall(t *testing.T) {
 }
 
 // TestREMFloatingPointSafe: REM with the logistic loss on the whole space plans the
-// floating-point-safe sampler at every ε of adult-lr's benchmark (and with the smoothed hinge
-// and Huber losses too) (its floating-point term a
-// small share of the sampler's budget), and its report says so and does not carry the
-// exact-arithmetic caveat; a loss that is not smooth (the hinge) or a box keeps the caveat.
+// floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
+// small share of the sampler's budget), and so do the smoothed hinge, Huber, hinge and
+// multinomial losses; the report says so and does not carry the exact-arithmetic caveat; the
+// robust loss or a box keeps the caveat.
 func TestREMFloatingPointSafe(t *testing.T) {
 	train, _ := adultData(t)
 	ap := adultConfig{radius: 10}.problem(t, train)
@@ -318,7 +318,7 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !strings.Contains(rel.Report.Statement, "grid of spacing") || strings.Contains(rel.Report.Statement, "exact arithmetic") || !rel.Report.Private {
 		t.Errorf("statement %q", rel.Report.Statement)
 	}
-	for _, l := range []LossSpec{{Name: LossSmoothHinge, Param: 0.5}, {Name: LossHuber, Param: 1}} {
+	for _, l := range []LossSpec{{Name: LossSmoothHinge, Param: 0.5}, {Name: LossHuber, Param: 1}, {Name: LossHinge}} {
 		q := p
 		q.Loss = l
 		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
@@ -347,9 +347,25 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if _, ok := mrel.Diagnostics.Details["sampler_fallbacks"]; !ok || !strings.Contains(mrel.Report.Statement, "grid of spacing") {
 		t.Errorf("multinomial: statement %q, diagnostics %v", mrel.Report.Statement, mrel.Diagnostics)
 	}
+	// The hinge loss: planned safe, and its run (on few rows: its steps grow like n) releases
+	// on the grid.
+	hds := toyData(60, 3, 4)
+	hp := toyProblem(hds)
+	hp.Loss = LossSpec{Name: LossHinge}
+	hpl, err := REM{}.Plan(privacy.Budget{Epsilon: 0.5, Delta: 1e-6}, hp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hrel, err := hpl.Run(context.Background(), hds, rng.Seeded(9), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(hrel.Report.Statement, "grid of spacing") {
+		t.Errorf("hinge: statement %q", hrel.Report.Statement)
+	}
 	for name, q := range map[string]Problem{
-		"hinge": {Loss: LossSpec{Name: LossHinge}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
-		"box":   {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
+		"robust": {Loss: LossSpec{Name: LossLogistic, RobustRadius: 0.1, RobustNorm: 2}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
+		"box":    {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
 	} {
 		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
 		if err != nil {
