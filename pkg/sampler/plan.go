@@ -417,6 +417,7 @@ func (p *Plan) work() cost.Cost {
 }
 
 // safeDrawCost is the cost of one double-double normal (rng.NormalPairDD, half a pair) in the
-// cost model's draws: about 20 µs against 10 ns (`go test -bench 'Normal$|NormalPairDD'
-// ./pkg/rng`: 40 µs a pair, 6.7 ns a ziggurat draw, on 2026-11-26).
-const safeDrawCost = 2000
+// cost model's draws: about 14 µs against 10 ns (`go test -bench 'Normal$|NormalPairDD'
+// ./pkg/rng`: 27 µs a pair, 6.7 ns a ziggurat draw, on 2026-11-26). A box's truncated draws
+// take one to three such draws each; the model counts one.
+const safeDrawCost = 1400
