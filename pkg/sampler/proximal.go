@@ -96,27 +96,18 @@ func newChain(t Target, r *rng.Rand) (*chain, error) {
 	if ch.kind != c.Domain {
 		return nil, fmt.Errorf("sampler: the domain is %v, but the constants are for %v (Constants.Domain)", ch.kind, c.Domain)
 	}
-	switch b := ch.dom.(type) {
-	case *geom.Box:
-		ch.lo, ch.hi = b.Lo(), b.Hi()
-	case *geom.Ball:
-		if ch.kind == BoxDomain { // an ℓ∞ ball
-			ch.lo, ch.hi = make([]float64, d), make([]float64, d)
-			center := b.Center()
-			for i := range ch.lo {
-				if center != nil {
-					ch.lo[i], ch.hi[i] = center[i], center[i]
-				}
-				ch.lo[i] -= b.R()
-				ch.hi[i] += b.R()
-			}
+	switch ch.kind {
+	case BoxDomain:
+		ch.lo, ch.hi = boxCorners(ch.dom)
+		if _, extent := DomainOf(ch.dom); c.Radius > 0 && extent > c.Radius {
+			return nil, fmt.Errorf("sampler: the constants are for a box within %g of the origin, the domain reaches %g", c.Radius, extent)
 		}
-		if ch.kind == BallDomain {
-			if c.Radius > b.R() {
-				return nil, fmt.Errorf("sampler: the constants are for a ball of radius %g, the domain's is %g", c.Radius, b.R())
-			}
-			ch.ball = newBallNormal(b.Center(), b.R(), d)
+	case BallDomain:
+		b := ch.dom.(*geom.Ball)
+		if c.Radius > b.R() {
+			return nil, fmt.Errorf("sampler: the constants are for a ball of radius %g, the domain's is %g", c.Radius, b.R())
 		}
+		ch.ball = newBallNormal(b.Center(), b.R(), d)
 	}
 	ch.grad, _ = t.(Gradient)
 	if ex, ok := t.(Examples); ok {
@@ -227,8 +218,8 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(fract
 	}
 	if p.Safe {
 		enc, ok := t.(Enclosed)
-		if !ok || ch.kind != WholeSpace || p.Oracle != EnvelopeOracle {
-			return Result{}, errors.New("sampler: a floating-point-safe plan needs the envelope oracle, the whole space and a target that bounds its rounding (Enclosed)")
+		if !ok || (ch.kind != WholeSpace && ch.kind != BoxDomain) || p.Oracle != EnvelopeOracle {
+			return Result{}, errors.New("sampler: a floating-point-safe plan needs the envelope oracle, the whole space or a box, and a target that bounds its rounding (Enclosed)")
 		}
 		if err := ch.safeSteps(ctx, enc, p, progress); err != nil {
 			return Result{X: nil, Stats: ch.stats}, err

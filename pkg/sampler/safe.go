@@ -69,8 +69,8 @@ type safeChain struct {
 	spare             [2]float64
 	haveSpare         bool
 	sqrtH, sigma, inv [2]float64 // √h, σ = s/√(1 − θ′) and 1/(1 − θ′), θ′ = 2s²·c_q
+	invSigma          [2]float64 // 1/σ (a box's truncated draws)
 	tHi, tLo, cq, s2  float64    // s²m = tHi + tLo exactly; c_q; s²
-	fallbackPrecision uint
 }
 
 // Decisions of safeDecide.
@@ -91,17 +91,18 @@ func (sc *safeChain) normal(r *rng.Rand) (float64, float64) {
 	return aHi, aLo
 }
 
-// safeConstants returns the double-doubles nearest √h, σ = √(s²/(1 − θ′)) and 1/(1 − θ′) for
-// the exact reals h = s²/(1 − s²m) and θ′ = 2s²·c_q (each within 2⁻¹⁰⁰ relative: enclosed at
-// 160 bits, then rounded to a double-double).
-func safeConstants(s2, m, cq float64) (sqrtH, sigma, inv [2]float64) {
+// safeConstants returns the double-doubles nearest √h, σ = √(s²/(1 − θ′)), 1/(1 − θ′) and 1/σ
+// for the exact reals h = s²/(1 − s²m) and θ′ = 2s²·c_q (each within 2⁻¹⁰⁰ relative: enclosed
+// at 160 bits, then rounded to a double-double).
+func safeConstants(s2, m, cq float64) (sqrtH, sigma, inv, invSigma [2]float64) {
 	const prec = 160
 	one := interval.Point(1, prec)
 	s2i := interval.Point(s2, prec)
 	h := interval.Quo(s2i, interval.Sub(one, interval.MulFloat(s2i, m, prec), prec), prec)
 	theta := interval.MulFloat(interval.MulFloat(s2i, 2, prec), cq, prec)
 	rest := interval.Sub(one, theta, prec)
-	return ddOf(interval.Sqrt(h, prec)), ddOf(interval.Sqrt(interval.Quo(s2i, rest, prec), prec)), ddOf(interval.Quo(one, rest, prec))
+	return ddOf(interval.Sqrt(h, prec)), ddOf(interval.Sqrt(interval.Quo(s2i, rest, prec), prec)),
+		ddOf(interval.Quo(one, rest, prec)), ddOf(interval.Sqrt(interval.Quo(rest, s2i, prec), prec))
 }
 
 // ddOf returns the double-double nearest the midpoint of a.
@@ -117,21 +118,19 @@ func ddOf(a interval.I) [2]float64 {
 // start and leaves the grid-rounded release in ch.x. The run's state is ch.x + oHi + oLo.
 func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress func(fraction float64)) error {
 	d := len(ch.x)
-	sc := &safeChain{t: t, s2: p.ProposalVar, fallbackPrecision: safeFallbackPrec}
+	sc := &safeChain{t: t, s2: p.ProposalVar}
 	for _, v := range []*[]float64{&sc.oHi, &sc.oLo, &sc.ocHi, &sc.ocLo, &sc.moHi, &sc.moLo, &sc.pHi, &sc.pLo, &sc.xf} {
 		*v = make([]float64, d)
 	}
 	m := ch.c.StrongConvexity
 	sc.cq = safeTheta / (2 * sc.s2)
 	sc.tHi, sc.tLo = twoProd(sc.s2, m)
-	sc.sqrtH, sc.sigma, sc.inv = safeConstants(sc.s2, m, sc.cq)
-	// The start N(0, I/m) (the centre is the origin): base 0, offset ζ/√m.
+	sc.sqrtH, sc.sigma, sc.inv, sc.invSigma = safeConstants(sc.s2, m, sc.cq)
+	// The start N(0, I/m) restricted to K (the centre is the origin): base 0, offset ζ/√m.
 	sd := ddOf(interval.Sqrt(interval.Quo(interval.Point(1, 160), interval.Point(m, 160), 160), 160))
-	for i := range sc.oHi {
-		ch.x[i] = 0
-		zh, zl := sc.normal(ch.r)
-		sc.oHi[i], sc.oLo[i] = ddMul(sd[0], sd[1], zh, zl)
-	}
+	sqrtM := ddOf(interval.Sqrt(interval.Point(m, 160), 160))
+	clear(ch.x)
+	ch.safeGaussianPart(sc, sc.oHi, sc.oLo, nil, nil, sd, sqrtM)
 	every := max(1, p.Steps/progressEvery)
 	for step := 1; step <= p.Steps; step++ {
 		// y = x + √h·ξ and c′ = (1 − s²m)·y (that is (y + hm·c)/(1 + hm) with c = 0 and
@@ -152,6 +151,45 @@ func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress fun
 	}
 	ch.gridRelease(sc.oHi, sc.oLo, p.Grid)
 	return nil
+}
+
+// safeGaussianPart writes into (pHi, pLo) the Gaussian part σζ of a draw from N(μ, σ²I)
+// restricted to K, μ = ch.w + (moHi + moLo) (the origin when moHi is nil): standard normals on
+// the whole space; on a box, ζᵢ ~ N(0, 1) restricted to [(loᵢ − μᵢ)/σ, (hiᵢ − μᵢ)/σ]
+// (safeTruncNormal), whose ends are computed within ηᵢ = 2⁻⁹⁷·(|loᵢ − wᵢ| + |moᵢ|)/σ of the
+// exact ones. A draw that reached its cap is counted and left at 0 (its probability is in the
+// plan's TVCap).
+func (ch *chain) safeGaussianPart(sc *safeChain, pHi, pLo, moHi, moLo []float64, sigma, invSigma [2]float64) {
+	if ch.kind != BoxDomain {
+		for i := range pHi {
+			zh, zl := sc.normal(ch.r)
+			pHi[i], pLo[i] = ddMul(sigma[0], sigma[1], zh, zl)
+		}
+		return
+	}
+	end := func(bound, w, mh, ml float64) (truncEnd, float64) {
+		if math.IsInf(bound, 0) {
+			return truncEnd{bound, 0}, 0
+		}
+		h, l := twoSum(bound, -w)
+		h, l = ddAdd(h, l, -mh, -ml)
+		eta := 0x1p-97 * (math.Abs(bound-w) + math.Abs(mh)) * invSigma[0]
+		h, l = ddMul(h, l, invSigma[0], invSigma[1])
+		return truncEnd{h, l}, eta
+	}
+	for i := range pHi {
+		var w, mh, ml float64
+		if moHi != nil {
+			w, mh, ml = ch.w[i], moHi[i], moLo[i]
+		}
+		a, etaA := end(ch.lo[i], w, mh, ml)
+		b, etaB := end(ch.hi[i], w, mh, ml)
+		d := ch.safeTruncNormal(sc, a, b, math.Max(etaA, etaB))
+		if d.capped {
+			ch.stats.CapHits++
+		}
+		pHi[i], pLo[i] = ddMul(sigma[0], sigma[1], d.z[0], d.z[1])
+	}
 }
 
 // centre returns one coordinate of c′ = (1 − s²m)·(b + o + √h·ξ) as a new base b′ and a
@@ -185,9 +223,13 @@ func (sc *safeChain) meanOffset(b, w, ocHi, ocLo, g float64) (float64, float64) 
 // true; false when the cap was reached.
 func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 	w := ch.w
-	// ŵ in ch.w, ĝ in ch.g, f(ŵ) in ch.fw; exact prox iterates stay within 2s²L of c′, and the
-	// plan's bounds assume 3s²L.
-	ch.proxPoint(p.ProxSteps, sc.s2, 3*sc.s2*ch.c.Lipschitz)
+	// ŵ in ch.w, ĝ in ch.g, f(ŵ) in ch.fw; on the whole space exact prox iterates stay within
+	// 2s²L of c′, and the plan's bounds assume 3s²L; on a box they stay in it.
+	clamp := 3 * sc.s2 * ch.c.Lipschitz
+	if ch.kind == BoxDomain {
+		clamp = math.Inf(1)
+	}
+	ch.proxPoint(p.ProxSteps, sc.s2, clamp)
 	// Any ĝ keeps the law exact; one no longer than f's Lipschitz bound is still within ê of
 	// ∇f(ŵ) (projection onto a ball holding ∇f(ŵ) is non-expansive) and bounds the terms.
 	clampNorm(ch.g, ch.c.Lipschitz)
@@ -201,10 +243,7 @@ func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 	}
 	for range p.TrialCap {
 		ch.stats.Trials++
-		for i := range sc.pHi {
-			zh, zl := sc.normal(ch.r)
-			sc.pHi[i], sc.pLo[i] = ddMul(sc.sigma[0], sc.sigma[1], zh, zl)
-		}
+		ch.safeGaussianPart(sc, sc.pHi, sc.pLo, sc.moHi, sc.moLo, sc.sigma, sc.invSigma)
 		switch ch.safeDecide(sc, bigE, fwErr) {
 		case accept:
 			ch.stats.Accepted++
@@ -213,20 +252,24 @@ func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 			}
 			copy(ch.x, w)
 			return true
-		case undecided:
-			ch.stats.Undecided++
 		}
 	}
 	return false
 }
 
 // safeDecide draws the uniform of one trial and decides u < exp(−G) for the proposal
-// x = ŵ + mo + p, G(x) = f(x) − f(ŵ) − ĝ·(x − ŵ) + c_q‖x − ŵ‖² + E, exactly: from the float
-// enclosure of exp(−G) when the uniform's first 53 bits lie outside it, else with interval
-// arithmetic; undecided (counted as a rejection, and in the plan's bound) only when even that
-// cannot separate them.
+// x = ŵ + mo + p, G(x) = f(x) − f(ŵ) − ĝ·(x − ŵ) + c_q‖x − ŵ‖² + E, exactly (decide, with
+// safeEnclosure's float enclosure and safeIntervalEnclosure's).
 func (ch *chain) safeDecide(sc *safeChain, bigE, fwErr float64) int {
 	lo, hi := ch.safeEnclosure(sc, bigE, fwErr)
+	return ch.decide(lo, hi, func(prec uint) interval.I { return ch.safeIntervalEnclosure(sc, bigE, prec) })
+}
+
+// decide draws a uniform u and decides u < e for a real e in [lo, hi] exactly: from the
+// enclosure when u's first 53 bits lie outside it, else from exact(safeFallbackPrec), an
+// enclosure of e at that precision, against 192 more bits of u; undecided (counted as a
+// rejection, and in the plan's bound) only when even that cannot separate them.
+func (ch *chain) decide(lo, hi float64, exact func(prec uint) interval.I) int {
 	j := ch.r.Uint64() >> 11 // u ∈ [j, j + 1)·2⁻⁵³
 	uLo, uHi := float64(j)*0x1p-53, float64(j+1)*0x1p-53
 	switch {
@@ -236,9 +279,9 @@ func (ch *chain) safeDecide(sc *safeChain, bigE, fwErr float64) int {
 		return reject
 	}
 	ch.stats.Fallbacks++
-	pe := ch.safeIntervalEnclosure(sc, bigE, sc.fallbackPrecision)
+	prec := uint(safeFallbackPrec)
+	pe := exact(prec)
 	// u = (j + v)·2⁻⁵³ with v's first 192 bits drawn: u ∈ [uLo, uLo + 2⁻²⁴⁵].
-	prec := sc.fallbackPrecision
 	ub := new(big.Float).SetPrec(prec).SetUint64(j)
 	for range 3 {
 		ub.SetMantExp(ub, 64)
@@ -252,6 +295,7 @@ func (ch *chain) safeDecide(sc *safeChain, bigE, fwErr float64) int {
 	case ub.Cmp(pe.Hi) >= 0:
 		return reject
 	}
+	ch.stats.Undecided++
 	return undecided
 }
 

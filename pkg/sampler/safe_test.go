@@ -20,6 +20,9 @@ type safeOneDim struct{ *oneDim }
 
 func (t safeOneDim) Constants() Constants {
 	c := t.oneDim.Constants()
+	if t.bounded {
+		_, c.Radius = DomainOf(t.Domain())
+	}
 	n := float64(len(t.a))
 	c.GradErrorFloor = t.k * (0x1p-40 + (n+4)*0x1p-53) * 2
 	c.GradErrorSlope = t.k * 0x1p-50
@@ -50,6 +53,13 @@ func (t safeOneDim) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.I
 
 func safeLogistic() safeOneDim {
 	return safeOneDim{&oneDim{k: 3, m: 2, a: []float64{1, -0.5, 0.7, 1, -1, 0.3}, logit: true, smooth: true}}
+}
+
+// safeBoxed is the logistic target restricted to [0.4, 2.5], where its mass piles up against
+// the lower end.
+func safeBoxed() safeOneDim {
+	return safeOneDim{&oneDim{k: 3, m: 2, a: []float64{1, -0.5, 0.7, 1, -1, 0.3}, logit: true, smooth: true,
+		bounded: true, lo: 0.4, hi: 2.5}}
 }
 
 // safeAbs is the non-smooth oneDim target (1/N)Σ k·|x − aᵢ| with the rounding bounds of
@@ -108,6 +118,7 @@ func TestSafeOneDimensional(t *testing.T) {
 	}{
 		"logistic": {func() Enclosed { return safeLogistic() }, safeLogistic().oneDim, 41},
 		"abs":      {func() Enclosed { return newSafeAbs() }, newSafeAbs().oneDim, 42},
+		"box":      {func() Enclosed { return safeBoxed() }, safeBoxed().oneDim, 43},
 	} {
 		t.Run(name, func(t *testing.T) { checkSafeOneDimensional(t, c.target, c.oneDim, c.seed) })
 	}
@@ -150,10 +161,10 @@ func checkSafeOneDimensional(t *testing.T, target func() Enclosed, od *oneDim, s
 
 // TestSafeOracleAlone checks one call of the floating-point-safe envelope oracle, for a fixed
 // centre c′ and variance s², against its exact law ∝ exp(−f(x))·N(x; c′, s²) by quadrature
-// (KS over 20,000 calls: false-failure rate 1e-4), for the logistic target and for the
+// (KS over 10,000 calls: false-failure rate 1e-4), for the logistic target and for the
 // non-smooth one with a proposal wide across its kinks, where the envelope sits at c′ itself.
 // An envelope built from half the gradient (ĝ/2, outside the θ-split's cover) fails it on
-// the logistic target (KS distance 0.05).
+// the logistic target (KS distance 0.05 against a critical 0.022).
 func TestSafeOracleAlone(t *testing.T) {
 	for name, c := range map[string]struct {
 		tg        Enclosed
@@ -162,10 +173,19 @@ func TestSafeOracleAlone(t *testing.T) {
 	}{
 		"logistic": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true}}, 0.25, 0.4, 2},
 		"abs":      {safeAbs{&oneDim{k: 5, m: 1, a: []float64{-1, 0.1, 0.2, 0.4, 2}}}, 0.25, 0.3, 0},
+		// On a box, the centre inside it near an end, and outside it (the exponential branch).
+		"box inside": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true,
+			bounded: true, lo: 0.1, hi: 3}}, 0.25, 0.4, 2},
+		"box outside": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true,
+			bounded: true, lo: 0.1, hi: 3}}, -0.8, 0.3, 2},
 	} {
+		lo, hi := c.cp-12*c.s, c.cp+12*c.s
+		if od, ok := c.tg.(safeOneDim); ok && od.bounded {
+			lo, hi = od.lo, od.hi
+		}
 		q := newQuadrature(func(x float64) float64 {
 			return c.tg.Value([]float64{x}) + (x-c.cp)*(x-c.cp)/(2*c.s*c.s)
-		}, c.cp-12*c.s, c.cp+12*c.s, 100000)
+		}, lo, hi, 100000)
 		gap := 0.0 // the KS distance between the law and the plain proposal
 		for x := c.cp - 4*c.s; x < c.cp+4*c.s; x += c.s / 100 {
 			gap = math.Max(gap, math.Abs(q.CDF(x)-normalCDF((x-c.cp)/c.s)))
@@ -175,7 +195,7 @@ func TestSafeOracleAlone(t *testing.T) {
 		}
 		ch, sc := safeTestChain(t, c.tg, rng.Seeded(61), c.s*c.s)
 		p := Plan{ProxSteps: c.proxSteps, TrialCap: 1000}
-		xs := make([]float64, 20000)
+		xs := make([]float64, 10000)
 		for i := range xs {
 			ch.x[0], ch.cp[0], sc.ocHi[0], sc.ocLo[0] = c.cp, c.cp, 0, 0
 			if !ch.safeEnvelope(sc, p) {
@@ -196,11 +216,11 @@ func safeTestChain(t *testing.T, tg Enclosed, r *rng.Rand, s2 float64) (*chain, 
 		t.Fatal(err)
 	}
 	d := tg.Dim()
-	sc := &safeChain{t: tg, s2: s2, fallbackPrecision: safeFallbackPrec, cq: safeTheta / (2 * s2)}
+	sc := &safeChain{t: tg, s2: s2, cq: safeTheta / (2 * s2)}
 	for _, v := range []*[]float64{&sc.oHi, &sc.oLo, &sc.ocHi, &sc.ocLo, &sc.moHi, &sc.moLo, &sc.pHi, &sc.pLo, &sc.xf} {
 		*v = make([]float64, d)
 	}
-	sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, ch.c.StrongConvexity, sc.cq)
+	sc.sqrtH, sc.sigma, sc.inv, sc.invSigma = safeConstants(s2, ch.c.StrongConvexity, sc.cq)
 	for i := range ch.cp {
 		ch.cp[i] = 3 * r.Normal()
 	}
@@ -332,8 +352,17 @@ func TestNewSafePlan(t *testing.T) {
 	if pa.ProxSteps != 0 || !(pa.MinAcceptance > 0.3) || !(pa.TVFloat > 0 && pa.TV <= 1e-6) {
 		t.Errorf("a non-smooth target's plan %+v", pa)
 	}
+	boxed := safeBoxed()
+	pb, err := NewSafePlan(boxed.Constants(), 1, len(boxed.a), 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(pb.MinAcceptance > 0.1) || !(pb.TVFloat > 0 && pb.TV <= 1e-6) {
+		t.Errorf("a box's plan %+v", pb)
+	}
 	for name, mutate := range map[string]func(*Constants){
-		"box":              func(c *Constants) { c.Domain = BoxDomain },
+		"box, no extent":   func(c *Constants) { c.Domain = BoxDomain },
+		"ball":             func(c *Constants) { c.Domain, c.Radius = BallDomain, 3 },
 		"no rounding":      func(c *Constants) { c.GradErrorFloor = 0 },
 		"centre":           func(c *Constants) { c.Center = []float64{1} },
 		"rounding too big": func(c *Constants) { c.GradErrorFloor = 1e3 },
@@ -394,7 +423,7 @@ func TestSafeCentre(t *testing.T) {
 		s2, m := 1e-3*(1+r.Float64()), 0.1+5*r.Float64()
 		sc := &safeChain{s2: s2, cq: safeTheta / (2 * s2)}
 		sc.tHi, sc.tLo = twoProd(s2, m)
-		sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, m, sc.cq)
+		sc.sqrtH, sc.sigma, sc.inv, _ = safeConstants(s2, m, sc.cq)
 		b := math.Ldexp(r.Normal(), r.IntN(21))
 		oHi, oLo := twoSum(r.Normal(), 1e-17*r.Normal())
 		zHi := r.Normal() // exact as a float: its double-double has lo = 0
@@ -428,7 +457,7 @@ func TestSafeMeanOffset(t *testing.T) {
 	for trial := range 2000 {
 		s2 := 1e-3 * (1 + r.Float64())
 		sc := &safeChain{s2: s2, cq: safeTheta / (2 * s2)}
-		sc.sqrtH, sc.sigma, sc.inv = safeConstants(s2, 1, sc.cq)
+		sc.sqrtH, sc.sigma, sc.inv, _ = safeConstants(s2, 1, sc.cq)
 		b := math.Ldexp(r.Normal(), r.IntN(21))
 		g := 1e4 * r.Normal()
 		ocHi, ocLo := twoSum(r.Normal(), 1e-17*r.Normal())

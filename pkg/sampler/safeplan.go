@@ -30,8 +30,10 @@ const safeTail = 0x1p-100
 // grid of spacing Grid with a random offset.
 func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	switch {
-	case c.Domain != WholeSpace:
-		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space only (so far)")
+	case c.Domain != WholeSpace && c.Domain != BoxDomain:
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space or a box only (so far)")
+	case c.Domain == BoxDomain && !(c.Radius > 0 && !math.IsInf(c.Radius, 1)):
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs a box's extent (Constants.Radius)")
 	case !(c.GradErrorFloor > 0) || !(c.GradErrorSlope >= 0):
 		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the target's gradient rounding bounds")
 	case slices.ContainsFunc(c.Center, func(v float64) bool { return v != 0 }):
@@ -66,6 +68,14 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	return p, nil
 }
 
+// On a box (docs/floating-point.md, "On a box"), the proposal is N(μ, σ²I) restricted to K,
+// drawn coordinate by coordinate (safeTruncNormal), and the envelope point ŵ stays in K (no
+// clamp). Its mode x* = Π_K(μ) is then within eJ + δŵ + ‖μ − v‖ of ŵ, v = c′ − s²∇f(w_J) the
+// exact proposal's mean (Π_K(v) is within eJ of w_J, and Π_K is non-expansive), where
+// μ − v = θ′/(1 − θ′)·(c′ − ŵ − s²ĝ) + s²(∇f(w_J) − ĝ); and E‖x − x*‖² ≤ d·σ² (the box's
+// lemma, proposalSpread), so by Minkowski √E‖x − ŵ‖² ≤ σ√d + ‖x* − ŵ‖, which replaces the
+// whole space's √(‖μ − ŵ‖² + r·σ²) in the acceptance bound.
+
 // safeBounded are the a-priori magnitudes of a safe run (norms, and expectations over the
 // fresh normals of a step), valid while every state of the ideal chain is within radius of c
 // (item 6; the rest is counted in TVFloat).
@@ -77,6 +87,7 @@ type safeBounded struct {
 	gradErr, maxGradErr float64 // ê at the farthest envelope point, and what safeMaxE allows
 	minAcceptance       float64
 	beta, lipschitz     float64 // f's smoothness and Lipschitz constant
+	flip, extent        float64 // a box: truncFlip's bound per proposal, and the box's extent
 }
 
 const u53 = 0x1p-53
@@ -96,8 +107,13 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	logShare := math.Log(float64(p.Steps)+1) + 101*math.Ln2
 	r := math.Sqrt(2 * (d2 + 2*logShare) / m)
 	b.radius = (l/m + math.Sqrt(d/m) + r) * (1 + 0x1p-20)
-	// The envelope point is within 3s²L of ĉ′ (clamped), ĉ′ within ‖c′ − b‖ of the base, the
-	// base within B + ‖o‖ of c = 0: far bounds every coordinate vector the step meets.
+	box := c.Domain == BoxDomain
+	if box {
+		b.radius = math.Min(b.radius, c.Radius*math.Sqrt(d)*(1+0x1p-50))
+	}
+	// The envelope point is within 3s²L of ĉ′ (clamped; on a box, in it), ĉ′ within ‖c′ − b‖
+	// of the base, the base within B + ‖o‖ of c = 0: far bounds every coordinate vector the
+	// step meets.
 	far := b.radius + 8*s2*l + 4*b.sigma*math.Sqrt(d) + 4*b.sqrtH*math.Sqrt(d) + 1
 	b.gradErr = c.GradErrorFloor + c.GradErrorSlope*far
 	b.maxGradErr = math.Sqrt(2*safeTheta*safeMaxE) / b.s
@@ -113,15 +129,48 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	// 2L·√(‖μ − ŵ‖² + r·σ²) for any convex L-Lipschitz f, and (β/2)(‖μ − ŵ‖² + r·σ²) for a
 	// β-smooth one (P the per-example terms' projection, of rank r).
 	rank := float64(c.rank(dim))
-	spread := b.mode*b.mode + rank*b.sigma*b.sigma
+	spread := b.mode*b.mode + rank*b.sigma*b.sigma // E‖P(x − ŵ)‖²
+	spreadAll := b.mode*b.mode + d*b.sigma*b.sigma // E‖x − ŵ‖²
+	if box {
+		// ‖c′ − ŵ‖ ≤ s²m·B + √h·‖ξ‖ + 3s²L + δŵ (c′ = (1 − s²m)(x + √hξ), x and ŵ in K), with
+		// ‖ξ‖ ≤ √d + 20 (beyond it with probability e^{−200} a step, in tvFloat).
+		dc := s2*m*b.radius + b.sqrtH*(math.Sqrt(d)+20) + 3*s2*l + dw
+		gradDiff := 2 * l
+		if beta > 0 {
+			gradDiff = math.Min(gradDiff, beta*dw)
+		}
+		b.mode = (eJ + dw + 2*safeTheta*(dc+s2*l) + s2*(gradDiff+b.maxGradErr)) * (1 + 0x1p-30)
+		root := b.sigma*math.Sqrt(d) + b.mode
+		spread, spreadAll = root*root, root*root
+		// truncFlip's M: |μᵢ − ŵᵢ|/σ ≤ ‖μ − ŵ‖/σ ≤ (‖c′ − ŵ‖ + s²L)/((1 − θ)σ).
+		bigM := (dc + s2*l) / ((1 - safeTheta) * b.sigma) * (1 + 0x1p-30)
+		b.flip, b.extent = truncFlip(bigM, c.Radius/b.sigma), c.Radius
+	}
 	bregman := 2 * l * math.Sqrt(spread)
 	if beta > 0 {
 		bregman = math.Min(bregman, beta/2*spread)
 	}
-	gap := bregman + b.maxGradErr*(b.mode+b.sigma*math.Sqrt(d)) +
-		b.cq*(b.mode*b.mode+d*b.sigma*b.sigma) + safeMaxE
+	gap := bregman + b.maxGradErr*math.Sqrt(spreadAll) + b.cq*spreadAll + safeMaxE
 	b.minAcceptance = detmath.Exp(-gap*(1+0x1p-30)) * (1 - 0x1p-40)
 	return b
+}
+
+// truncFlip bounds the probability that one proposal of safeTruncNormal decides otherwise than
+// the exact run's, when |μᵢ − ŵᵢ| ≤ M·σ, the box's coordinates are within extent of 0
+// (extentOverSigma = extent/σ) and the ends are computed within ηᵢ = 2⁻⁹⁷(|endᵢ − ŵᵢ| +
+// |moᵢ|)/σ ≤ 2⁻⁹⁷(2·extent/σ + 2M). Each end is then within W = 2·extent/σ + M of 0 and the
+// variates' distance δ ≤ η + 2⁻⁹⁷(1 + 3W) (safeTruncNormal's err, the comparisons' 2⁻¹⁰⁰ of
+// their operands). A plain proposal flips when the exact variate is within δ of an end
+// (density ≤ φ(0) = 0.4, two ends); a uniform or exponential one when its acceptance moves by
+// its Lipschitz constant times δ (at most max(1, b) ≤ 1 + √(M² + 2) for the uniform ones, whose
+// near end is at most M; 1 for Robert's) or the comparison z ≤ b flips (Robert's variate has
+// density at most λ ≤ M + 1); or on an undecided decision (2⁻¹⁹⁰) or an exponential drawn again
+// (expDDFailure). So each proposal flips with probability at most
+// (M + 3)·δ + 2⁻¹⁹⁰ + expDDFailure, δ ≤ 2⁻⁹⁵·(1 + W).
+func truncFlip(bigM, extentOverSigma float64) float64 {
+	w := 2*extentOverSigma + bigM
+	delta := 0x1p-95 * (1 + w)
+	return ((bigM+3)*delta + 0x1p-190 + expDDFailure) * (1 + 0x1p-30)
 }
 
 // tvFloat is β_fp (docs/floating-point.md). Every point the run builds — the state, y, c′,
@@ -143,8 +192,19 @@ func (b safeBounded) tvFloat(p Plan) float64 {
 	lipG := 2*b.lipschitz + 2*b.cq*far
 	grid := rd*eps/p.Grid + d*0x1p-128
 	pairs := (steps*(1+float64(p.TrialCap))*d + d) / 2
+	var box float64
+	if b.flip > 0 {
+		// A box: at most 1/truncMinAcceptance proposals per truncated draw in expectation (by
+		// Wald's identity the expected number of flips is that times the per-proposal bound),
+		// d draws a trial and at the start (M = 0, scale 1/√m: extent/σ becomes extent·√m),
+		// each proposal up to one normal pair, and a step whose ‖ξ‖ exceeds √d + 20 (e^{−200}).
+		proposals := (trials + 1) * d / truncMinAcceptance
+		startFlip := truncFlip(0, b.extent/b.startSD)
+		box = proposals*math.Max(b.flip, startFlip) + steps*math.Exp(-200)
+		pairs += proposals
+	}
 	normals := (pairs + 1) * rng.NormalDDFailure
 	fallback := steps * float64(p.TrialCap) * 0x1p-180
-	tv := (steps+1)*2*eps/(2*b.s) + trials*lipG*eps + grid + safeTail + normals + fallback
+	tv := (steps+1)*2*eps/(2*b.s) + trials*lipG*eps + grid + safeTail + normals + fallback + box
 	return tv * (1 + 0x1p-20)
 }

@@ -74,22 +74,50 @@ type Constants struct {
 	// Domain is the kind of K (proposals restricted to K, which some of the plan's bounds
 	// must allow for, cost differently on a box and on a ball).
 	Domain DomainKind
-	// Radius is the ℓ2 ball's radius (BallDomain), which oracle C's bounds use; at most the
-	// actual radius (DomainOf gives both).
+	// Radius is, for an ℓ2 ball (BallDomain), its radius, which oracle C's bounds use (at most
+	// the actual radius); for a box, the largest |xᵢ| over it, which the floating-point-safe
+	// plan's bounds use (at least the actual one; 0: unknown). DomainOf gives both.
 	Radius float64
 	// GradErrorFloor + GradErrorSlope·‖x‖₂ bounds the rounding ‖ĝ − ∇f(x)‖₂ of the gradient
 	// the target computes at x, for every dataset (0, 0: unknown; NewSafePlan needs them).
 	GradErrorFloor, GradErrorSlope float64
 }
 
-// DomainOf returns the kind of a domain and, for an ℓ2 ball, its radius: the fields Domain and
-// Radius of Constants.
+// DomainOf returns the kind of a domain and, for an ℓ2 ball, its radius, for a box the largest
+// |xᵢ| over it: the fields Domain and Radius of Constants.
 func DomainOf(dom geom.Domain) (DomainKind, float64) {
 	kind := KindOf(dom)
-	if kind == BallDomain {
+	switch kind {
+	case BallDomain:
 		return kind, dom.(*geom.Ball).R()
+	case BoxDomain:
+		lo, hi := boxCorners(dom)
+		extent := 0.0
+		for i := range lo {
+			extent = math.Max(extent, math.Max(math.Abs(lo[i]), math.Abs(hi[i])))
+		}
+		return kind, extent
 	}
 	return kind, 0
+}
+
+// boxCorners returns the corners of a box: a *geom.Box, or an ℓ∞ *geom.Ball.
+func boxCorners(dom geom.Domain) (lo, hi []float64) {
+	if b, ok := dom.(*geom.Box); ok {
+		return b.Lo(), b.Hi()
+	}
+	b := dom.(*geom.Ball)
+	d := b.Dim()
+	lo, hi = make([]float64, d), make([]float64, d)
+	center := b.Center()
+	for i := range lo {
+		if center != nil {
+			lo[i], hi[i] = center[i], center[i]
+		}
+		lo[i] -= b.R()
+		hi[i] += b.R()
+	}
+	return lo, hi
 }
 
 // DomainKind is the kind of a target's domain K, as far as a plan needs to know it.

@@ -75,8 +75,8 @@ type Enclosing interface {
 func (l *Linear) Enclosable() bool { return Encloses(l.s) }
 
 // Encloses reports whether s has an interval form for MeanEnclosure and a bounded gradient
-// rounding: the logistic and smoothed hinge losses and the Huber loss, which are smooth, and
-// the hinge loss, whose kink EnclosedMean treats exactly. (A concrete check, not an interface
+// rounding: the logistic, smoothed hinge, Huber and squared losses, which are smooth, and the
+// hinge loss, whose kink EnclosedMean treats exactly. (A concrete check, not an interface
 // method: an interval in an interface's method set would keep big.Float's formatting code in
 // the WebAssembly binary.) Their computed values and derivatives are within a few 2⁻⁵³ of the
 // exact ones at the rounded prediction, relatively (each branch is a handful of operations on
@@ -85,7 +85,7 @@ func (l *Linear) Enclosable() bool { return Encloses(l.s) }
 // scalarTolerance.
 func Encloses(s Scalar) bool {
 	switch s.(type) {
-	case Logistic, SmoothHinge, Huber, Hinge:
+	case Logistic, SmoothHinge, Huber, Squared, Hinge:
 		return true
 	}
 	return false
@@ -114,24 +114,36 @@ func valueInterval(s Scalar, zi interval.I, y float64, prec uint) interval.I {
 		lo := smoothHingeAt(s, m.Hi, prec).Lo
 		hi := smoothHingeAt(s, m.Lo, prec).Hi
 		return interval.I{Lo: lo, Hi: hi}
-	case Huber:
-		// ψ is convex with its minimum 0 at r = z − y = 0: the image's top is at an end, its
-		// bottom at the end nearer 0, or 0 when the interval holds 0.
+	case Squared:
+		// (z − y)²/2 is convex with its minimum 0 at z = y, as the Huber loss below.
 		r := interval.Sub(zi, interval.Point(y, prec), prec)
-		a, b := huberAt(s, r.Lo, prec), huberAt(s, r.Hi, prec)
-		top := a.Hi
-		if b.Hi.Cmp(top) > 0 {
-			top = b.Hi
-		}
-		switch {
-		case r.Lo.Sign() >= 0:
-			return interval.I{Lo: a.Lo, Hi: top}
-		case r.Hi.Sign() <= 0:
-			return interval.I{Lo: b.Lo, Hi: top}
-		}
-		return interval.I{Lo: new(big.Float), Hi: top}
+		return convexImage(r, func(x *big.Float) interval.I {
+			xi := interval.FromBig(x, prec)
+			return interval.MulFloat(interval.Mul(xi, xi, prec), 0.5, prec)
+		})
+	case Huber:
+		r := interval.Sub(zi, interval.Point(y, prec), prec)
+		return convexImage(r, func(x *big.Float) interval.I { return huberAt(s, x, prec) })
 	}
 	panic("loss: no interval form for this scalar loss")
+}
+
+// convexImage encloses {ψ(r) : r ∈ ri} for a convex ψ ≥ 0 with ψ(0) = 0, given enclosures of
+// ψ at points (at): the image's top is at an end, its bottom at the end nearer 0, or 0 when
+// the interval holds 0.
+func convexImage(r interval.I, at func(*big.Float) interval.I) interval.I {
+	a, b := at(r.Lo), at(r.Hi)
+	top := a.Hi
+	if b.Hi.Cmp(top) > 0 {
+		top = b.Hi
+	}
+	switch {
+	case r.Lo.Sign() >= 0:
+		return interval.I{Lo: a.Lo, Hi: top}
+	case r.Hi.Sign() <= 0:
+		return interval.I{Lo: b.Lo, Hi: top}
+	}
+	return interval.I{Lo: new(big.Float), Hi: top}
 }
 
 // smoothHingeAt encloses φ(m) for the smoothed hinge at the exact point m.

@@ -9,7 +9,7 @@ import (
 	"github.com/privopt/privopt/pkg/interval"
 )
 
-// TestLinearRoundingBounds: for the logistic and smoothed hinge losses and the Huber loss over
+// TestLinearRoundingBounds: for the logistic, smoothed hinge, Huber and squared losses over
 // rows held dense and sparse, with parameters of norm up to 10² and a declared public N above
 // n, the computed mean and mean gradient are within MeanError and GradError of the exact ones
 // (enclosed at 256 bits), and meanInterval encloses the exact mean tightly; a MeanError 10⁶
@@ -22,9 +22,10 @@ func TestLinearRoundingBounds(t *testing.T) {
 	for _, c := range []struct {
 		s      Scalar
 		sparse bool
-	}{{Logistic{}, false}, {Logistic{}, true}, {SmoothHinge{H: 0.5}, true}, {Huber{Delta: 0.7}, false}} {
+	}{{Logistic{}, false}, {Logistic{}, true}, {SmoothHinge{H: 0.5}, true}, {Huber{Delta: 0.7}, false}, {Squared{}, true}} {
 		label := sign
-		if _, ok := c.s.(Huber); ok {
+		switch c.s.(type) {
+		case Huber, Squared:
 			label = target
 		}
 		n := 3000
@@ -105,6 +106,8 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 			} else {
 				c = interval.Point(0, prec)
 			}
+		case Squared: // z − y
+			c = interval.Sub(z, interval.Point(y, prec), prec)
 		case Huber: // clamp(z − y, −Δ, Δ)
 			d := new(big.Float).SetPrec(prec).Sub(z.Lo, big.NewFloat(y))
 			if d.Cmp(big.NewFloat(s.Delta)) > 0 {
@@ -141,9 +144,9 @@ func TestMultinomialRoundingBounds(t *testing.T) {
 		k      int
 		sparse bool
 	}{{3, false}, {3, true}, {7, false}} {
-		n := 1000
+		n := 400
 		if testing.Short() {
-			n = 300
+			n = 150
 		}
 		ds := randData(r, n, 12, 2, 1, func() float64 { return float64(r.IntN(c.k)) })
 		if c.sparse {

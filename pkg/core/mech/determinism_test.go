@@ -19,7 +19,7 @@ var pinnedReleases = map[string]uint64{
 	"noisy-gd":      0xce81c9a0636da7ff,
 	"outpert":       0x8f9c2cd6dd392743,
 	"outpert-gauss": 0xc9b596851245ae25,
-	"rem":           0x10556aa1e58cb0f8,
+	"rem":           0x3031d46d0afc7c96,
 	"expmech":       0xab364d6ff81cda96,
 	"rashomon":      0xa7397e7a4e52b836,
 	"rem-lp":        0x4e40b3f702e9e6c0,

@@ -105,10 +105,10 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
 // sampler's total-variation error folded into δ. With a loss that has an interval form
-// (logistic, smoothed hinge, Huber, hinge, multinomial) on the whole space (oracle C) the
-// sampler is floating-point safe and its TV covers the computation (docs/floating-point.md);
-// elsewhere the guarantee holds in exact arithmetic (the sample is a float64 from
-// floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin) certifies
+// (logistic, smoothed hinge, Huber, squared, hinge, multinomial) on the whole space or a box
+// (oracle C) the sampler is floating-point safe and its TV covers the computation
+// (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic (the sample is a
+// float64 from floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin) certifies
 // nothing, so its report claims no privacy.
 // Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
 // population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
@@ -154,15 +154,15 @@ type remPlan struct {
 
 // safeAvailable reports whether the certified sampler can run floating-point safe for this
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
-// to a cheaper oracle that is not safe) on the whole space, for the multinomial loss or a
-// linear model whose scalar loss has an interval form (loss.Encloses: logistic, smoothed
-// hinge, Huber, hinge).
+// to a cheaper oracle that is not safe) on the whole space or a box, for the multinomial loss
+// or a linear model whose scalar loss has an interval form (loss.Encloses: logistic, smoothed
+// hinge, Huber, squared, hinge).
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope {
 		return false
 	}
 	p := pl.problem
-	if sampler.KindOf(p.Domain) != sampler.WholeSpace || p.Loss.RobustRadius > 0 {
+	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain || p.Loss.RobustRadius > 0 {
 		return false
 	}
 	if p.Loss.Name == LossMultinomial {

@@ -289,8 +289,8 @@ func TestREMOnABall(t *testing.T) {
 // TestREMFloatingPointSafe: REM with the logistic loss on the whole space plans the
 // floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
 // small share of the sampler's budget), and so do the smoothed hinge, Huber, hinge and
-// multinomial losses; the report says so and does not carry the exact-arithmetic caveat; the
-// robust loss or a box keeps the caveat.
+// multinomial losses, and on a box (the squared loss too); the report says so and does not carry the
+// exact-arithmetic caveat; the robust loss or an ℓ2 ball keeps the caveat.
 func TestREMFloatingPointSafe(t *testing.T) {
 	train, _ := adultData(t)
 	ap := adultConfig{radius: 10}.problem(t, train)
@@ -363,9 +363,31 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !strings.Contains(hrel.Report.Statement, "grid of spacing") {
 		t.Errorf("hinge: statement %q", hrel.Report.Statement)
 	}
+	// A box: planned safe, and its run releases on the grid.
+	bp := p
+	bp.Domain, bp.Radius = cube(t, 3, 0.5), 0.5*math.Sqrt(3)
+	bpl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, bp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	brel, err := bpl.Run(context.Background(), ds, rng.Seeded(10), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bpl.(*remPlan).safe || !strings.Contains(brel.Report.Statement, "grid of spacing") {
+		t.Errorf("box: safe %v, statement %q", bpl.(*remPlan).safe, brel.Report.Statement)
+	}
+	bp.Loss = LossSpec{Name: LossSquared} // Lipschitz on a box only
+	if spl, err := (REM{}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, bp); err != nil || !spl.(*remPlan).safe {
+		t.Errorf("the squared loss on a box: %v, not planned floating-point safe", err)
+	}
+	l2Ball, err := geom.NewBall(3, 2, 5, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, q := range map[string]Problem{
 		"robust": {Loss: LossSpec{Name: LossLogistic, RobustRadius: 0.1, RobustNorm: 2}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
-		"box":    {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: cube(t, 3, 5), Radius: 5 * math.Sqrt(3)},
+		"ball":   {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: l2Ball, Radius: 5},
 	} {
 		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
 		if err != nil {
