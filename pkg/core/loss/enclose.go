@@ -52,7 +52,8 @@ func norm2(w []float64) float64 {
 
 // Enclosing is a loss whose computed means have rigorous rounding bounds and whose exact mean
 // has an interval form, which is what the floating-point-safe sampler needs: *Linear (when
-// its scalar loss Encloses) and *Multinomial.
+// its scalar loss Encloses), *Multinomial, and *Robust (when its margin loss Encloses and its
+// perturbations are in ℓ1, ℓ2 or ℓ∞).
 type Enclosing interface {
 	Loss
 	// Enclosable reports whether the bounds and the interval form exist for this loss.
@@ -69,6 +70,12 @@ type Enclosing interface {
 	// precision prec, as the ends of an interval.I.
 	MeanEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int)
 }
+
+var (
+	_ Enclosing = (*Linear)(nil)
+	_ Enclosing = (*Multinomial)(nil)
+	_ Enclosing = (*Robust)(nil)
+)
 
 // Enclosable reports whether the loss can enclose its mean (MeanEnclosure) and bound its
 // gradient's rounding: its scalar loss has an interval form (Encloses).

@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/interval"
 )
 
@@ -309,4 +310,175 @@ func checkHingeKinks(t *testing.T, r *rand.Rand, l *Linear) {
 	if crossed < 10 {
 		t.Errorf("only %d of 40 trials put a margin across the kink", crossed)
 	}
+}
+
+// TestRobustRoundingBounds: for the robust loss with the logistic, smoothed hinge and hinge
+// margin losses and perturbations in ℓ1, ℓ2 and ℓ∞ (dual norms ∞, 2, 1), over rows held dense
+// and sparse, the computed mean and subgradient are within MeanError and GradError of the
+// exact ones (256 bits), the public RobustGradRounding bound covers GradError, and the
+// enclosure is tight; for the hinge, weights scaled so that a row's margin is within ulps of
+// the kink, on the other side of it than the exact margin, leave Mean's subgradient beyond
+// GradError and EnclosedMean's within it.
+func TestRobustRoundingBounds(t *testing.T) {
+	const prec = 256
+	r := rand.New(rand.NewPCG(13, 14))
+	sign := func() float64 { return float64(2*r.IntN(2) - 1) }
+	crossed := 0
+	for _, phi := range []Margin{Logistic{}, SmoothHinge{H: 0.5}, Hinge{}} {
+		for _, q := range []float64{1, 2, math.Inf(1)} {
+			for _, sparse := range []bool{false, true} {
+				ds := randData(r, 200, 8, 2, 1, sign)
+				if sparse {
+					ds = heldSparse(ds, false)
+				}
+				l, err := NewRobust(phi, 0.3, q, ds, Bounds{X: 1, XNorm: 2, Y: 1, Rows: 230})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !l.Enclosable() {
+					t.Fatalf("%T, q = %g: not enclosable", phi, q)
+				}
+				floor, perNorm := RobustGradRounding(phi, l.rounding().a, 0.3, q, 8, 200)
+				for trial := range 4 {
+					w := randVec(r, 8, math.Pow(10, float64(trial-1)))
+					if _, ok := phi.(Hinge); ok && trial == 3 {
+						// Put row 0's margin across the kink by ulps (the margin is homogeneous in w).
+						w, ok = kinkedRobust(l, w)
+						if !ok {
+							continue
+						}
+						crossed++
+						plain := make([]float64, 8)
+						l.Mean(plain, w)
+						if d := vecDist(plain, exactRobustGradient(l, w, prec)); !(d > l.GradError(w)) {
+							t.Errorf("q = %g: Mean's subgradient off by only %g across the kink", q, d)
+						}
+					}
+					g := make([]float64, 8)
+					v := l.EnclosedMean(g, w)
+					exact := l.meanInterval(prec, w)
+					if wd := exact.Width(); wd.Cmp(big.NewFloat(1e-60)) > 0 {
+						t.Errorf("the enclosure is %v wide", wd)
+					}
+					diff, _ := new(big.Float).Sub(exact.Lo, big.NewFloat(v)).Float64()
+					if bound := l.MeanError(w, v); math.Abs(diff) > bound {
+						t.Errorf("%T, q = %g, sparse %v, trial %d: the mean is off by %g, beyond %g", phi, q, sparse, trial, diff, bound)
+					}
+					bound := l.GradError(w)
+					if d := vecDist(g, exactRobustGradient(l, w, prec)); d > bound {
+						t.Errorf("%T, q = %g, sparse %v, trial %d: the subgradient is off by %g, beyond %g", phi, q, sparse, trial, d, bound)
+					}
+					if public := floor + perNorm*norm2(w); !(bound <= public) {
+						t.Errorf("%T, q = %g: GradError %g above the public bound %g", phi, q, bound, public)
+					}
+				}
+			}
+		}
+	}
+	if crossed < 4 {
+		t.Errorf("only %d hinge trials put a margin across the kink", crossed)
+	}
+}
+
+// kinkedRobust turns w towards y₀x₀ (‖w‖·y₀x₀ + w/100), so that row 0's margin is positive,
+// scales it so that the computed margin is 1, and nudges it by ulps until the computed and
+// exact margins lie on either side of 1.
+func kinkedRobust(l *Robust, w []float64) ([]float64, bool) {
+	row := denseRow(l.x, l.sparse, 0, l.d, make([]float64, l.d))
+	margin := func(v []float64) float64 { return l.y[0]*dot(row, v) - l.rho*geom.Norm(v, l.qd) }
+	nw := norm2(w)
+	for j := range w {
+		w[j] = nw*l.y[0]*row[j] + w[j]/100
+	}
+	m := margin(w)
+	if !(m > 0) {
+		return nil, false
+	}
+	for nudge := range 64 {
+		c := (1 + float64(nudge-32)*0x1p-52) / m
+		v := make([]float64, len(w))
+		for j := range w {
+			v[j] = w[j] * c
+		}
+		if (margin(v) < 1) != l.exactMarginBelowOne(row, v, l.y[0]) {
+			return v, true
+		}
+	}
+	return nil, false
+}
+
+func vecDist(a, b []float64) float64 {
+	var s float64
+	for j := range a {
+		s += (a[j] - b[j]) * (a[j] - b[j])
+	}
+	return math.Sqrt(s)
+}
+
+// exactRobustGradient returns (1/N)Σ φ′(mᵢ)(yᵢxᵢ − ρg) at w to about 2⁻²⁰⁰, g the norm's
+// subgradient geom.NormGrad picks (w/‖w‖₂, the signs, or the first largest coordinate's).
+func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
+	wi := make([]interval.I, l.d)
+	for j := range wi {
+		wi[j] = interval.Point(w[j], prec)
+	}
+	norm := normInterval(wi, l.qd, prec)
+	g := make([]interval.I, l.d)
+	switch l.qd {
+	case 2:
+		for j := range g {
+			g[j] = interval.Quo(wi[j], norm, prec)
+		}
+	default:
+		gf := make([]float64, l.d)
+		geom.NormGrad(gf, w, l.qd)
+		for j := range g {
+			g[j] = interval.Point(gf[j], prec)
+		}
+	}
+	sum := make([]interval.I, l.d)
+	for j := range sum {
+		sum[j] = interval.Point(0, prec)
+	}
+	row := make([]float64, l.d)
+	for i := range l.n {
+		x := denseRow(l.x, l.sparse, i, l.d, row)
+		z := interval.Point(0, prec)
+		for j, v := range x {
+			z = interval.Add(z, interval.MulFloat(wi[j], v, prec), prec)
+		}
+		y := l.y[i]
+		m := interval.Sub(interval.MulFloat(z, y, prec), interval.MulFloat(norm, l.rho, prec), prec)
+		var d interval.I
+		switch phi := l.phi.(type) {
+		case Logistic: // −1/(1 + e^m)
+			d = interval.Neg(interval.Quo(interval.Point(1, prec), interval.Add(interval.Point(1, prec), interval.Exp(m, prec), prec), prec))
+		case SmoothHinge: // max(−1, min(0, −(1 − m)/H))
+			u := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), m.Lo)
+			u.Quo(u, big.NewFloat(phi.H)).Neg(u)
+			if u.Cmp(big.NewFloat(-1)) < 0 {
+				u.SetFloat64(-1)
+			}
+			if u.Sign() > 0 {
+				u.SetFloat64(0)
+			}
+			d = interval.FromBig(u, prec)
+		case Hinge:
+			c := 0.0
+			if l.exactMarginBelowOne(x, w, y) {
+				c = -1
+			}
+			d = interval.Point(c, prec)
+		}
+		for j, v := range x {
+			term := interval.Sub(interval.Point(y*v, prec), interval.MulFloat(g[j], l.rho, prec), prec)
+			sum[j] = interval.Add(sum[j], interval.Mul(d, term, prec), prec)
+		}
+	}
+	out := make([]float64, l.d)
+	for j := range out {
+		q := interval.Quo(sum[j], interval.Point(l.b.divisor(l.n), prec), prec)
+		out[j], _ = q.Lo.Float64()
+	}
+	return out
 }

@@ -105,11 +105,11 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // π_D(w) ∝ exp(−k·(F_D(w) + (μ/2)‖w‖²)) on the domain.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
 // sampler's total-variation error folded into δ. With a loss that has an interval form
-// (logistic, smoothed hinge, Huber, squared, hinge, multinomial) on the whole space or a box
-// (oracle C) the sampler is floating-point safe and its TV covers the computation
-// (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic (the sample is a
-// float64 from floating-point Gaussians). A fast sampler (MALA, Langevin, kinetic Langevin) certifies
-// nothing, so its report claims no privacy.
+// (logistic, smoothed hinge, Huber, squared, hinge, multinomial; robust in ℓ1, ℓ2 or ℓ∞) on
+// the whole space or a box (oracle C) the sampler is floating-point safe and its TV covers
+// the computation (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic
+// (the sample is a float64 from floating-point Gaussians). A fast sampler (MALA, Langevin,
+// kinetic Langevin) certifies nothing, so its report claims no privacy.
 // Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
 // population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
 // δ, the fast modes' steps; the method and its proof are in the comment block above.
@@ -156,19 +156,22 @@ type remPlan struct {
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
 // to a cheaper oracle that is not safe) on the whole space or a box, for the multinomial loss
 // or a linear model whose scalar loss has an interval form (loss.Encloses: logistic, smoothed
-// hinge, Huber, squared, hinge).
+// hinge, Huber, squared, hinge), robust against perturbations in ℓ1, ℓ2 or ℓ∞ or not.
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope {
 		return false
 	}
 	p := pl.problem
-	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain || p.Loss.RobustRadius > 0 {
+	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain {
 		return false
 	}
 	if p.Loss.Name == LossMultinomial {
 		return true
 	}
 	s, err := p.Loss.scalar()
+	if q := p.Loss.RobustNorm; p.Loss.RobustRadius > 0 && !(q == 1 || q == 2 || math.IsInf(q, 1)) {
+		return false // the robust loss's bounds cover perturbations in ℓ1, ℓ2 and ℓ∞
+	}
 	return err == nil && loss.Encloses(s)
 }
 
@@ -347,6 +350,15 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: kind, Radius: radius,
 	}
 	switch {
+	case pl.problem.Loss.RobustRadius > 0:
+		if phi, err := pl.problem.Loss.scalar(); err == nil {
+			if m, ok := phi.(loss.Margin); ok {
+				b := pl.problem.Bounds
+				a := geom.NormBound(b.X*(1+2*loss.Slack), b.XNorm, 2, pl.dim)
+				floor, slope := loss.RobustGradRounding(m, a, pl.problem.Loss.RobustRadius, pl.problem.Loss.RobustNorm, pl.dim, pl.problem.N)
+				c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
+			}
+		}
 	case pl.problem.Loss.Name == LossMultinomial:
 		k := pl.problem.Loss.Classes
 		floor, slope := loss.MultinomialGradRounding(pl.g, k, pl.dim/k, pl.problem.N)
