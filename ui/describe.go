@@ -157,6 +157,7 @@ var optionText = map[string]map[string]optionDescription{
 		}},
 		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
 		"FastSteps":    {"steps of a fast sampler", nil},
+		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, with the guarantee proven in exact arithmetic only", nil},
 	},
 }
 

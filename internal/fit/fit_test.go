@@ -153,7 +153,7 @@ func TestBudget(t *testing.T) {
 
 func TestOptions(t *testing.T) {
 	opts, err := Options("rem")
-	want := []Option{{"Sampler", "string"}, {"Objective", "string"}, {"SamplerShare", "float"}, {"FastSteps", "int"}}
+	want := []Option{{"Sampler", "string"}, {"Objective", "string"}, {"SamplerShare", "float"}, {"FastSteps", "int"}, {"FloatSampler", "bool"}}
 	if err != nil || !reflect.DeepEqual(opts, want) {
 		t.Errorf("Options(rem) = %v, %v; want %v", opts, err, want)
 	}

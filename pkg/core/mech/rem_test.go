@@ -330,6 +330,9 @@ func TestREMFloatingPointSafe(t *testing.T) {
 			t.Errorf("%s: not planned floating-point safe", l.Name)
 		}
 	}
+	if fpl, err := (REM{FloatSampler: true}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p); err != nil || fpl.(*remPlan).safe {
+		t.Errorf("FloatSampler: %v, planned floating-point safe", err)
+	}
 	// The multinomial loss: planned safe, and its run releases on the grid.
 	multi := multiData(300, 3, 3, 6)
 	mp := Problem{Loss: LossSpec{Name: LossMultinomial, Classes: 3}, Dim: 3, N: 300, Bounds: loss.Bounds{X: 1, XNorm: 2},
