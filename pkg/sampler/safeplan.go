@@ -115,6 +115,11 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	// of the base, the base within B + ‖o‖ of c = 0: far bounds every coordinate vector the
 	// step meets.
 	far := b.radius + 8*s2*l + 4*b.sigma*math.Sqrt(d) + 4*b.sqrtH*math.Sqrt(d) + 1
+	if box {
+		// On a box ŵ is in it and the truncated draws' ends within 2·extent of ŵ, coordinate
+		// by coordinate.
+		far = math.Max(far, 2*c.Radius*math.Sqrt(d)+1)
+	}
 	b.gradErr = c.GradErrorFloor + c.GradErrorSlope*far
 	b.maxGradErr = math.Sqrt(2*safeTheta*safeMaxE) / b.s
 	// ‖μ − ŵ‖ ≤ (e_J + (1 + s²β)·δŵ + s²ê)/(1 − θ): e_J the exact prox iterate's distance from
@@ -186,7 +191,7 @@ func (b safeBounded) tvFloat(p Plan) float64 {
 	steps, d := float64(p.Steps), float64(p.Dim)
 	rd := math.Sqrt(d)
 	scale := b.sigma + b.sqrtH + b.startSD
-	far := b.radius + b.mode + 4*scale*rd + 1
+	far := math.Max(b.radius+b.mode+4*scale*rd+1, 2*b.extent*rd+1) // a box: see safeBounds
 	eps := 0x1p-94 * rd * far
 	trials := steps / p.MinAcceptance
 	lipG := 2*b.lipschitz + 2*b.cq*far
