@@ -39,11 +39,17 @@ func (t safeOneDim) GradError(x, g []float64) float64 {
 	return c.GradErrorFloor + c.GradErrorSlope*math.Abs(x[0])
 }
 
-func (t safeOneDim) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
+// partsPoint encloses the one coordinate of p₁ + … + p_k.
+func partsPoint(prec uint, parts [][]float64) interval.I {
 	x := interval.Point(0, prec)
 	for _, p := range parts {
 		x = interval.Add(x, interval.Point(p[0], prec), prec)
 	}
+	return x
+}
+
+func (t safeOneDim) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
+	x := partsPoint(prec, parts)
 	sum := interval.Point(0, prec)
 	for _, a := range t.a {
 		sum = interval.Add(sum, interval.Log1pExp(interval.MulFloat(x, -a, prec), prec), prec)
@@ -84,10 +90,7 @@ func (t safeAbs) ValueError(x []float64, v float64) float64 {
 func (t safeAbs) GradError(x, g []float64) float64 { return t.Constants().GradErrorFloor }
 
 func (t safeAbs) ValueEnclosure(prec uint, parts ...[]float64) (lo, hi *big.Int, exp int) {
-	x := interval.Point(0, prec)
-	for _, p := range parts {
-		x = interval.Add(x, interval.Point(p[0], prec), prec)
-	}
+	x := partsPoint(prec, parts)
 	sum := interval.Point(0, prec)
 	for _, a := range t.a {
 		d := interval.Sub(x, interval.Point(a, prec), prec)

@@ -287,10 +287,18 @@ func (l *Linear) EnclosedMean(grad, w []float64) float64 {
 	return v
 }
 
-// exactMarginBelowOne reports whether y·⟨x, w⟩ < 1 exactly: products of float64s summed at
-// 4,400 bits are exact (they are multiples of 2⁻²¹⁴⁸ below D·2²⁰⁴⁸ in magnitude).
+// exactMarginBelowOne reports whether y·⟨x, w⟩ < 1 exactly (exactDot).
 func exactMarginBelowOne(x, w []float64, y float64) bool {
-	const prec = 4400
+	s := exactDot(x, w, exactDotPrec)
+	return s.Mul(s, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0
+}
+
+// exactDotPrec is a precision at which sums of products of float64s are exact: they are
+// multiples of 2⁻²¹⁴⁸ below D·2²⁰⁴⁸ in magnitude.
+const exactDotPrec = 4400
+
+// exactDot returns ⟨x, w⟩ exactly, as a big.Float of precision prec ≥ exactDotPrec.
+func exactDot(x, w []float64, prec uint) *big.Float {
 	s := new(big.Float).SetPrec(prec)
 	p := new(big.Float).SetPrec(prec)
 	for j, v := range x {
@@ -299,7 +307,7 @@ func exactMarginBelowOne(x, w []float64, y float64) bool {
 			s.Add(s, p.Mul(p, big.NewFloat(w[j])))
 		}
 	}
-	return s.Mul(s, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0
+	return s
 }
 
 // MeanEnclosure encloses (1/N)Σᵢ ℓᵢ(p₁ + … + p_k), the parts summed exactly, with interval
@@ -340,6 +348,17 @@ func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 		row(i, nil, l.x[i*l.d:(i+1)*l.d])
 	}
 	return divide(sum, l.b.divisor(l.n), prec)
+}
+
+// dotInterval encloses ⟨w, x⟩ for the intervals w and the floats x at precision prec.
+func dotInterval(w []interval.I, x []float64, prec uint) interval.I {
+	z := interval.Point(0, prec)
+	for j, v := range x {
+		if v != 0 {
+			z = interval.Add(z, interval.MulFloat(w[j], v, prec), prec)
+		}
+	}
+	return z
 }
 
 // exactSum returns the d coordinates of p₁ + … + p_k as intervals at precision prec.

@@ -96,12 +96,7 @@ func (m *Multinomial) meanInterval(prec uint, parts ...[]float64) interval.I {
 	for i := range m.n {
 		x := denseRow(m.x, m.sparse, i, m.d, buf)
 		for c := range z {
-			z[c] = interval.Point(0, prec)
-			for j, v := range x {
-				if v != 0 {
-					z[c] = interval.Add(z[c], interval.MulFloat(w[c*m.d+j], v, prec), prec)
-				}
-			}
+			z[c] = dotInterval(w[c*m.d:(c+1)*m.d], x, prec)
 		}
 		y := int(m.y[i])
 		s := interval.Point(0, prec)

@@ -139,15 +139,9 @@ func (r *Robust) EnclosedMean(grad, w []float64) float64 {
 // are exact in big.Float, ‖w‖₁ and ‖w‖∞ too, and for ‖w‖₂ the comparison t < ρ‖w‖₂,
 // t = y⟨x, w⟩ − 1, is decided on squares when t ≥ 0.
 func (r *Robust) exactMarginBelowOne(x, w []float64, y float64) bool {
-	const prec = 9000 // products of 4,400-bit exact values stay exact
-	t := new(big.Float).SetPrec(prec)
+	const prec = 2*exactDotPrec + 200 // products of exact dot products stay exact
+	t := exactDot(x, w, prec)
 	p := new(big.Float).SetPrec(prec)
-	for j, v := range x {
-		if v != 0 && w[j] != 0 {
-			p.SetFloat64(v)
-			t.Add(t, p.Mul(p, big.NewFloat(w[j])))
-		}
-	}
 	t.Mul(t, big.NewFloat(y))
 	t.Sub(t, big.NewFloat(1))
 	rho := big.NewFloat(r.rho)
@@ -193,13 +187,7 @@ func (r *Robust) meanInterval(prec uint, parts ...[]float64) interval.I {
 	norm := normInterval(w, r.qd, prec)
 	sum := interval.Point(0, prec)
 	for i := range r.n {
-		x := denseRow(r.x, r.sparse, i, r.d, r.row)
-		z := interval.Point(0, prec)
-		for j, v := range x {
-			if v != 0 {
-				z = interval.Add(z, interval.MulFloat(w[j], v, prec), prec)
-			}
-		}
+		z := dotInterval(w, denseRow(r.x, r.sparse, i, r.d, r.row), prec)
 		m := interval.Sub(interval.MulFloat(z, r.y[i], prec), interval.MulFloat(norm, r.rho, prec), prec)
 		sum = interval.Add(sum, valueInterval(r.phi, m, 1, prec), prec) // φ(m) = s(m, 1)
 	}

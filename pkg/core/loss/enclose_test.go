@@ -77,12 +77,10 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 		sum[j] = interval.Point(0, prec)
 	}
 	row := make([]float64, l.d)
+	wi := exactSum(prec, l.d, [][]float64{w})
 	for i := range l.n {
 		x := denseRow(l.x, l.sparse, i, l.d, row)
-		z := interval.Point(0, prec)
-		for j, v := range x {
-			z = interval.Add(z, interval.MulFloat(interval.Point(w[j], prec), v, prec), prec)
-		}
+		z := dotInterval(wi, x, prec)
 		var c interval.I
 		y := l.y[i]
 		switch s := l.s.(type) {
@@ -205,14 +203,12 @@ func exactMultinomialGradient(m *Multinomial, w []float64, prec uint) []float64 
 	}
 	buf := make([]float64, m.d)
 	z := make([]interval.I, m.k)
+	wi := exactSum(prec, m.k*m.d, [][]float64{w})
 	for i := range m.n {
 		x := denseRow(m.x, m.sparse, i, m.d, buf)
 		s := interval.Point(0, prec)
 		for c := range z {
-			z[c] = interval.Point(0, prec)
-			for j, v := range x {
-				z[c] = interval.Add(z[c], interval.MulFloat(interval.Point(w[c*m.d+j], prec), v, prec), prec)
-			}
+			z[c] = dotInterval(wi[c*m.d:(c+1)*m.d], x, prec)
 			s = interval.Add(s, interval.Exp(z[c], prec), prec)
 		}
 		lse := interval.Log(s, prec)
@@ -418,10 +414,7 @@ func vecDist(a, b []float64) float64 {
 // exactRobustGradient returns (1/N)Σ φ′(mᵢ)(yᵢxᵢ − ρg) at w to about 2⁻²⁰⁰, g the norm's
 // subgradient geom.NormGrad picks (w/‖w‖₂, the signs, or the first largest coordinate's).
 func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
-	wi := make([]interval.I, l.d)
-	for j := range wi {
-		wi[j] = interval.Point(w[j], prec)
-	}
+	wi := exactSum(prec, l.d, [][]float64{w})
 	norm := normInterval(wi, l.qd, prec)
 	g := make([]interval.I, l.d)
 	switch l.qd {
@@ -443,10 +436,7 @@ func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
 	row := make([]float64, l.d)
 	for i := range l.n {
 		x := denseRow(l.x, l.sparse, i, l.d, row)
-		z := interval.Point(0, prec)
-		for j, v := range x {
-			z = interval.Add(z, interval.MulFloat(wi[j], v, prec), prec)
-		}
+		z := dotInterval(wi, x, prec)
 		y := l.y[i]
 		m := interval.Sub(interval.MulFloat(z, y, prec), interval.MulFloat(norm, l.rho, prec), prec)
 		var d interval.I
