@@ -87,18 +87,8 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 		case Logistic:
 			den := interval.Add(interval.Point(1, prec), interval.Exp(interval.MulFloat(z, y, prec), prec), prec)
 			c = interval.MulFloat(interval.Quo(interval.Point(1, prec), den, prec), -y, prec)
-		case SmoothHinge: // y·φ′(y·z), φ′(m) = max(−1, min(0, −(1 − m)/H))
-			u := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), new(big.Float).Mul(z.Lo, big.NewFloat(y)))
-			d := new(big.Float).SetPrec(prec).Quo(u, big.NewFloat(s.H))
-			d.Neg(d)
-			if d.Cmp(big.NewFloat(-1)) < 0 {
-				d.SetFloat64(-1)
-			}
-			if d.Sign() > 0 {
-				d.SetFloat64(0)
-			}
-			d.Mul(d, big.NewFloat(y))
-			c = interval.FromBig(d, prec)
+		case SmoothHinge: // y·φ′(y·z)
+			c = interval.MulFloat(smoothHingeDeriv(new(big.Float).Mul(z.Lo, big.NewFloat(y)), s.H, prec), y, prec)
 		case Hinge: // −y where y·z < 1, else 0 (the kink itself is never met here)
 			if new(big.Float).Mul(z.Hi, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0 && new(big.Float).Mul(z.Lo, big.NewFloat(y)).Cmp(big.NewFloat(1)) < 0 {
 				c = interval.Point(-y, prec)
@@ -121,12 +111,7 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 			sum[j] = interval.Add(sum[j], interval.MulFloat(c, v, prec), prec)
 		}
 	}
-	out := make([]float64, l.d)
-	for j := range out {
-		m := interval.Quo(sum[j], interval.Point(l.b.divisor(l.n), prec), prec)
-		out[j], _ = m.Lo.Float64()
-	}
-	return out
+	return meanOf(sum, l.b.divisor(l.n), prec)
 }
 
 // TestMultinomialRoundingBounds: for K = 3 and 7 classes over rows held dense and sparse, with
@@ -222,12 +207,7 @@ func exactMultinomialGradient(m *Multinomial, w []float64, prec uint) []float64 
 			}
 		}
 	}
-	out := make([]float64, len(sum))
-	for j := range out {
-		q := interval.Quo(sum[j], interval.Point(m.b.divisor(m.n), prec), prec)
-		out[j], _ = q.Lo.Float64()
-	}
-	return out
+	return meanOf(sum, m.b.divisor(m.n), prec)
 }
 
 // TestHingeKinks: at weights scaled so that a row's computed margin is within a few ulps of
@@ -443,16 +423,8 @@ func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
 		switch phi := l.phi.(type) {
 		case Logistic: // −1/(1 + e^m)
 			d = interval.Neg(interval.Quo(interval.Point(1, prec), interval.Add(interval.Point(1, prec), interval.Exp(m, prec), prec), prec))
-		case SmoothHinge: // max(−1, min(0, −(1 − m)/H))
-			u := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), m.Lo)
-			u.Quo(u, big.NewFloat(phi.H)).Neg(u)
-			if u.Cmp(big.NewFloat(-1)) < 0 {
-				u.SetFloat64(-1)
-			}
-			if u.Sign() > 0 {
-				u.SetFloat64(0)
-			}
-			d = interval.FromBig(u, prec)
+		case SmoothHinge:
+			d = smoothHingeDeriv(m.Lo, phi.H, prec)
 		case Hinge:
 			c := 0.0
 			if l.exactMarginBelowOne(x, w, y) {
@@ -465,10 +437,30 @@ func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
 			sum[j] = interval.Add(sum[j], interval.Mul(d, term, prec), prec)
 		}
 	}
-	out := make([]float64, l.d)
+	return meanOf(sum, l.b.divisor(l.n), prec)
+}
+
+// meanOf returns the sums divided by n, rounded to float64 (the lower ends: the enclosures are
+// far narrower than a float64's ulp).
+func meanOf(sum []interval.I, n float64, prec uint) []float64 {
+	out := make([]float64, len(sum))
 	for j := range out {
-		q := interval.Quo(sum[j], interval.Point(l.b.divisor(l.n), prec), prec)
+		q := interval.Quo(sum[j], interval.Point(n, prec), prec)
 		out[j], _ = q.Lo.Float64()
 	}
 	return out
+}
+
+// smoothHingeDeriv returns φ′(m) = max(−1, min(0, −(1 − m)/H)) of the smoothed hinge at m, in
+// prec-bit arithmetic (piecewise linear: no enclosure needed beyond its rounding).
+func smoothHingeDeriv(m *big.Float, h float64, prec uint) interval.I {
+	u := new(big.Float).SetPrec(prec).Sub(big.NewFloat(1), m)
+	u.Quo(u, big.NewFloat(h)).Neg(u)
+	if u.Cmp(big.NewFloat(-1)) < 0 {
+		u.SetFloat64(-1)
+	}
+	if u.Sign() > 0 {
+		u.SetFloat64(0)
+	}
+	return interval.FromBig(u, prec)
 }
