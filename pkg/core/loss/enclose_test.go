@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 	"math/rand/v2"
@@ -49,14 +50,7 @@ func TestLinearRoundingBounds(t *testing.T) {
 			w := randVec(r, 12, math.Pow(10, float64(trial-2)))
 			g := make([]float64, 12)
 			v := l.Mean(g, w)
-			exact := l.meanInterval(prec, w)
-			if w := exact.Width(); w.Cmp(big.NewFloat(1e-60)) > 0 {
-				t.Errorf("the enclosure is %v wide", w)
-			}
-			diff, _ := new(big.Float).Sub(exact.Lo, big.NewFloat(v)).Float64()
-			if bound := l.MeanError(w, v); math.Abs(diff) > bound {
-				t.Errorf("%T, sparse %v, trial %d: the mean is off by %g, beyond its bound %g", c.s, sparse, trial, diff, bound)
-			}
+			checkMean(t, fmt.Sprintf("%T, sparse %v, trial %d", c.s, sparse, trial), l.meanInterval(prec, w), v, l.MeanError(w, v))
 			gx := exactGradient(l, w, prec)
 			var off float64
 			for j := range g {
@@ -152,16 +146,8 @@ func TestMultinomialRoundingBounds(t *testing.T) {
 			}
 			g := make([]float64, c.k*12)
 			v := m.Mean(g, w)
-			exact := m.meanInterval(prec, w)
-			if w := exact.Width(); w.Cmp(big.NewFloat(1e-60)) > 0 {
-				t.Errorf("the enclosure is %v wide", w)
-			}
-			diff, _ := new(big.Float).Sub(exact.Lo, big.NewFloat(v)).Float64()
-			bound := m.MeanError(w, v)
-			if math.Abs(diff) > bound {
-				t.Errorf("K = %d, sparse %v, trial %d: the mean is off by %g, beyond its bound %g", c.k, c.sparse, trial, diff, bound)
-			}
-			worstMean = math.Max(worstMean, math.Abs(diff)/bound)
+			ratio := checkMean(t, fmt.Sprintf("K = %d, sparse %v, trial %d", c.k, c.sparse, trial), m.meanInterval(prec, w), v, m.MeanError(w, v))
+			worstMean = math.Max(worstMean, ratio)
 			gx := exactMultinomialGradient(m, w, prec)
 			var off float64
 			for j := range g {
@@ -277,11 +263,7 @@ func checkHingeKinks(t *testing.T, r *rand.Rand, l *Linear) {
 		if d := dist(plain); !(d > bound) {
 			t.Errorf("trial %d: Mean's gradient is off by only %g (bound %g): the kink was not crossed", trial, d, bound)
 		}
-		enc := l.meanInterval(prec, w)
-		diff, _ := new(big.Float).Sub(enc.Lo, big.NewFloat(v)).Float64()
-		if math.Abs(diff) > l.MeanError(w, v) || enc.Width().Cmp(big.NewFloat(1e-60)) > 0 {
-			t.Errorf("trial %d: the value is off by %g (bound %g), enclosure width %v", trial, diff, l.MeanError(w, v), enc.Width())
-		}
+		checkMean(t, fmt.Sprintf("hinge, trial %d", trial), l.meanInterval(prec, w), v, l.MeanError(w, v))
 	}
 	if crossed < 10 {
 		t.Errorf("only %d of 40 trials put a margin across the kink", crossed)
@@ -332,14 +314,7 @@ func TestRobustRoundingBounds(t *testing.T) {
 					}
 					g := make([]float64, 8)
 					v := l.EnclosedMean(g, w)
-					exact := l.meanInterval(prec, w)
-					if wd := exact.Width(); wd.Cmp(big.NewFloat(1e-60)) > 0 {
-						t.Errorf("the enclosure is %v wide", wd)
-					}
-					diff, _ := new(big.Float).Sub(exact.Lo, big.NewFloat(v)).Float64()
-					if bound := l.MeanError(w, v); math.Abs(diff) > bound {
-						t.Errorf("%T, q = %g, sparse %v, trial %d: the mean is off by %g, beyond %g", phi, q, sparse, trial, diff, bound)
-					}
+					checkMean(t, fmt.Sprintf("%T, q = %g, sparse %v, trial %d", phi, q, sparse, trial), l.meanInterval(prec, w), v, l.MeanError(w, v))
 					bound := l.GradError(w)
 					if d := vecDist(g, exactRobustGradient(l, w, prec)); d > bound {
 						t.Errorf("%T, q = %g, sparse %v, trial %d: the subgradient is off by %g, beyond %g", phi, q, sparse, trial, d, bound)
@@ -463,4 +438,18 @@ func smoothHingeDeriv(m *big.Float, h float64, prec uint) interval.I {
 		u.SetFloat64(0)
 	}
 	return interval.FromBig(u, prec)
+}
+
+// checkMean fails the test when the enclosure of the exact mean is wider than 10⁻⁶⁰ or the
+// computed mean v is farther than bound from it, and returns the distance over the bound.
+func checkMean(t *testing.T, name string, exact interval.I, v, bound float64) float64 {
+	t.Helper()
+	if w := exact.Width(); w.Cmp(big.NewFloat(1e-60)) > 0 {
+		t.Errorf("%s: the enclosure is %v wide", name, w)
+	}
+	diff, _ := new(big.Float).Sub(exact.Lo, big.NewFloat(v)).Float64()
+	if math.Abs(diff) > bound {
+		t.Errorf("%s: the mean is off by %g, beyond its bound %g", name, diff, bound)
+	}
+	return math.Abs(diff) / bound
 }
