@@ -105,10 +105,13 @@ func Cases() []Case {
 	biasStep.Problem = mech.Problem{Loss: mech.LossSpec{Name: mech.LossSmoothHinge, Param: 0.1}, Dim: 2, N: auditN,
 		Bounds: loss.Bounds{X: 1, XNorm: 2, Y: 1, Bias: math.Sqrt2 / 2}, Domain: geom.Whole{D: 2}, Radius: 0.3}
 	biasStep.Variant, biasStep.PairName, biasStep.Pair = "one step, bias shaping", "bias", BiasPair
-	// REM on an ℓ2 ball runs the certified sampler's ball path (in one dimension its proposals
-	// are truncated normals; the radial draws are tested in pkg/sampler).
+	// REM on an ℓ2 ball runs the certified float64 sampler's ball path (in one dimension its
+	// proposals are truncated normals; the radial draws are tested in pkg/sampler), like the
+	// whole space's case below: the floating-point-safe sampler takes 145 s on this case, and
+	// its ball draws are tested in pkg/sampler (TestSafeBall*, TestSafeOracleAlone).
 	remBall := hinge("rem", privacy.Budget{Epsilon: 2, Delta: 1e-6})
-	remBall.Problem.Domain, remBall.Variant = auditBall(), "ℓ2 ball"
+	remBall.Problem.Domain, remBall.Variant = auditBall(), "ℓ2 ball, float64 sampler"
+	remBall.Settings = mech.REM{FloatSampler: true}
 	remBall.PairName += " on |w| ≤ 0.8"
 	remLp := boxed(huber("rem-lp", privacy.Budget{Epsilon: 2, Delta: 1e-6}))
 	remLp.Settings, remLp.Variant = mech.REMLp{Norm: 1.5}, "p = 1.5"

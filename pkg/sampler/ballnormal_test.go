@@ -279,32 +279,51 @@ func TestBallNormalAgainstRejection(t *testing.T) {
 			}
 		}
 		for len(plain) < n {
-			x := make([]float64, d)
-			for i := range x {
-				x[i] = mu[i] + s*r.Normal()
-			}
-			if ball.Contains(x) {
-				plain = append(plain, x)
-			}
+			plain = append(plain, rejectionDraw(r, ball, mu, s))
 		}
-		stats := map[string]func(x []float64) float64{
-			"distance": func(x []float64) float64 {
-				var s float64
-				for i, v := range x {
-					s += (v - center[i]) * (v - center[i])
-				}
-				return math.Sqrt(s)
-			},
-			"along the mean": func(x []float64) float64 { return x[0] },
-			"across":         func(x []float64) float64 { return x[1] - x[d-1] },
+		compareBallDraws(t, fmt.Sprintf("d = %d", d), center, ours, plain)
+	}
+}
+
+// rejectionDraw draws from N(mu, s²I) restricted to the ball by plain rejection (exact).
+func rejectionDraw(r *rng.Rand, ball *geom.Ball, mu []float64, s float64) []float64 {
+	x := make([]float64, len(mu))
+	for {
+		for i := range x {
+			x[i] = mu[i] + s*r.Normal()
 		}
-		for name, f := range stats {
-			a, c := make([]float64, n), make([]float64, n)
-			for i := range a {
-				a[i], c[i] = f(ours[i]), f(plain[i])
+		if ball.Contains(x) {
+			return x
+		}
+	}
+}
+
+// compareBallDraws runs two-sample KS tests between two samples restricted to a ball around
+// center, with the mean off-centre along the first axis: on the distance to the centre, the
+// first coordinate and the difference of two others.
+func compareBallDraws(t *testing.T, name string, center []float64, ours, ref [][]float64) {
+	t.Helper()
+	d := len(center)
+	stats := map[string]func(x []float64) float64{
+		"distance": func(x []float64) float64 {
+			var s float64
+			for i, v := range x {
+				s += (v - center[i]) * (v - center[i])
 			}
-			ksTwoSample(t, fmt.Sprintf("d = %d: %s", d, name), a, c)
+			return math.Sqrt(s)
+		},
+		"along the mean": func(x []float64) float64 { return x[0] },
+		"across":         func(x []float64) float64 { return x[1] - x[d-1] },
+	}
+	for stat, f := range stats {
+		a, c := make([]float64, len(ours)), make([]float64, len(ref))
+		for i := range a {
+			a[i] = f(ours[i])
 		}
+		for i := range c {
+			c[i] = f(ref[i])
+		}
+		ksTwoSample(t, name+": "+stat, a, c)
 	}
 }
 

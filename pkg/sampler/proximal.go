@@ -218,8 +218,8 @@ func Run(ctx context.Context, t Target, p Plan, r *rng.Rand, progress func(fract
 	}
 	if p.Safe {
 		enc, ok := t.(Enclosed)
-		if !ok || (ch.kind != WholeSpace && ch.kind != BoxDomain) || p.Oracle != EnvelopeOracle {
-			return Result{}, errors.New("sampler: a floating-point-safe plan needs the envelope oracle, the whole space or a box, and a target that bounds its rounding (Enclosed)")
+		if !ok || p.Oracle != EnvelopeOracle {
+			return Result{}, errors.New("sampler: a floating-point-safe plan needs the envelope oracle and a target that bounds its rounding (Enclosed)")
 		}
 		if err := ch.safeSteps(ctx, enc, p, progress); err != nil {
 			return Result{X: nil, Stats: ch.stats}, err

@@ -2,8 +2,10 @@ package sampler
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/big"
+	"slices"
 
 	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/interval"
@@ -70,6 +72,7 @@ type safeChain struct {
 	haveSpare         bool
 	sqrtH, sigma, inv [2]float64 // √h, σ = s/√(1 − θ′) and 1/(1 − θ′), θ′ = 2s²·c_q
 	invSigma          [2]float64 // 1/σ (a box's truncated draws)
+	ball              *safeBall  // a ball's scratch space
 	tHi, tLo, cq, s2  float64    // s²m = tHi + tLo exactly; c_q; s²
 }
 
@@ -122,6 +125,12 @@ func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress fun
 	for _, v := range []*[]float64{&sc.oHi, &sc.oLo, &sc.ocHi, &sc.ocLo, &sc.moHi, &sc.moLo, &sc.pHi, &sc.pLo, &sc.xf} {
 		*v = make([]float64, d)
 	}
+	if ch.kind == BallDomain {
+		if slices.ContainsFunc(ch.ball.center, func(v float64) bool { return v != 0 }) {
+			return errors.New("sampler: the floating-point-safe sampler needs a ball centred at the origin")
+		}
+		sc.ball = newSafeBall(d)
+	}
 	m := ch.c.StrongConvexity
 	sc.cq = safeTheta / (2 * sc.s2)
 	sc.tHi, sc.tLo = twoProd(sc.s2, m)
@@ -150,16 +159,24 @@ func (ch *chain) safeSteps(ctx context.Context, t Enclosed, p Plan, progress fun
 		}
 	}
 	ch.gridRelease(sc.oHi, sc.oLo, p.Grid)
+	ch.project(ch.x, ch.x) // post-processing: the grid point may lie just outside a box or ball
 	return nil
 }
 
 // safeGaussianPart writes into (pHi, pLo) the Gaussian part σζ of a draw from N(μ, σ²I)
 // restricted to K, μ = ch.w + (moHi + moLo) (the origin when moHi is nil): standard normals on
-// the whole space; on a box, ζᵢ ~ N(0, 1) restricted to [(loᵢ − μᵢ)/σ, (hiᵢ − μᵢ)/σ]
+// the whole space; on a ball, safeBallPart's draw; on a box, ζᵢ ~ N(0, 1) restricted to
+// [(loᵢ − μᵢ)/σ, (hiᵢ − μᵢ)/σ]
 // (safeTruncNormal), whose ends are computed within ηᵢ = 2⁻⁹⁷·(|loᵢ − wᵢ| + |moᵢ|)/σ of the
 // exact ones. A draw that reached its cap is counted and left at 0 (its probability is in the
 // plan's TVCap).
 func (ch *chain) safeGaussianPart(sc *safeChain, pHi, pLo, moHi, moLo []float64, sigma, invSigma [2]float64) {
+	if ch.kind == BallDomain {
+		if ch.safeBallPart(sc, pHi, pLo, moHi, moLo, sigma) {
+			ch.stats.CapHits++
+		}
+		return
+	}
 	if ch.kind != BoxDomain {
 		for i := range pHi {
 			zh, zl := sc.normal(ch.r)
@@ -224,9 +241,9 @@ func (sc *safeChain) meanOffset(b, w, ocHi, ocLo, g float64) (float64, float64) 
 func (ch *chain) safeEnvelope(sc *safeChain, p Plan) bool {
 	w := ch.w
 	// ŵ in ch.w, ĝ in ch.g, f(ŵ) in ch.fw; on the whole space exact prox iterates stay within
-	// 2s²L of c′, and the plan's bounds assume 3s²L; on a box they stay in it.
+	// 2s²L of c′, and the plan's bounds assume 3s²L; on a box or a ball they stay in it.
 	clamp := 3 * sc.s2 * ch.c.Lipschitz
-	if ch.kind == BoxDomain {
+	if ch.kind == BoxDomain || ch.kind == BallDomain {
 		clamp = math.Inf(1)
 	}
 	ch.proxPoint(p.ProxSteps, sc.s2, clamp)

@@ -68,6 +68,13 @@ func safeBoxed() safeOneDim {
 		bounded: true, lo: 0.4, hi: 2.5}}
 }
 
+// safeBalled is the logistic target restricted to the ball [−1.2, 1.2], which cuts its mass
+// 1.9 standard deviations above its mean (proposals beyond the end take the tilted draws).
+func safeBalled() safeOneDim {
+	return safeOneDim{&oneDim{k: 20, m: 2, a: []float64{1, -0.5, 0.7, 1, -1, 0.3}, logit: true, smooth: true,
+		bounded: true, ball: true, lo: -1.2, hi: 1.2}}
+}
+
 // safeAbs is the non-smooth oneDim target (1/N)Σ k·|x − aᵢ| with the rounding bounds of
 // Enclosed: each |x − aᵢ| within u of its value, the sums γ_{N+1}; its subgradient's terms ±k
 // are exact at the float point (the comparison x ≥ aᵢ is exact), so only their sum rounds.
@@ -122,6 +129,7 @@ func TestSafeOneDimensional(t *testing.T) {
 		"logistic": {func() Enclosed { return safeLogistic() }, safeLogistic().oneDim, 41},
 		"abs":      {func() Enclosed { return newSafeAbs() }, newSafeAbs().oneDim, 42},
 		"box":      {func() Enclosed { return safeBoxed() }, safeBoxed().oneDim, 43},
+		"ball":     {func() Enclosed { return safeBalled() }, safeBalled().oneDim, 44},
 	} {
 		t.Run(name, func(t *testing.T) { checkSafeOneDimensional(t, c.target, c.oneDim, c.seed) })
 	}
@@ -181,6 +189,12 @@ func TestSafeOracleAlone(t *testing.T) {
 			bounded: true, lo: 0.1, hi: 3}}, 0.25, 0.4, 2},
 		"box outside": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true,
 			bounded: true, lo: 0.1, hi: 3}}, -0.8, 0.3, 2},
+		// On a ball (an interval in one dimension), the centre inside near the sphere (the plain
+		// draws), and outside it (the tilted ones).
+		"ball inside": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true,
+			bounded: true, ball: true, lo: -1, hi: 1}}, 0.8, 0.2, 2},
+		"ball outside": {safeOneDim{&oneDim{k: 10, m: 1, a: []float64{1, -0.5, 0.7, 1, 0.3}, logit: true, smooth: true,
+			bounded: true, ball: true, lo: -1, hi: 1}}, 1.3, 0.2, 2},
 	} {
 		lo, hi := c.cp-12*c.s, c.cp+12*c.s
 		if od, ok := c.tg.(safeOneDim); ok && od.bounded {
@@ -224,6 +238,9 @@ func safeTestChain(t *testing.T, tg Enclosed, r *rng.Rand, s2 float64) (*chain, 
 		*v = make([]float64, d)
 	}
 	sc.sqrtH, sc.sigma, sc.inv, sc.invSigma = safeConstants(s2, ch.c.StrongConvexity, sc.cq)
+	if ch.kind == BallDomain {
+		sc.ball = newSafeBall(d)
+	}
 	for i := range ch.cp {
 		ch.cp[i] = 3 * r.Normal()
 	}
@@ -363,9 +380,18 @@ func TestNewSafePlan(t *testing.T) {
 	if !(pb.MinAcceptance > 0.1) || !(pb.TVFloat > 0 && pb.TV <= 1e-6) {
 		t.Errorf("a box's plan %+v", pb)
 	}
+	balled := safeBalled()
+	pl, err := NewSafePlan(balled.Constants(), 1, len(balled.a), 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(pl.MinAcceptance > 0.1) || !(pl.TVFloat > 0 && pl.TV <= 1e-6) || !(pl.TVCap > float64(pl.Steps*pl.TrialCap)*safeBallFailure) {
+		t.Errorf("a ball's plan %+v", pl)
+	}
 	for name, mutate := range map[string]func(*Constants){
 		"box, no extent":   func(c *Constants) { c.Domain = BoxDomain },
-		"ball":             func(c *Constants) { c.Domain, c.Radius = BallDomain, 3 },
+		"ball, no radius":  func(c *Constants) { c.Domain = BallDomain },
+		"ball below 3σ√d":  func(c *Constants) { c.Domain, c.Radius = BallDomain, 0.1 },
 		"no rounding":      func(c *Constants) { c.GradErrorFloor = 0 },
 		"centre":           func(c *Constants) { c.Center = []float64{1} },
 		"rounding too big": func(c *Constants) { c.GradErrorFloor = 1e3 },

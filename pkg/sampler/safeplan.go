@@ -23,17 +23,18 @@ const safeTail = 0x1p-100
 
 // NewSafePlan plans a floating-point-safe run (safe.go; docs/floating-point.md, "The
 // floating-point-safe REM: the argument"): oracle C with the θ-split envelope and exact
-// decisions, on the whole space, for a target whose constants bound its (sub)gradient's
-// rounding (GradErrorFloor, GradErrorSlope), smooth or not. Its TV is TVMix + TVCap + TVFloat ≤ tv, where
+// decisions, on the whole space, a box (Radius its extent) or an ℓ2 ball centred at the origin
+// (R ≥ 3σ√d, safeball.go), for a target whose constants bound its (sub)gradient's rounding
+// (GradErrorFloor, GradErrorSlope), smooth or not. Its TV is TVMix + TVCap + TVFloat ≤ tv, where
 // TVFloat bounds the probability that the computed release differs from the exact-arithmetic
 // run's, computed here from public constants only; the run releases its state rounded to a
 // grid of spacing Grid with a random offset.
 func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	switch {
-	case c.Domain != WholeSpace && c.Domain != BoxDomain:
-		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space or a box only (so far)")
-	case c.Domain == BoxDomain && !(c.Radius > 0 && !math.IsInf(c.Radius, 1)):
-		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs a box's extent (Constants.Radius)")
+	case c.Domain != WholeSpace && c.Domain != BoxDomain && c.Domain != BallDomain:
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler runs on the whole space, a box or an ℓ2 ball only")
+	case c.Domain != WholeSpace && !(c.Radius > 0 && !math.IsInf(c.Radius, 1)):
+		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the domain's extent (Constants.Radius)")
 	case !(c.GradErrorFloor > 0) || !(c.GradErrorSlope >= 0):
 		return Plan{}, errors.New("sampler: the floating-point-safe sampler needs the target's gradient rounding bounds")
 	case slices.ContainsFunc(c.Center, func(v float64) bool { return v != 0 }):
@@ -50,6 +51,16 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	if !(b.gradErr <= b.maxGradErr) {
 		return Plan{}, fmt.Errorf("sampler: the target's gradient rounding (%.3g within the states' radius %.3g) is too large for a floating-point-safe run", b.gradErr, b.radius)
 	}
+	if c.Domain == BallDomain {
+		// Safe ball draws (safeball.go) need R ≥ 3σ√d for the oracle's proposals, and an
+		// acceptance bound for the start N(0, I/m) restricted to the ball.
+		if !(c.Radius >= safeBallMinRadius*b.sigma*math.Sqrt(float64(dim))) {
+			return Plan{}, fmt.Errorf("sampler: the floating-point-safe sampler needs a ball's radius (%.3g) at least 3σ√d = %.3g", c.Radius, safeBallMinRadius*b.sigma*math.Sqrt(float64(dim)))
+		}
+		if !chooseBallMethod(0, b.startSD, c.Radius, dim).usable {
+			return Plan{}, errors.New("sampler: the floating-point-safe sampler's start accepts too rarely on this ball (m·R² below about 1.9·d)")
+		}
+	}
 	p.StateRadius = b.radius
 	p.MinAcceptance = b.minAcceptance
 	if !(p.MinAcceptance > 0.01) {
@@ -58,6 +69,13 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	capBudget := tv / 4 * 7 / 8
 	p.TrialCap = int(math.Ceil(detmath.Log(capBudget/float64(p.Steps)) / detmath.Log1p(-p.MinAcceptance)))
 	p.TVCap = float64(p.Steps) * detmath.Pow(1-p.MinAcceptance, float64(p.TrialCap))
+	// Restricted proposals' own caps: one draw a trial, and the start.
+	switch draws := float64(p.Steps)*float64(p.TrialCap) + 1; c.Domain {
+	case BoxDomain:
+		p.TVCap += draws * float64(dim) * truncFailure
+	case BallDomain:
+		p.TVCap += draws * safeBallFailure
+	}
 	p.TVFloat = b.tvFloat(p)
 	if !(p.TVFloat <= tv/8) {
 		return Plan{}, fmt.Errorf("sampler: the floating-point error bound %.3g exceeds its share %.3g of the budget", p.TVFloat, tv/8)
@@ -65,6 +83,11 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	p.TV = p.TVMix + p.TVCap + p.TVFloat
 	p.Certificate += "; floating-point safe: exact decisions, θ-split envelope, centre-shift coupling, grid release (docs/floating-point.md)"
 	p.Cost = p.work()
+	if c.Domain == BallDomain {
+		// A ball's draws take about two proposals of d normals each (safeball.go: at least a
+		// third of the proposals are accepted, most often about half).
+		p.Cost.Draws += float64(p.Steps) / p.MinAcceptance * float64(dim) * safeDrawCost
+	}
 	return p, nil
 }
 
@@ -88,6 +111,7 @@ type safeBounded struct {
 	minAcceptance       float64
 	beta, lipschitz     float64 // f's smoothness and Lipschitz constant
 	flip, extent        float64 // a box: truncFlip's bound per proposal, and the box's extent
+	ballRadius          float64 // a ball: its radius
 }
 
 const u53 = 0x1p-53
@@ -108,8 +132,13 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	r := math.Sqrt(2 * (d2 + 2*logShare) / m)
 	b.radius = (l/m + math.Sqrt(d/m) + r) * (1 + 0x1p-20)
 	box := c.Domain == BoxDomain
-	if box {
+	restricted := box || c.Domain == BallDomain
+	switch {
+	case box:
 		b.radius = math.Min(b.radius, c.Radius*math.Sqrt(d)*(1+0x1p-50))
+	case restricted: // a ball centred at the origin (the run checks it)
+		b.radius = math.Min(b.radius, c.Radius*(1+0x1p-50))
+		b.ballRadius = c.Radius
 	}
 	// The envelope point is within 3s²L of ĉ′ (clamped; on a box, in it), ĉ′ within ‖c′ − b‖
 	// of the base, the base within B + ‖o‖ of c = 0: far bounds every coordinate vector the
@@ -136,7 +165,7 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	rank := float64(c.rank(dim))
 	spread := b.mode*b.mode + rank*b.sigma*b.sigma // E‖P(x − ŵ)‖²
 	spreadAll := b.mode*b.mode + d*b.sigma*b.sigma // E‖x − ŵ‖²
-	if box {
+	if restricted {
 		// ‖c′ − ŵ‖ ≤ s²m·B + √h·‖ξ‖ + 3s²L + δŵ (c′ = (1 − s²m)(x + √hξ), x and ŵ in K), with
 		// ‖ξ‖ ≤ √d + 20 (beyond it with probability e^{−200} a step, in tvFloat).
 		dc := s2*m*b.radius + b.sqrtH*(math.Sqrt(d)+20) + 3*s2*l + dw
@@ -147,9 +176,18 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 		b.mode = (eJ + dw + 2*safeTheta*(dc+s2*l) + s2*(gradDiff+b.maxGradErr)) * (1 + 0x1p-30)
 		root := b.sigma*math.Sqrt(d) + b.mode
 		spread, spreadAll = root*root, root*root
+		if !box {
+			// A ball: E‖P(x − ŵ)‖² ≤ r·σ² + ‖E x − ŵ‖² (Brascamp–Lieb: the restricted
+			// proposal's covariance is at most σ²I), and E x − x* lies along μ − c, within
+			// σ√(2/π) + σ²(d − 1)/R of x* (docs/floating-point.md, "On a ball").
+			shift := b.mode + b.sigma*(math.Sqrt(2/math.Pi)+b.sigma*(d-1)/c.Radius)
+			spread = shift*shift + rank*b.sigma*b.sigma
+		}
 		// truncFlip's M: |μᵢ − ŵᵢ|/σ ≤ ‖μ − ŵ‖/σ ≤ (‖c′ − ŵ‖ + s²L)/((1 − θ)σ).
-		bigM := (dc + s2*l) / ((1 - safeTheta) * b.sigma) * (1 + 0x1p-30)
-		b.flip, b.extent = truncFlip(bigM, c.Radius/b.sigma), c.Radius
+		if box {
+			bigM := (dc + s2*l) / ((1 - safeTheta) * b.sigma) * (1 + 0x1p-30)
+			b.flip, b.extent = truncFlip(bigM, c.Radius/b.sigma), c.Radius
+		}
 	}
 	bregman := 2 * l * math.Sqrt(spread)
 	if beta > 0 {
@@ -188,6 +226,7 @@ func truncFlip(bigM, extentOverSigma float64) float64 {
 // decision's move (item 4, with G's Lipschitz constant 2L + 2c_q·far), the grid (item 7, the
 // offset drawn with 128 bits), the tails (item 6), the normals' and the fallback's failures.
 func (b safeBounded) tvFloat(p Plan) float64 {
+	// (On a ball, also the flips of the restricted draws: ballFlip.)
 	steps, d := float64(p.Steps), float64(p.Dim)
 	rd := math.Sqrt(d)
 	scale := b.sigma + b.sqrtH + b.startSD
@@ -208,8 +247,69 @@ func (b safeBounded) tvFloat(p Plan) float64 {
 		box = proposals*math.Max(b.flip, startFlip) + steps*math.Exp(-200)
 		pairs += proposals
 	}
+	if b.ballRadius > 0 {
+		// A ball: at most 1/0.1 proposals per draw in expectation (the chosen method's bound is
+		// at least safeBallMinAcceptance), one draw a trial and the start, each proposal d
+		// normals (d/2 + 1 pairs) and its flips (ballFlip); the draws' point errors enter the
+		// decisions as item 4's.
+		perDraw := 1 / 0.1
+		tries := (trials + 1) * perDraw
+		flipTry, errX := ballFlip(d, b.sigma, b.ballRadius, far, false)
+		startTry, _ := ballFlip(d, b.startSD, b.ballRadius, far, true)
+		box += trials*perDraw*flipTry + perDraw*startTry + trials*lipG*errX + steps*math.Exp(-200)
+		pairs += tries * (d/2 + 1)
+	}
 	normals := (pairs + 1) * rng.NormalDDFailure
 	fallback := steps * float64(p.TrialCap) * 0x1p-180
 	tv := (steps+1)*2*eps/(2*b.s) + trials*lipG*eps + grid + safeTail + normals + fallback + box
 	return tv * (1 + 0x1p-20)
+}
+
+// ballFlip bounds the probability that one proposal of a safe ball draw (safeball.go), with
+// scale sigma (at the start when start is set: a plain proposal with M = 0), on a ball of
+// radius R centred at the origin, decides otherwise than the exact run's, and the distance
+// between the two runs' points, when every vector the draw meets is within far of the origin
+// (docs/floating-point.md, "On a ball"). Every quantity of a proposal but ρ is within
+// errX = 2⁻⁹⁰(d + 8)(far + R + σ(√d + 20)) of the exact run's (double-double operations within
+// 2⁻¹⁰⁰ of their operands, sums of d terms, normals within 2⁻⁹⁹(1 + |z|), ‖ζ‖ ≤ √d + 20 but for
+// e^{−200}); R² − w within 2R·errX, so ρ within 2R·errX/ρ. Terms in 1/ρ are integrated against
+// w's density: E[c/ρ(w)] ≤ c·H with H = √2/R + √2·G·R, G bounding w's density on [R²/2, R²]
+// (dw = 2ρ dρ). Then:
+//   - a plain proposal flips when ‖x‖² is within η = 2R·errX(1 + 2⁻²⁰) of R²: given w, a ~
+//     N(M, σ²) and the set of a with a² within η of R² − w has length at most 4η/ρ(w), so
+//     4η·H/(σ√(2π)); at the start (M = 0) ‖x‖/σ has a χ_d density, at most 1: 2·errX/σ;
+//   - a tilted one when w crosses R² (2·2R·errX·G), δ ~ Exp(κ) crosses 2ρ (density κ ≤
+//     (far + R + σ)/σ², distance errX + 4R·errX·H in expectation), or E′ crosses X (its density
+//     e^{−X} ≤ 1 near X, and e^{−X}·|ΔX| ≤ e^{−1/2}(|Δz| + √(z₀/ρ₀)·|Δρ|)/σ with ρ₀ ≥ 0.94R and
+//     Δz ≤ errX + Δρ), or an exponential is drawn again (expDDFailure each).
+func ballFlip(d, sigma, radius, far float64, start bool) (flip, errX float64) {
+	errX = 0x1p-90 * (d + 8) * (far + radius + sigma*(math.Sqrt(d)+20))
+	if start {
+		return 2 * errX / sigma * (1 + 0x1p-20), errX
+	}
+	g := chi2DensityBeyond(d-1, radius*radius/(2*sigma*sigma)) / (sigma * sigma)
+	h := math.Sqrt2/radius + math.Sqrt2*g*radius
+	eta := 2 * radius * errX * (1 + 0x1p-20)
+	plain := 4 * eta * h / (sigma * math.Sqrt(2*math.Pi))
+	z0 := far + radius + sigma
+	kappa := z0 / (sigma * sigma)
+	drho := 2 * radius * errX * h // E|Δρ|
+	tilted := 2*eta*g + kappa*(errX+2*drho) +
+		2*math.E*(math.Exp(-0.5)*((errX+drho)+math.Sqrt(z0/(0.94*radius))*drho)/sigma+0x1p-95) + 2*expDDFailure
+	return math.Max(plain, tilted) * (1 + 0x1p-20), errX
+}
+
+// chi2DensityBeyond bounds the density of χ²_k on [x, ∞): its value at x when x ≥ k (past
+// the mode); else its maximum (1/2 for k ≥ 2; k = 0 has no density: 0). k = 1 needs x ≥ 1.
+func chi2DensityBeyond(k, x float64) float64 {
+	switch {
+	case k == 0:
+		return 0
+	case x < k && k >= 2:
+		return 0.5
+	case x < k:
+		return math.Inf(1)
+	}
+	lg, _ := math.Lgamma(k / 2)
+	return math.Exp((k/2-1)*math.Log(x) - x/2 - k/2*math.Ln2 - lg)
 }

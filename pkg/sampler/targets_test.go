@@ -74,13 +74,15 @@ func (t *linearTarget) exactMean() []float64 {
 }
 
 // oneDim is a one-dimensional target f(x) = (K/N)Σᵢ ℓ(x; aᵢ) with ℓ = |x − a| or the logistic
-// loss log(1 + exp(−a·x)) (|a| ≤ 1), optionally on an interval.
+// loss log(1 + exp(−a·x)) (|a| ≤ 1), optionally on an interval (as a box, or as the ball
+// [−hi, hi] when ball is set).
 type oneDim struct {
 	k, m    float64
 	a       []float64
 	logit   bool
 	lo, hi  float64
 	bounded bool
+	ball    bool
 	smooth  bool // declare the smoothness k/4 of the logistic terms (|a| ≤ 1)
 }
 
@@ -123,7 +125,10 @@ func (t *oneDim) ExampleValue(i int, x []float64) float64 {
 }
 func (t *oneDim) Constants() Constants {
 	c := Constants{Lipschitz: t.k, ExampleLipschitz: t.k, ExampleRank: 1, StrongConvexity: t.m}
-	if t.bounded {
+	switch {
+	case t.ball:
+		c.Domain, c.Radius = BallDomain, t.hi
+	case t.bounded:
 		c.Domain = BoxDomain
 	}
 	if t.smooth {
@@ -132,6 +137,13 @@ func (t *oneDim) Constants() Constants {
 	return c
 }
 func (t *oneDim) Domain() geom.Domain {
+	if t.ball {
+		b, err := geom.NewBall(1, 2, t.hi, nil)
+		if err != nil {
+			panic(err) // the test targets' radii are valid
+		}
+		return b
+	}
 	if t.bounded {
 		b, err := geom.NewBox([]float64{t.lo}, []float64{t.hi})
 		if err != nil {

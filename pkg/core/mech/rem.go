@@ -106,7 +106,8 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
 // sampler's total-variation error folded into δ. With a loss that has an interval form
 // (logistic, smoothed hinge, Huber, squared, hinge, multinomial; robust in ℓ1, ℓ2 or ℓ∞) on
-// the whole space or a box (oracle C) the sampler is floating-point safe and its TV covers
+// the whole space, a box or an ℓ2 ball (oracle C) the sampler is floating-point safe when its
+// plan allows (sampler.NewSafePlan) and its TV covers
 // the computation (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic
 // (the sample is a float64 from floating-point Gaussians). A fast sampler (MALA, Langevin,
 // kinetic Langevin) certifies nothing, so its report claims no privacy.
@@ -158,15 +159,16 @@ type remPlan struct {
 
 // safeAvailable reports whether the certified sampler can run floating-point safe for this
 // problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
-// to a cheaper oracle that is not safe) on the whole space or a box, for the multinomial loss
-// or a linear model whose scalar loss has an interval form (loss.Encloses: logistic, smoothed
-// hinge, Huber, squared, hinge), robust against perturbations in ℓ1, ℓ2 or ℓ∞ or not.
+// to a cheaper oracle that is not safe) on the whole space, a box or an ℓ2 ball, for the
+// multinomial loss or a linear model whose scalar loss has an interval form (loss.Encloses:
+// logistic, smoothed hinge, Huber, squared, hinge), robust against perturbations in ℓ1, ℓ2 or
+// ℓ∞ or not.
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
 	if mode != SampleAuto && mode != SampleEnvelope || pl.mech.FloatSampler {
 		return false
 	}
 	p := pl.problem
-	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain {
+	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain && kind != sampler.BallDomain {
 		return false
 	}
 	if p.Loss.Name == LossMultinomial {

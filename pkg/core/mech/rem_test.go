@@ -290,8 +290,8 @@ func TestREMOnABall(t *testing.T) {
 // floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
 // small share of the sampler's budget), and so do the smoothed hinge, Huber, hinge,
 // multinomial and robust (ℓ2) losses, and on a box (the squared loss too); the report says so
-// and does not carry the exact-arithmetic caveat; a robust loss in ℓ1.5 or an ℓ2 ball keeps
-// the caveat.
+// and does not carry the exact-arithmetic caveat, and on an ℓ2 ball; a robust loss in ℓ1.5 or
+// a ball smaller than 3σ√d keeps the caveat.
 func TestREMFloatingPointSafe(t *testing.T) {
 	train, _ := adultData(t)
 	ap := adultConfig{radius: 10}.problem(t, train)
@@ -404,9 +404,26 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !rpl.(*remPlan).safe || !strings.Contains(rrel.Report.Statement, "grid of spacing") {
 		t.Errorf("robust: safe %v, statement %q", rpl.(*remPlan).safe, rrel.Report.Statement)
 	}
+	// An ℓ2 ball (R ≥ 3σ√d): planned safe, its release on the grid and in the ball.
+	lp := Problem{Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: l2Ball, Radius: 5}
+	lpl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, lp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lrel, err := lpl.Run(context.Background(), ds, rng.Seeded(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !lpl.(*remPlan).safe || !strings.Contains(lrel.Report.Statement, "grid of spacing") || !l2Ball.Contains(lrel.Model.Weights) {
+		t.Errorf("ball: safe %v, weights %v, statement %q", lpl.(*remPlan).safe, lrel.Model.Weights, lrel.Report.Statement)
+	}
+	small, err := geom.NewBall(3, 2, 0.05, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for name, q := range map[string]Problem{
 		"robust in ℓ1.5": {Loss: LossSpec{Name: LossLogistic, RobustRadius: 0.1, RobustNorm: 1.5}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
-		"ball":           {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: l2Ball, Radius: 5},
+		"small ball":     {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: small, Radius: 0.05},
 	} {
 		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
 		if err != nil {
@@ -415,7 +432,7 @@ func TestREMFloatingPointSafe(t *testing.T) {
 		if pl.(*remPlan).safe {
 			t.Errorf("%s: planned floating-point safe", name)
 		}
-		if name != "ball" {
+		if name != "small ball" {
 			continue // the ball's run shows the report; a robust run on oracle B takes seconds
 		}
 		rel, err := pl.Run(context.Background(), ds, rng.Seeded(5), nil)
