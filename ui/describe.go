@@ -123,6 +123,7 @@ var optionText = map[string]map[string]optionDescription{
 		"Sampler":      {"how the model is sampled", samplerChoices},
 		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
 		"FastSteps":    {"steps of a fast sampler", nil},
+		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, with the guarantee proven in exact arithmetic only", nil},
 	},
 	"noisy-gd": {
 		"Momentum":           {"the momentum m in (0, 1) (0: the default, 0.9, and 0.95 when there are many steps to take)", nil},

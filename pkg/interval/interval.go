@@ -199,3 +199,16 @@ var (
 	one = big.NewFloat(1)
 	two = big.NewFloat(2)
 )
+
+// SumParts encloses, coordinate by coordinate, the exact sum p₁ + … + p_k of d-vectors of
+// floats (a point held as a base and offsets) at precision prec.
+func SumParts(prec uint, d int, parts [][]float64) []I {
+	x := make([]I, d)
+	for j := range x {
+		x[j] = Point(0, prec)
+		for _, p := range parts {
+			x[j] = Add(x[j], Point(p[j], prec), prec)
+		}
+	}
+	return x
+}

@@ -127,7 +127,7 @@ func TestSafeBallOneDimension(t *testing.T) {
 // from the unrestricted Gaussian, which is exact (with the mean two radii from the centre, with
 // the float64 sampler's radial draws, tested against it in ballnormal_test.go): two-sample KS
 // on the distance to the centre, on the coordinate along the mean's direction and on another
-// direction (1,000 draws each, level 1e-4). Without the tilt (λ = 1) it fails (checked by hand).
+// direction (700 draws each, level 1e-4). Without the tilt (λ = 1) it fails (checked by hand).
 func TestSafeBallAgainstRejection(t *testing.T) {
 	r := rng.Seeded(513)
 	for _, d := range []int{10, 40} {
@@ -148,7 +148,7 @@ func TestSafeBallAgainstRejection(t *testing.T) {
 			mu[1] += 0.5 * s
 			far := off*s >= radius
 			ch, sc := safeBallChain(d, ball.Center(), radius, 514+uint64(d))
-			n := shortN(1000)
+			n := shortN(700)
 			ours, tilted := safeBallDraws(t, ch, sc, mu, s, n)
 			if off > 0 && tilted == 0 {
 				t.Errorf("d = %d, offset %.3gσ: the tilted method did not run", d, off)

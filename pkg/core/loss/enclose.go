@@ -322,7 +322,7 @@ func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 	if !l.Enclosable() {
 		panic("loss: MeanEnclosure of a loss that is not Enclosable")
 	}
-	x := exactSum(prec, l.d, parts)
+	x := interval.SumParts(prec, l.d, parts)
 	sum := interval.Point(0, prec)
 	row := func(i int, cols []int32, vals []float64) {
 		z := interval.Point(0, prec)
@@ -359,18 +359,6 @@ func dotInterval(w []interval.I, x []float64, prec uint) interval.I {
 		}
 	}
 	return z
-}
-
-// exactSum returns the d coordinates of p₁ + … + p_k as intervals at precision prec.
-func exactSum(prec uint, d int, parts [][]float64) []interval.I {
-	x := make([]interval.I, d)
-	for j := range x {
-		x[j] = interval.Point(0, prec)
-		for _, p := range parts {
-			x[j] = interval.Add(x[j], interval.Point(p[j], prec), prec)
-		}
-	}
-	return x
 }
 
 // divide encloses {x/n : x ∈ a} for n > 0.

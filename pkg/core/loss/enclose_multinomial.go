@@ -89,7 +89,7 @@ func (m *Multinomial) MeanEnclosure(prec uint, parts ...[]float64) (lo, hi *big.
 
 // meanInterval is MeanEnclosure's interval.
 func (m *Multinomial) meanInterval(prec uint, parts ...[]float64) interval.I {
-	w := exactSum(prec, m.k*m.d, parts)
+	w := interval.SumParts(prec, m.k*m.d, parts)
 	buf := make([]float64, m.d)
 	z := make([]interval.I, m.k)
 	sum := interval.Point(0, prec)

@@ -183,7 +183,7 @@ func (r *Robust) meanInterval(prec uint, parts ...[]float64) interval.I {
 	if !r.Enclosable() {
 		panic("loss: MeanEnclosure of a robust loss that is not Enclosable")
 	}
-	w := exactSum(prec, r.d, parts)
+	w := interval.SumParts(prec, r.d, parts)
 	norm := normInterval(w, r.qd, prec)
 	sum := interval.Point(0, prec)
 	for i := range r.n {

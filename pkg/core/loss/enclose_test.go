@@ -71,7 +71,7 @@ func exactGradient(l *Linear, w []float64, prec uint) []float64 {
 		sum[j] = interval.Point(0, prec)
 	}
 	row := make([]float64, l.d)
-	wi := exactSum(prec, l.d, [][]float64{w})
+	wi := interval.SumParts(prec, l.d, [][]float64{w})
 	for i := range l.n {
 		x := denseRow(l.x, l.sparse, i, l.d, row)
 		z := dotInterval(wi, x, prec)
@@ -174,7 +174,7 @@ func exactMultinomialGradient(m *Multinomial, w []float64, prec uint) []float64 
 	}
 	buf := make([]float64, m.d)
 	z := make([]interval.I, m.k)
-	wi := exactSum(prec, m.k*m.d, [][]float64{w})
+	wi := interval.SumParts(prec, m.k*m.d, [][]float64{w})
 	for i := range m.n {
 		x := denseRow(m.x, m.sparse, i, m.d, buf)
 		s := interval.Point(0, prec)
@@ -369,7 +369,7 @@ func vecDist(a, b []float64) float64 {
 // exactRobustGradient returns (1/N)Σ φ′(mᵢ)(yᵢxᵢ − ρg) at w to about 2⁻²⁰⁰, g the norm's
 // subgradient geom.NormGrad picks (w/‖w‖₂, the signs, or the first largest coordinate's).
 func exactRobustGradient(l *Robust, w []float64, prec uint) []float64 {
-	wi := exactSum(prec, l.d, [][]float64{w})
+	wi := interval.SumParts(prec, l.d, [][]float64{w})
 	norm := normInterval(wi, l.qd, prec)
 	g := make([]interval.I, l.d)
 	switch l.qd {

@@ -164,10 +164,13 @@ type remPlan struct {
 // logistic, smoothed hinge, Huber, squared, hinge), robust against perturbations in ℓ1, ℓ2 or
 // ℓ∞ or not.
 func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
-	if mode != SampleAuto && mode != SampleEnvelope || pl.mech.FloatSampler {
-		return false
-	}
-	p := pl.problem
+	return (mode == SampleAuto || mode == SampleEnvelope) && !pl.mech.FloatSampler && safeProblem(pl.problem)
+}
+
+// safeProblem reports whether the floating-point-safe sampler can sample k·F_D + (m/2)‖w‖² for
+// this problem: on the whole space, a box or an ℓ2 ball, with the multinomial loss or a linear
+// model whose scalar loss has an interval form, robust in ℓ1, ℓ2 or ℓ∞ or not.
+func safeProblem(p Problem) bool {
 	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain && kind != sampler.BallDomain {
 		return false
 	}
@@ -355,28 +358,34 @@ func (pl *remPlan) samplerConstants() sampler.Constants {
 		Lipschitz: pl.k * pl.g, ExampleLipschitz: pl.k * pl.g, ExampleRank: rank,
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu, Domain: kind, Radius: radius,
 	}
+	c.GradErrorFloor, c.GradErrorSlope = lossGradRounding(pl.problem, pl.k, pl.g, pl.beta, pl.dim)
+	return c
+}
+
+// lossGradRounding returns floor and slope with ‖k·∇F̂_D(x) − k·∇F_D(x)‖ ≤ floor + slope·‖x‖
+// for the computed gradient of k·F_D (EnclosedMean's; G and β in ℓ2), or 0, 0 when the loss
+// has no such bound: the loss's bound scaled by remGradRounding.
+func lossGradRounding(p Problem, k, g, beta float64, dim int) (floor, slope float64) {
 	switch {
-	case pl.problem.Loss.RobustRadius > 0:
-		if phi, err := pl.problem.Loss.scalar(); err == nil {
+	case p.Loss.RobustRadius > 0:
+		if phi, err := p.Loss.scalar(); err == nil {
 			if m, ok := phi.(loss.Margin); ok {
-				b := pl.problem.Bounds
-				a := geom.NormBound(b.X*(1+2*loss.Slack), b.XNorm, 2, pl.dim)
-				floor, slope := loss.RobustGradRounding(m, a, pl.problem.Loss.RobustRadius, pl.problem.Loss.RobustNorm, pl.dim, pl.problem.N)
-				c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
+				a := geom.NormBound(p.Bounds.X*(1+2*loss.Slack), p.Bounds.XNorm, 2, dim)
+				floor, slope = loss.RobustGradRounding(m, a, p.Loss.RobustRadius, p.Loss.RobustNorm, dim, p.N)
+				return remGradRounding(k, g, floor, slope)
 			}
 		}
-	case pl.problem.Loss.Name == LossMultinomial:
-		k := pl.problem.Loss.Classes
-		floor, slope := loss.MultinomialGradRounding(pl.g, k, pl.dim/k, pl.problem.N)
-		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
-	case !math.IsInf(pl.beta, 1):
-		floor, slope := loss.GradRounding(pl.g, pl.beta, pl.dim, pl.problem.N)
-		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, slope)
-	case pl.problem.Loss.Name == LossHinge && pl.problem.Loss.RobustRadius == 0:
-		floor := loss.HingeGradRounding(pl.g, pl.dim, pl.problem.N)
-		c.GradErrorFloor, c.GradErrorSlope = remGradRounding(pl.k, pl.g, floor, 0)
+	case p.Loss.Name == LossMultinomial:
+		classes := p.Loss.Classes
+		floor, slope = loss.MultinomialGradRounding(g, classes, dim/classes, p.N)
+		return remGradRounding(k, g, floor, slope)
+	case !math.IsInf(beta, 1):
+		floor, slope = loss.GradRounding(g, beta, dim, p.N)
+		return remGradRounding(k, g, floor, slope)
+	case p.Loss.Name == LossHinge:
+		return remGradRounding(k, g, loss.HingeGradRounding(g, dim, p.N), 0)
 	}
-	return c
+	return 0, 0
 }
 
 // remGradRounding scales the loss's bound on its mean gradient's rounding to the target's

@@ -57,8 +57,9 @@ import (
 // REMLp releases one sample of the regularized exponential mechanism in an ℓp or Schatten-p
 // norm, π_D(w) ∝ exp(−k·(F_D(w) + μ·r(w))), r the norm's strongly convex regularizer.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
-// sampler's total-variation error folded into δ; in exact arithmetic only (see REM), and a
-// fast sampler's report claims no privacy. Utility: the excess-risk bound of Gopi, Lee, Liu,
+// sampler's total-variation error folded into δ; floating-point safe (oracle C) with a loss that
+// has an interval form and an ℓq regularizer or none (p ≥ 2), in exact arithmetic only
+// otherwise (see REM), and a fast sampler's report claims no privacy. Utility: the excess-risk bound of Gopi, Lee, Liu,
 // Shen and Tian for the norm, planned from public quantities. Settings: Norm (p, default 1),
 // the sampler, its share of δ and the fast modes' steps; the method and its proof are in the
 // comment block above.
@@ -73,6 +74,10 @@ type REMLp struct {
 	// FastSteps is the number of steps of a fast mode (default: 5·√κ for kinetic-langevin,
 	// 20·κ·√d for mala and langevin, with κ = 1 + β/(μσ₂); not certified).
 	FastSteps int
+	// FloatSampler runs the certified sampler in float64 where the floating-point-safe one
+	// would run (as REM's setting): faster, with the guarantee then proven in exact arithmetic
+	// only, as the report says.
+	FloatSampler bool
 }
 
 // Name returns "rem-lp".
@@ -103,6 +108,7 @@ type remLpPlan struct {
 	fast                sampler.FastSettings
 	utility             Utility
 	deltaMech, tvBudget float64
+	safe                bool // a floating-point-safe certified plan (sampler.NewSafePlan)
 }
 
 // Plan fixes the regularizer, Θ, k, μ and the sampler's parameters from public quantities.
@@ -186,15 +192,27 @@ func (m REMLp) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	pl.base = privacy.GDP{Mu: pl.muGDP}
+	// k and μ are planned for a μ_GDP smaller by a relative 2⁻⁴⁰, so that the potential the
+	// sampler is given, k·F_D + fl(kμ)·r, is still μ_GDP-GDP (as REM's).
+	pl.muGDP *= 1 - 0x1p-40
 	d := float64(pl.dim)
 	pl.k = pl.muGDP / pl.delta * math.Sqrt(d*pl.sigmaP/pl.theta)
 	pl.mu = pl.delta / pl.muGDP * math.Sqrt(d/(pl.sigmaP*pl.theta))
 	pl.utility = Utility{Bound: d/pl.k + pl.mu*pl.theta,
 		Statement: fmt.Sprintf("E F_D(w) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ d/k + μΘ = 2(Δ/μ_GDP)√(dΘ/σ) for the exact distribution (Gopi, Lee, Liu, Shen and Tian, Theorem 3, with the Gibbs bound of their Proposition 4), Θ = %.6g the range of the ℓ%g regularizer over the comparison set, at the calibrated μ_GDP", pl.theta, m.Norm)}
 	pl.guarantee = pl.base
+	if certified && (auto || m.Sampler == SampleEnvelope) && !m.FloatSampler && safeProblem(p) && lpSafe(pl.reg, pl.gaussian) {
+		// A safe plan when its bounds allow (otherwise the plans below, whose reports say that
+		// their guarantee holds in exact arithmetic).
+		if plan, err := sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err == nil {
+			pl.plan, pl.safe, pl.mech.Sampler = plan, true, SampleEnvelope
+		}
+	}
 	if certified {
-		pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
-		if auto {
+		if !pl.safe {
+			pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
+		}
+		if auto && !pl.safe {
 			// The default is the cheaper of the stochastic and envelope oracles' plans.
 			if env, envErr := sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, sampler.EnvelopeOracle, pl.tvBudget); envErr == nil && (err != nil || env.Cost.Queries < pl.plan.Cost.Queries) {
 				pl.plan, err, pl.mech.Sampler = env, nil, SampleEnvelope
@@ -326,8 +344,21 @@ func (pl *remLpPlan) samplerConstants() sampler.Constants {
 	}
 	lip := pl.k * (pl.g2 + pl.mu*pl.remLip)
 	kind, radius := sampler.DomainOf(pl.problem.Domain)
-	return sampler.Constants{Lipschitz: lip, ExampleLipschitz: lip, ExampleRank: rank,
+	c := sampler.Constants{Lipschitz: lip, ExampleLipschitz: lip, ExampleRank: rank,
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Domain: kind, Radius: radius}
+	// The computed gradient's rounding (remLpTarget.GradError's bound at every x): the loss's,
+	// the remainder's (lpRemainderErrors) and the sum's.
+	if floor, slope := lossGradRounding(pl.problem, pl.k, pl.g2, pl.smooth, pl.dim); floor > 0 {
+		c.GradErrorFloor, c.GradErrorSlope = floor, slope
+		if !pl.gaussian {
+			if lp, ok := pl.reg.(*geom.LpRegularizer); ok {
+				_, hs := lpRemainderErrors(lp.Scale(), pl.dim, 0)
+				c.GradErrorFloor = (floor + 0x1p-52*lip) * (1 + 0x1p-40)
+				c.GradErrorSlope = (slope + pl.k*pl.mu*hs*(1+0x1p-40)) * (1 + 0x1p-40)
+			}
+		}
+	}
+	return c
 }
 
 func (pl *remLpPlan) Guarantee() privacy.Curve { return pl.guarantee }
@@ -350,6 +381,10 @@ func (pl *remLpPlan) Parameters() map[string]float64 {
 		ps["sampler_step_size"] = pl.plan.Step
 		ps["sampler_tv"] = pl.plan.TV
 		ps["sampler_trial_cap"] = float64(pl.plan.TrialCap)
+		if pl.safe {
+			ps["sampler_tv_float"] = pl.plan.TVFloat
+			ps["sampler_grid"] = pl.plan.Grid
+		}
 	} else {
 		ps["sampler_steps"] = float64(pl.fast.Steps)
 		ps["sampler_step_size"] = pl.fast.Step
@@ -364,7 +399,9 @@ func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	if err != nil {
 		return nil, err
 	}
-	t := &remLpTarget{loss: l, k: pl.k, rows: pl.problem.N, kmu: pl.k * pl.mu, sigma2: pl.sigma2, constants: pl.samplerConstants(), domain: pl.problem.Domain}
+	t := &remLpTarget{loss: l, k: pl.k, rows: pl.problem.N, kmu: pl.k * pl.mu, sigma2: pl.sigma2, constants: pl.samplerConstants(),
+		domain: pl.problem.Domain, safe: pl.safe, g2: pl.g2}
+	t.gauss = t.constants.StrongConvexity / t.kmu
 	if replay.target != nil {
 		replay.target("REM-lp", t, pl.k*pl.delta, pl.mech.Norm)
 	}
@@ -386,9 +423,16 @@ func (pl *remLpPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, pro
 	if err != nil {
 		return nil, err
 	}
-	rep.Statement += " " + exactArithmetic
+	if pl.safe {
+		rep.Statement += " " + fmt.Sprintf(floatingPointSafe, pl.plan.Grid)
+	} else {
+		rep.Statement += " " + exactArithmetic
+	}
 	details := map[string]float64{"sampler_steps": float64(res.Stats.Steps), "sampler_acceptance": res.Stats.AcceptanceRate(),
 		"sampler_queries": float64(res.Stats.Queries), "sampler_clipped": float64(res.Stats.Clipped), "sampler_cap_hits": float64(res.Stats.CapHits)}
+	if pl.safe {
+		details["sampler_fallbacks"], details["sampler_undecided"] = float64(res.Stats.Fallbacks), float64(res.Stats.Undecided)
+	}
 	return &Release{
 		Model: newModel(pl.problem, ds, res.X), Report: rep, Utility: pl.utility, Parameters: pl.Parameters(),
 		Diagnostics: diagnose(l, pl.problem, ds, res.X, start, details),
@@ -433,6 +477,8 @@ type remLpTarget struct {
 	k, kmu    float64
 	rows      int // the public N: the per-example terms are the rows' and N − n without a loss
 	sigma2    float64
+	safe      bool    // a floating-point-safe run: safeValue's evaluation (remlp_enclose.go)
+	gauss, g2 float64 // σ′ = m/kμ as a float, and G in ℓ2
 	scratch   []float64
 	constants sampler.Constants
 	domain    geom.Domain
@@ -472,7 +518,12 @@ func (t *remLpTarget) remainder(w []float64) float64 {
 	return h
 }
 
-func (t *remLpTarget) Value(x []float64) float64 { return t.k*t.loss.Mean(nil, x) + t.remainder(x) }
+func (t *remLpTarget) Value(x []float64) float64 {
+	if t.safe {
+		return t.safeValue(nil, x)
+	}
+	return t.k*t.loss.Mean(nil, x) + t.remainder(x)
+}
 
 func (t *remLpTarget) ExampleValue(i int, x []float64) float64 {
 	if i >= t.loss.Len() {
@@ -482,6 +533,9 @@ func (t *remLpTarget) ExampleValue(i int, x []float64) float64 {
 }
 
 func (t *remLpTarget) Grad(grad, x []float64) float64 {
+	if t.safe {
+		return t.safeValue(grad, x)
+	}
 	v := t.k * t.loss.Mean(grad, x)
 	for i := range grad {
 		grad[i] *= t.k
