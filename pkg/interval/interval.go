@@ -212,3 +212,18 @@ func SumParts(prec uint, d int, parts [][]float64) []I {
 	}
 	return x
 }
+
+// Abs encloses {|x| : x ∈ a}.
+func Abs(a I) I {
+	switch {
+	case a.Lo.Sign() >= 0:
+		return a
+	case a.Hi.Sign() <= 0:
+		return Neg(a)
+	}
+	top := a.Hi
+	if n := new(big.Float).Neg(a.Lo); n.Cmp(top) > 0 {
+		top = n
+	}
+	return I{Lo: new(big.Float), Hi: top}
+}

@@ -459,3 +459,17 @@ func benchmark(b *testing.B, f func(I, uint) I, x float64) {
 		f(a, 256)
 	}
 }
+
+// TestAbs: |x| over an interval above, below and across zero.
+func TestAbs(t *testing.T) {
+	for _, c := range []struct{ lo, hi, wantLo, wantHi float64 }{
+		{1, 2, 1, 2}, {-3, -1, 1, 3}, {-3, 2, 0, 3}, {-1, 4, 0, 4},
+	} {
+		a := Abs(I{Lo: big.NewFloat(c.lo), Hi: big.NewFloat(c.hi)})
+		lo, _ := a.Lo.Float64()
+		hi, _ := a.Hi.Float64()
+		if lo != c.wantLo || hi != c.wantHi {
+			t.Errorf("Abs([%g, %g]) = [%g, %g], want [%g, %g]", c.lo, c.hi, lo, hi, c.wantLo, c.wantHi)
+		}
+	}
+}

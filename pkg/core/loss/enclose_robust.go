@@ -196,22 +196,9 @@ func (r *Robust) meanInterval(prec uint, parts ...[]float64) interval.I {
 
 // normInterval encloses ‖w‖_q for q = 1, 2 or ∞ over the box of intervals w.
 func normInterval(w []interval.I, q float64, prec uint) interval.I {
-	abs := func(a interval.I) interval.I {
-		switch {
-		case a.Lo.Sign() >= 0:
-			return a
-		case a.Hi.Sign() <= 0:
-			return interval.Neg(a)
-		}
-		top := a.Hi
-		if n := new(big.Float).Neg(a.Lo); n.Cmp(top) > 0 {
-			top = n
-		}
-		return interval.I{Lo: new(big.Float), Hi: top}
-	}
 	out := interval.Point(0, prec)
 	for _, v := range w {
-		a := abs(v)
+		a := interval.Abs(v)
 		switch q {
 		case 1:
 			out = interval.Add(out, a, prec)

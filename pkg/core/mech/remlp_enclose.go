@@ -87,18 +87,7 @@ func lpRemainderInterval(q, s, m, kmu float64, prec uint, parts ...[]float64) in
 	qi := interval.Point(q, prec)
 	sum, sq := interval.Point(0, prec), interval.Point(0, prec)
 	for _, v := range x {
-		abs := v
-		switch {
-		case v.Lo.Sign() >= 0:
-		case v.Hi.Sign() <= 0:
-			abs = interval.Neg(v)
-		default: // straddles 0
-			top := new(big.Float).Neg(v.Lo)
-			if v.Hi.Cmp(top) > 0 {
-				top = v.Hi
-			}
-			abs = interval.I{Lo: zero, Hi: top}
-		}
+		abs := interval.Abs(v)
 		sum = interval.Add(sum, power(abs, qi), prec)
 		sq = interval.Add(sq, interval.Mul(abs, abs, prec), prec)
 	}
