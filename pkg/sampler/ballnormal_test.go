@@ -379,61 +379,80 @@ func TestTargetsOnADisk(t *testing.T) {
 		return onBall{&geoMedian{k: 1.2, m: 1, a: [][2]float64{{2, 1}, {1.5, -0.5}, {-0.5, 2}}}, disk}
 	}
 	for name, mk := range map[string]func() Target{"gaussian": linear, "geometric median": median} {
-		// Quadrature of π on a polar grid.
-		tg := mk()
-		const nr, na = 600, 1200
-		var z, mx, my, vx, vy float64
-		pts := make([][3]float64, 0, nr*na)
-		for i := range nr {
-			rr := 0.8 * (float64(i) + 0.5) / nr
-			for j := range na {
-				a := 2 * math.Pi * (float64(j) + 0.5) / na
-				x := []float64{rr * math.Cos(a), rr * math.Sin(a)}
-				w := rr * math.Exp(-tg.Value(x)-tg.Constants().StrongConvexity/2*(x[0]*x[0]+x[1]*x[1]))
-				pts = append(pts, [3]float64{x[0], x[1], w})
-				z += w
-				mx += w * x[0]
-				my += w * x[1]
-			}
-		}
-		mx, my = mx/z, my/z
-		for _, p := range pts {
-			vx += p[2] * (p[0] - mx) * (p[0] - mx) / z
-			vy += p[2] * (p[1] - my) * (p[1] - my) / z
-		}
-		slices.SortFunc(pts, func(a, b [3]float64) int { return cmpFloat(a[0], b[0]) })
-		xs, cum := make([]float64, len(pts)), make([]float64, len(pts))
-		var c float64
-		for i, p := range pts {
-			c += p[2] / z
-			xs[i], cum[i] = p[0], c
-		}
-		cdf := func(x float64) float64 {
-			i, _ := slices.BinarySearch(xs, x)
-			if i == 0 {
-				return 0
-			}
-			return cum[i-1]
-		}
+		q := newDiskQuadrature(mk(), 0.8)
 		for k, oracle := range allOracles {
 			xs, _ := samples(t, mk, oracle, 1e-2, shortN(1000), uint64(510+k))
-			first := make([]float64, len(xs))
-			var ax, ay float64
-			for i, x := range xs {
-				if !disk.Contains(x) {
-					t.Fatalf("%s, %v: sample %v outside the disk", name, oracle, x)
-				}
-				first[i] = x[0]
-				ax += x[0] / float64(len(xs))
-				ay += x[1] / float64(len(xs))
-			}
-			label := name + ", " + oracle.String()
-			nn := float64(len(xs))
-			stattest.Z(t, label+": mean x", ax, mx, math.Sqrt(vx/nn))
-			stattest.Z(t, label+": mean y", ay, my, math.Sqrt(vy/nn))
-			stattest.KS(t, label+": x", first, cdf)
+			q.check(t, name+", "+oracle.String(), disk, xs)
 		}
 	}
+}
+
+// diskQuadrature is a target's law π ∝ exp(−f − (m/2)‖x‖²) on a disk centred at the origin, by
+// quadrature on a polar grid: its means, variances and the CDF of the first coordinate.
+type diskQuadrature struct {
+	mx, my, vx, vy float64
+	xs, cum        []float64
+}
+
+func newDiskQuadrature(tg Target, radius float64) diskQuadrature {
+	const nr, na = 600, 1200
+	var q diskQuadrature
+	var z float64
+	pts := make([][3]float64, 0, nr*na)
+	for i := range nr {
+		rr := radius * (float64(i) + 0.5) / nr
+		for j := range na {
+			a := 2 * math.Pi * (float64(j) + 0.5) / na
+			x := []float64{rr * math.Cos(a), rr * math.Sin(a)}
+			w := rr * math.Exp(-tg.Value(x)-tg.Constants().StrongConvexity/2*(x[0]*x[0]+x[1]*x[1]))
+			pts = append(pts, [3]float64{x[0], x[1], w})
+			z += w
+			q.mx += w * x[0]
+			q.my += w * x[1]
+		}
+	}
+	q.mx, q.my = q.mx/z, q.my/z
+	for _, p := range pts {
+		q.vx += p[2] * (p[0] - q.mx) * (p[0] - q.mx) / z
+		q.vy += p[2] * (p[1] - q.my) * (p[1] - q.my) / z
+	}
+	slices.SortFunc(pts, func(a, b [3]float64) int { return cmpFloat(a[0], b[0]) })
+	q.xs, q.cum = make([]float64, len(pts)), make([]float64, len(pts))
+	var c float64
+	for i, p := range pts {
+		c += p[2] / z
+		q.xs[i], q.cum[i] = p[0], c
+	}
+	return q
+}
+
+// cdf is the first coordinate's CDF.
+func (q diskQuadrature) cdf(x float64) float64 {
+	i, _ := slices.BinarySearch(q.xs, x)
+	if i == 0 {
+		return 0
+	}
+	return q.cum[i-1]
+}
+
+// check tests samples against the law: in the disk, both means (z-tests) and the first
+// coordinate (KS).
+func (q diskQuadrature) check(t *testing.T, label string, disk *geom.Ball, xs [][]float64) {
+	t.Helper()
+	first := make([]float64, len(xs))
+	var ax, ay float64
+	for i, x := range xs {
+		if !disk.Contains(x) {
+			t.Fatalf("%s: sample %v outside the disk", label, x)
+		}
+		first[i] = x[0]
+		ax += x[0] / float64(len(xs))
+		ay += x[1] / float64(len(xs))
+	}
+	nn := float64(len(xs))
+	stattest.Z(t, label+": mean x", ax, q.mx, math.Sqrt(q.vx/nn))
+	stattest.Z(t, label+": mean y", ay, q.my, math.Sqrt(q.vy/nn))
+	stattest.KS(t, label+": x", first, q.cdf)
 }
 
 func cmpFloat(a, b float64) int {
