@@ -43,7 +43,7 @@ const safeBallFailure = 0x1p-100
 
 // safeBallCap is the number of proposals after which a safe ball draw stops: with an acceptance
 // of at least 0.1 the cap is reached with probability at most safeBallFailure.
-var safeBallCap = int(math.Ceil(math.Log(safeBallFailure) / math.Log1p(-0.1)))
+var safeBallCap = int(math.Ceil(detmath.Log(safeBallFailure) / detmath.Log1p(-0.1)))
 
 // ballMethod is the choice of one safe ball draw.
 type ballMethod struct {

@@ -295,12 +295,14 @@ func ballFlip(d, sigma, radius, far float64, start bool) (flip, errX float64) {
 	kappa := z0 / (sigma * sigma)
 	drho := 2 * radius * errX * h // E|Δρ|
 	tilted := 2*eta*g + kappa*(errX+2*drho) +
-		2*math.E*(math.Exp(-0.5)*((errX+drho)+math.Sqrt(z0/(0.94*radius))*drho)/sigma+0x1p-95) + 2*expDDFailure
+		2*math.E*(detmath.Exp(-0.5)*((errX+drho)+math.Sqrt(z0/(0.94*radius))*drho)/sigma+0x1p-95) + 2*expDDFailure
 	return math.Max(plain, tilted) * (1 + 0x1p-20), errX
 }
 
 // chi2DensityBeyond bounds the density of χ²_k on [x, ∞): its value at x when x ≥ k (past
-// the mode); else its maximum (1/2 for k ≥ 2; k = 0 has no density: 0). k = 1 needs x ≥ 1.
+// the mode), with Γ(k/2) bounded below by Stirling's √(2π/z)(z/e)^z (detmath, so that plans
+// are the same on every platform); else its maximum (1/2 for k ≥ 2; k = 0 has no density: 0).
+// k = 1 needs x ≥ 1.
 func chi2DensityBeyond(k, x float64) float64 {
 	switch {
 	case k == 0:
@@ -310,6 +312,7 @@ func chi2DensityBeyond(k, x float64) float64 {
 	case x < k:
 		return math.Inf(1)
 	}
-	lg, _ := math.Lgamma(k / 2)
-	return math.Exp((k/2-1)*math.Log(x) - x/2 - k/2*math.Ln2 - lg)
+	z := k / 2
+	lg := 0.5*detmath.Log(2*math.Pi/z) + z*(detmath.Log(z)-1) // ≤ log Γ(z)
+	return detmath.Exp((z-1)*detmath.Log(x) - x/2 - z*math.Ln2 - lg)
 }

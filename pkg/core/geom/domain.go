@@ -341,7 +341,7 @@ func projectLp(dst, x []float64, p, r float64) {
 			if u == 0 {
 				continue
 			}
-			up1 := math.Pow(u, p-1)
+			up1 := pow(u, p-1)
 			f += up1 * u
 			// y_i'(λ) = −u^{p−1}/(1 + λ(p−1)u^{p−2}).
 			df -= p * up1 * up1 / (1 + lam*(p-1)*up1/u)
@@ -387,9 +387,9 @@ func solveKKT(a, lam, p float64) float64 {
 		return a
 	}
 	if p >= 2 {
-		u := math.Min(a, math.Pow(a/lam, 1/(p-1)))
+		u := math.Min(a, pow(a/lam, 1/(p-1)))
 		for it := 0; it < 100; it++ {
-			up2 := math.Pow(u, p-2)
+			up2 := pow(u, p-2)
 			g := u + lam*up2*u - a
 			if g <= 0 {
 				return u
@@ -403,9 +403,9 @@ func solveKKT(a, lam, p float64) float64 {
 		return u
 	}
 	e := 1 / (p - 1)
-	v := math.Min(math.Pow(a, p-1), a/lam)
+	v := math.Min(pow(a, p-1), a/lam)
 	for it := 0; it < 100; it++ {
-		ve := math.Pow(v, e)
+		ve := pow(v, e)
 		g := ve + lam*v - a
 		if g <= 0 {
 			break
@@ -416,7 +416,7 @@ func solveKKT(a, lam, p float64) float64 {
 		}
 		v = math.Max(next, 0)
 	}
-	return math.Pow(v, e)
+	return pow(v, e)
 }
 
 // ScaledProjection returns the projection onto dom in the metric of a positive diagonal

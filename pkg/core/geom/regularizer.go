@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/privopt/privopt/pkg/detmath"
 )
 
 // Regularizer is a strongly convex function r added to an objective (as λ·r in output
@@ -72,8 +74,8 @@ func regularizerShape(p float64, d int) (q, s float64, err error) {
 		if d < 3 {
 			return 0, 0, fmt.Errorf("p = 1 needs dimension ≥ 3 (q = 1 + 1/ln d ≤ 2), have %d; use p = 2", d)
 		}
-		q = 1 + 1/math.Log(float64(d))
-		return q, math.Pow(float64(d), 2*(1-1/q)) / (q - 1), nil
+		q = 1 + 1/detmath.Log(float64(d))
+		return q, pow(float64(d), 2*(1-1/q)) / (q - 1), nil
 	case p <= 2:
 		return p, 1 / (p - 1), nil
 	}
@@ -261,14 +263,14 @@ func farthestL1Vertex(c, x0 []float64, rad, q float64) float64 {
 	}
 	sum := 0.0
 	for i := range c {
-		sum += math.Pow(math.Abs(c[i]-x0[i])/m, q)
+		sum += pow(math.Abs(c[i]-x0[i])/m, q)
 	}
 	best := 0.0
 	for i := range c {
 		v := (c[i] - x0[i]) / m
-		rest := sum - math.Pow(math.Abs(v), q)
+		rest := sum - pow(math.Abs(v), q)
 		t := math.Max(math.Abs(v+rad/m), math.Abs(v-rad/m))
-		best = math.Max(best, rest+math.Pow(t, q))
+		best = math.Max(best, rest+pow(t, q))
 	}
-	return m * math.Pow(best, 1/q)
+	return m * pow(best, 1/q)
 }

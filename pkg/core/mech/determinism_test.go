@@ -22,7 +22,7 @@ var pinnedReleases = map[string]uint64{
 	"rem":           0x3031d46d0afc7c96,
 	"expmech":       0xab364d6ff81cda96,
 	"rashomon":      0xa7397e7a4e52b836,
-	"rem-lp":        0x273bbf674b9ec05d,
+	"rem-lp":        0x844f35406273698b,
 	"auto":          0x6a525047488e35b9,
 }
 
