@@ -524,8 +524,13 @@ func (t *remTarget) Grad(grad, x []float64) float64 {
 // ValueError, GradError and ValueEnclosure make the target sampler.Enclosed when its loss is
 // loss.Enclosing (the plan only asks for it then).
 func (t *remTarget) ValueError(x []float64, v float64) float64 {
-	l := t.loss.(loss.Enclosing)
-	return (t.k*l.MeanError(x, v/t.k*(1+0x1p-50)) + 0x1p-53*math.Abs(v)) * (1 + 0x1p-40)
+	return scaledMeanError(t.loss.(loss.Enclosing), t.k, x, v)
+}
+
+// scaledMeanError bounds |v − k·F_D(x)| for the value v = k·F̂ computed from the loss's mean:
+// k times the loss's bound at v/k (enlarged for the division's rounding), plus the product's.
+func scaledMeanError(l loss.Enclosing, k float64, x []float64, v float64) float64 {
+	return (k*l.MeanError(x, v/k*(1+0x1p-50)) + 0x1p-53*math.Abs(v)) * (1 + 0x1p-40)
 }
 
 func (t *remTarget) GradError(x, g []float64) float64 {

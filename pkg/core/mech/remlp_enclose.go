@@ -142,7 +142,7 @@ func (t *remLpTarget) safeValue(grad, x []float64) float64 {
 func (t *remLpTarget) ValueError(x []float64, v float64) float64 {
 	l := t.loss.(loss.Enclosing)
 	if t.reg == nil {
-		return (t.k*l.MeanError(x, v/t.k*(1+0x1p-50)) + 0x1p-53*math.Abs(v)) * (1 + 0x1p-40)
+		return scaledMeanError(l, t.k, x, v)
 	}
 	q, s := t.lpParams()
 	h, nq := lpRemainder(q, s, t.gauss, x, nil)
