@@ -109,9 +109,9 @@ type OptionChoice struct {
 
 // samplerChoices are the sampling modes of the REM family.
 var samplerChoices = []OptionChoice{
-	{"proximal-stochastic", "proximal sampler, stochastic oracle (certified)", false},
-	{"proximal-envelope", "proximal sampler, envelope rejection (certified)", false},
-	{"proximal-value", "proximal sampler, value rejection (certified)", false},
+	{"proximal-envelope", "proximal sampler, envelope rejection (certified, floating-point safe)", false},
+	{"proximal-stochastic", "proximal sampler, stochastic oracle (certified; float64 only: needs FloatSampler)", false},
+	{"proximal-value", "proximal sampler, value rejection (certified; float64 only: needs FloatSampler)", false},
 	{"mala", "MALA (fast; mixing not certified: no privacy claimed)", true},
 	{"langevin", "projected Langevin (fast; mixing not certified: no privacy claimed)", true},
 	{"kinetic-langevin", "kinetic Langevin (fastest; mixing not certified: no privacy claimed)", true},
@@ -123,7 +123,7 @@ var optionText = map[string]map[string]optionDescription{
 		"Sampler":      {"how the model is sampled", samplerChoices},
 		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
 		"FastSteps":    {"steps of a fast sampler", nil},
-		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, with the guarantee proven in exact arithmetic only", nil},
+		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, and it runs what the floating-point-safe sampler refuses (oracles A and B, other robust norms, Schatten-p below 2), with the guarantee proven in exact arithmetic only", nil},
 	},
 	"noisy-gd": {
 		"Momentum":           {"the momentum m in (0, 1) (0: the default, 0.9, and 0.95 when there are many steps to take)", nil},
@@ -158,7 +158,7 @@ var optionText = map[string]map[string]optionDescription{
 		}},
 		"SamplerShare": {"share of δ given to the certified sampler's error", nil},
 		"FastSteps":    {"steps of a fast sampler", nil},
-		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, with the guarantee proven in exact arithmetic only", nil},
+		"FloatSampler": {"run the certified sampler in float64 arithmetic: faster, and it runs what the floating-point-safe sampler refuses (oracles A and B, other robust norms, Schatten-p below 2), with the guarantee proven in exact arithmetic only", nil},
 	},
 }
 

@@ -337,6 +337,14 @@ func TestTogetherAtLargeEpsilon(t *testing.T) {
 		eps := c.eps
 		s := Spec{Loss: "logistic", Domain: Whole, Radius: 5, Mechanism: c.mech, EvalShare: 0.1, ScaleShare: 0.2,
 			Budget: privacy.Budget{Epsilon: eps, Delta: 1e-6}}
+		if c.mech == "rem" && eps > 8 {
+			// The safe sampler's floating-point term exceeds the sampler's share of δ there
+			// (about δ/(1 + e^ε)), and the plan says which setting runs the float64 sampler.
+			if _, err := Plan(s, f); err == nil || !strings.Contains(err.Error(), "FloatSampler=true") {
+				t.Errorf("rem at ε = %g: %v, want a refusal that names FloatSampler", eps, err)
+			}
+			s.Options = map[string]string{"FloatSampler": "true"}
+		}
 		if !ScalesPrivately(s, f) {
 			t.Fatalf("ε = %g: no private ranges", eps)
 		}

@@ -100,6 +100,12 @@ const (
 // output's TV is at most the mixing error plus T times each step's oracle error plus the
 // probability that any trial cap is reached.
 func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
+	return newPlan(c, dim, n, oracle, tv, math.Inf(1))
+}
+
+// newPlan is NewPlan with oracle C's proposal variance s² at most maxVar (NewSafePlan's ball
+// draws need σ small against the radius).
+func newPlan(c Constants, dim, n int, oracle Oracle, tv, maxVar float64) (Plan, error) {
 	if err := c.Validate(dim); err != nil {
 		return Plan{}, err
 	}
@@ -139,9 +145,10 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 		p.Certificate = "proximal sampler, KL contraction (1+hm)^(-2T) (Chen, Chewi, Salim and Wibisono 2022, Thm 3); RGO C exact (envelope from a subgradient, Liang and Chen)"
 		mixBudget += oracleBudget
 		sp := c.proposalSpread(dim)
-		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, m, sp)
+		maxVar = math.Min(maxVar, 0.5/m)
+		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, maxVar, sp)
 		if c.Smoothness > 0 {
-			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, m, sp); s2 > p.ProposalVar {
+			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, maxVar, sp); s2 > p.ProposalVar {
 				p.ProposalVar, p.ProxSteps, p.MinAcceptance = s2, j, acc
 			}
 		}
@@ -194,9 +201,9 @@ func NewPlan(c Constants, dim, n int, oracle Oracle, tv float64) (Plan, error) {
 // √E‖P(x − w)‖² are at most a·s + (b + G)·s². (The cross term is real: restricting the
 // proposal can push x away from w, see TestRestrictedEnvelopeMoments.)
 //
-// s is the largest value for which either bound is at least 1/e, with s² below 1/(2m) so that
-// h = s²/(1 − s²m) is finite.
-func envelopeStep(g, beta, m float64, sp proposalSpread) (s2, minAcceptance float64) {
+// s is the largest value for which either bound is at least 1/e, with s² at most maxVar (below
+// 1/(2m), so that h = s²/(1 − s²m) is finite).
+func envelopeStep(g, beta, maxVar float64, sp proposalSpread) (s2, minAcceptance float64) {
 	rf := float64(sp.r)
 	// 2G·E‖P(x − w)‖ = 1: (b + G)·s² + a·s = 1/(2G).
 	s := 1 / (2 * sp.a)
@@ -222,7 +229,7 @@ func envelopeStep(g, beta, m float64, sp proposalSpread) (s2, minAcceptance floa
 		}
 		s = math.Max(s, math.Sqrt(u))
 	}
-	s2 = math.Min(s*s, 0.5/m)
+	s2 = math.Min(s*s, maxVar)
 	mean, meanSquare := envelopeMoments(math.Sqrt(s2), g, sp)
 	minAcceptance = detmath.Exp(-2 * g * mean)
 	if beta > 0 {
@@ -292,8 +299,8 @@ func envelopeMoments(s, g float64, sp proposalSpread) (mean, meanSquare float64)
 // Minkowski, with proposalSpread's a and b; the acceptance is at least exp(−(β/2) times that)
 // (Jensen, as in envelopeStep). s is set so that the bound with e = a·s/4 is 1 — on the whole
 // space (β/2)·r·s²·(1 + 1/16) = 1 — and J so that e ≤ a·s/4; the acceptance is then at least
-// 1/e.
-func proxEnvelopeStep(g, beta, m float64, sp proposalSpread) (s2 float64, steps int, minAcceptance float64) {
+// 1/e (s² at most maxVar, the acceptance then only larger).
+func proxEnvelopeStep(g, beta, maxVar float64, sp proposalSpread) (s2 float64, steps int, minAcceptance float64) {
 	rf := float64(sp.r)
 	if sp.whole {
 		s2 = 2 / (beta * rf * (1 + 1.0/16))
@@ -301,7 +308,7 @@ func proxEnvelopeStep(g, beta, m float64, sp proposalSpread) (s2 float64, steps 
 		root := positiveRoot(sp.b, 1.25*sp.a, math.Sqrt(2/beta))
 		s2 = root * root
 	}
-	s2 = math.Min(s2, 0.5/m)
+	s2 = math.Min(s2, maxVar)
 	s := math.Sqrt(s2)
 	q := s2 * beta / (2 + s2*beta)
 	e := (1 + s2*beta) * s2 * g

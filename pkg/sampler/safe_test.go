@@ -388,13 +388,41 @@ func TestNewSafePlan(t *testing.T) {
 	if !(pl.MinAcceptance > 0.1) || !(pl.TVFloat > 0 && pl.TV <= 1e-6) || !(pl.TVCap > float64(pl.Steps*pl.TrialCap)*safeBallFailure) {
 		t.Errorf("a ball's plan %+v", pl)
 	}
+	// A steep target (its Lipschitz constant and smoothness 1000 times the logistic's) on a
+	// tiny budget: an eighth of tv is below its floating-point term, and the plan gives that
+	// term a larger share, its total still within tv.
+	steep := c
+	steep.Lipschitz *= 1000
+	steep.Smoothness *= 1000
+	const tiny = 6e-17
+	if _, err := newSafePlan(steep, 1, len(tg.a), tiny, safeFloatShares[0]); err == nil {
+		t.Error("a steep target: planned within an eighth of the budget")
+	}
+	pt, err := NewSafePlan(steep, 1, len(tg.a), tiny)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !(pt.TVFloat > tiny/8 && pt.TV <= tiny && pt.TV == pt.TVMix+pt.TVCap+pt.TVFloat) {
+		t.Errorf("a steep target's plan %+v", pt)
+	}
+	// A ball small against the unconstrained plan's σ√d: σ is capped at R/(3√d), at the cost
+	// of more steps.
+	small := balled.Constants()
+	small.Radius = 0.5
+	ps, err := NewSafePlan(small, 1, len(balled.a), 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sigma := math.Sqrt(ps.ProposalVar / (1 - safeTheta)); !(3*sigma <= small.Radius) || !(3*math.Sqrt(pl.ProposalVar/(1-safeTheta)) > small.Radius) || !(ps.Steps > pl.Steps) {
+		t.Errorf("a small ball's plan: σ %g, steps %d (radius 1.2: σ %g, steps %d)", sigma, ps.Steps, math.Sqrt(pl.ProposalVar/(1-safeTheta)), pl.Steps)
+	}
 	for name, mutate := range map[string]func(*Constants){
-		"box, no extent":   func(c *Constants) { c.Domain = BoxDomain },
-		"ball, no radius":  func(c *Constants) { c.Domain = BallDomain },
-		"ball below 3σ√d":  func(c *Constants) { c.Domain, c.Radius = BallDomain, 0.1 },
-		"no rounding":      func(c *Constants) { c.GradErrorFloor = 0 },
-		"centre":           func(c *Constants) { c.Center = []float64{1} },
-		"rounding too big": func(c *Constants) { c.GradErrorFloor = 1e3 },
+		"box, no extent":       func(c *Constants) { c.Domain = BoxDomain },
+		"ball, no radius":      func(c *Constants) { c.Domain = BallDomain },
+		"ball below the start": func(c *Constants) { c.Domain, c.Radius = BallDomain, 0.05 },
+		"no rounding":          func(c *Constants) { c.GradErrorFloor = 0 },
+		"centre":               func(c *Constants) { c.Center = []float64{1} },
+		"rounding too big":     func(c *Constants) { c.GradErrorFloor = 1e3 },
 	} {
 		m := c
 		mutate(&m)

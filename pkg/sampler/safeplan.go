@@ -24,7 +24,7 @@ const safeTail = 0x1p-100
 // NewSafePlan plans a floating-point-safe run (safe.go; docs/floating-point.md, "The
 // floating-point-safe REM: the argument"): oracle C with the θ-split envelope and exact
 // decisions, on the whole space, a box (Radius its extent) or an ℓ2 ball centred at the origin
-// (R ≥ 3σ√d, safeball.go), for a target whose constants bound its (sub)gradient's rounding
+// (σ capped at R/(3√d) for safeball.go), for a target whose constants bound its (sub)gradient's rounding
 // (GradErrorFloor, GradErrorSlope), smooth or not. Its TV is TVMix + TVCap + TVFloat ≤ tv, where
 // TVFloat bounds the probability that the computed release differs from the exact-arithmetic
 // run's, computed here from public constants only; the run releases its state rounded to a
@@ -42,7 +42,31 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	case float64(n)*float64(dim) > 0x1p40:
 		return Plan{}, errors.New("sampler: too many rows for the floating-point-safe sampler's fallback precision")
 	}
-	p, err := NewPlan(c, dim, n, EnvelopeOracle, tv*7/8)
+	// TVFloat grows with the steps, which grow only like the logarithm of the rest of the
+	// budget: a plan whose floating-point term exceeds an eighth of tv tries larger shares.
+	var err error
+	for _, share := range safeFloatShares {
+		var p Plan
+		if p, err = newSafePlan(c, dim, n, tv, share); err == nil {
+			return p, nil
+		}
+	}
+	return Plan{}, err
+}
+
+// safeFloatShares are the shares of the budget NewSafePlan offers the floating-point term, in
+// order.
+var safeFloatShares = []float64{1.0 / 8, 1.0 / 2, 7.0 / 8}
+
+// newSafePlan is NewSafePlan with the share of tv given to TVFloat (the rest to mixing and the
+// caps, as NewPlan splits it).
+func newSafePlan(c Constants, dim, n int, tv, share float64) (Plan, error) {
+	maxVar := math.Inf(1)
+	if c.Domain == BallDomain {
+		// The ball draws' proposal scale σ = s/√(1 − θ) at most R/(3√d) (safeBallMinRadius).
+		maxVar = (1 - safeTheta) * c.Radius * c.Radius / (safeBallMinRadius * safeBallMinRadius * float64(dim)) * (1 - 0x1p-20)
+	}
+	p, err := newPlan(c, dim, n, EnvelopeOracle, tv*(1-share), maxVar)
 	if err != nil {
 		return Plan{}, err
 	}
@@ -52,8 +76,8 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 		return Plan{}, fmt.Errorf("sampler: the target's gradient rounding (%.3g within the states' radius %.3g) is too large for a floating-point-safe run", b.gradErr, b.radius)
 	}
 	if c.Domain == BallDomain {
-		// Safe ball draws (safeball.go) need R ≥ 3σ√d for the oracle's proposals, and an
-		// acceptance bound for the start N(0, I/m) restricted to the ball.
+		// Safe ball draws (safeball.go) need R ≥ 3σ√d for the oracle's proposals (maxVar
+		// above), and an acceptance bound for the start N(0, I/m) restricted to the ball.
 		if !(c.Radius >= safeBallMinRadius*b.sigma*math.Sqrt(float64(dim))) {
 			return Plan{}, fmt.Errorf("sampler: the floating-point-safe sampler needs a ball's radius (%.3g) at least 3σ√d = %.3g", c.Radius, safeBallMinRadius*b.sigma*math.Sqrt(float64(dim)))
 		}
@@ -66,7 +90,7 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 	if !(p.MinAcceptance > 0.01) {
 		return Plan{}, fmt.Errorf("sampler: the floating-point-safe envelope accepts too rarely (%.3g)", p.MinAcceptance)
 	}
-	capBudget := tv / 4 * 7 / 8
+	capBudget := tv / 4 * (1 - share)
 	p.TrialCap = int(math.Ceil(detmath.Log(capBudget/float64(p.Steps)) / detmath.Log1p(-p.MinAcceptance)))
 	p.TVCap = float64(p.Steps) * detmath.Pow(1-p.MinAcceptance, float64(p.TrialCap))
 	// Restricted proposals' own caps: one draw a trial, and the start.
@@ -77,10 +101,13 @@ func NewSafePlan(c Constants, dim, n int, tv float64) (Plan, error) {
 		p.TVCap += draws * safeBallFailure
 	}
 	p.TVFloat = b.tvFloat(p)
-	if !(p.TVFloat <= tv/8) {
-		return Plan{}, fmt.Errorf("sampler: the floating-point error bound %.3g exceeds its share %.3g of the budget", p.TVFloat, tv/8)
+	if !(p.TVFloat <= tv*share) {
+		return Plan{}, fmt.Errorf("sampler: the floating-point error bound %.3g exceeds its share %.3g of the budget", p.TVFloat, tv*share)
 	}
 	p.TV = p.TVMix + p.TVCap + p.TVFloat
+	if !(p.TV <= tv) {
+		return Plan{}, fmt.Errorf("sampler: internal error: the safe plan's error %g exceeds the budget %g", p.TV, tv)
+	}
 	p.Certificate += "; floating-point safe: exact decisions, θ-split envelope, centre-shift coupling, grid release (docs/floating-point.md)"
 	p.Cost = p.work()
 	if c.Domain == BallDomain {

@@ -29,8 +29,8 @@ const (
 	SampleValue      SamplerMode = "proximal-value"
 	SampleStochastic SamplerMode = "proximal-stochastic"
 	SampleEnvelope   SamplerMode = "proximal-envelope"
-	// SampleAuto plans the three certified oracles and uses the one with the smallest
-	// predicted cost (at cost.Reference).
+	// SampleAuto is the floating-point-safe sampler (oracle C); with FloatSampler, it plans the
+	// certified oracles and uses the one with the smallest predicted cost (at cost.Reference).
 	SampleAuto SamplerMode = "auto"
 	// Fast modes, whose mixing is not certified: the report then claims no privacy.
 	SampleMALA     SamplerMode = "mala"
@@ -106,17 +106,16 @@ func (s SamplerMode) oracle() (sampler.Oracle, bool) {
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
 // sampler's total-variation error folded into δ. With a loss that has an interval form
 // (logistic, smoothed hinge, Huber, squared, hinge, multinomial; robust in ℓ1, ℓ2 or ℓ∞) on
-// the whole space, a box or an ℓ2 ball (oracle C) the sampler is floating-point safe when its
-// plan allows (sampler.NewSafePlan) and its TV covers
-// the computation (docs/floating-point.md); elsewhere the guarantee holds in exact arithmetic
-// (the sample is a float64 from floating-point Gaussians). A fast sampler (MALA, Langevin,
+// the whole space, a box or an ℓ2 ball (oracle C) the sampler is floating-point safe
+// (sampler.NewSafePlan: its TV covers the computation, docs/floating-point.md); a certified
+// plan it cannot run is refused unless FloatSampler is set, whose guarantee holds in exact
+// arithmetic (the sample is a float64 from floating-point Gaussians). A fast sampler (MALA, Langevin,
 // kinetic Langevin) certifies nothing, so its report claims no privacy.
 // Utility: E F_D(ŵ) − F_D(u) ≤ d/k + μD²/2 for ‖u‖ ≤ D, planned from public quantities (or the
 // population risk's, Objective "sco"). Settings: the objective, the sampler and its share of
 // δ, the fast modes' steps; the method and its proof are in the comment block above.
 type REM struct {
-	// Sampler is the sampling mode; empty chooses the certified oracle with the smallest
-	// predicted cost (SampleAuto).
+	// Sampler is the sampling mode; empty is SampleAuto.
 	Sampler SamplerMode
 	// Objective is "erm" (default) or "sco".
 	Objective string
@@ -125,9 +124,11 @@ type REM struct {
 	// FastSteps is the number of steps of a fast mode (default: 5·√κ for kinetic-langevin,
 	// 20·κ·√d for mala and langevin, κ = 1 + β/μ; not certified).
 	FastSteps int
-	// FloatSampler runs the certified sampler in float64 where the floating-point-safe one
-	// would run: several times faster on small problems (its double-double normals cost
-	// 14 µs each), with the guarantee then proven in exact arithmetic only, as the report says.
+	// FloatSampler runs the certified sampler in float64: several times faster on small
+	// problems (the safe sampler's double-double normals cost 14 µs each), and it runs the
+	// plans the safe sampler refuses (oracles A and B, robust losses in other ℓq, a
+	// floating-point term over its share), with the guarantee then proven in exact arithmetic
+	// only, as the report says.
 	FloatSampler bool
 }
 
@@ -157,31 +158,35 @@ type remPlan struct {
 	safe                bool // a floating-point-safe certified plan (sampler.NewSafePlan)
 }
 
-// safeAvailable reports whether the certified sampler can run floating-point safe for this
-// problem (docs/floating-point.md): oracle C (chosen, or by SampleAuto, which then prefers it
-// to a cheaper oracle that is not safe) on the whole space, a box or an ℓ2 ball, for the
-// multinomial loss or a linear model whose scalar loss has an interval form (loss.Encloses:
-// logistic, smoothed hinge, Huber, squared, hinge), robust against perturbations in ℓ1, ℓ2 or
-// ℓ∞ or not.
-func (pl *remPlan) safeAvailable(mode SamplerMode) bool {
-	return (mode == SampleAuto || mode == SampleEnvelope) && !pl.mech.FloatSampler && safeProblem(pl.problem)
-}
-
-// safeProblem reports whether the floating-point-safe sampler can sample k·F_D + (m/2)‖w‖² for
-// this problem: on the whole space, a box or an ℓ2 ball, with the multinomial loss or a linear
-// model whose scalar loss has an interval form, robust in ℓ1, ℓ2 or ℓ∞ or not.
-func safeProblem(p Problem) bool {
+// safeUnsupported says why the floating-point-safe sampler cannot run a certified plan in
+// mode (SampleAuto for a default) for this problem, or "" when it can: it runs oracle C on the
+// whole space, a box or an ℓ2 ball, for the multinomial loss or a linear model whose scalar
+// loss has an interval form (loss.Encloses), robust against perturbations in ℓ1, ℓ2 or ℓ∞ or
+// not.
+func safeUnsupported(mode SamplerMode, p Problem) string {
+	if mode != SampleAuto && mode != SampleEnvelope {
+		return fmt.Sprintf("the %s oracle runs in float64 only (the safe sampler is %s)", mode, SampleEnvelope)
+	}
 	if kind := sampler.KindOf(p.Domain); kind != sampler.WholeSpace && kind != sampler.BoxDomain && kind != sampler.BallDomain {
-		return false
+		return "it runs on the whole space, a box or an ℓ2 ball only"
 	}
 	if p.Loss.Name == LossMultinomial {
-		return true
+		return ""
 	}
-	s, err := p.Loss.scalar()
 	if q := p.Loss.RobustNorm; p.Loss.RobustRadius > 0 && !(q == 1 || q == 2 || math.IsInf(q, 1)) {
-		return false // the robust loss's bounds cover perturbations in ℓ1, ℓ2 and ℓ∞
+		return fmt.Sprintf("the robust loss's rounding bounds cover perturbations in ℓ1, ℓ2 and ℓ∞, not in ℓ%g", q)
 	}
-	return err == nil && loss.Encloses(s)
+	if s, err := p.Loss.scalar(); err != nil || !loss.Encloses(s) {
+		return fmt.Sprintf("the %s loss has no interval form", p.Loss.Name)
+	}
+	return ""
+}
+
+// refuseUnsafe is the error of a certified plan that does not set FloatSampler and that the
+// floating-point-safe sampler cannot run, for the reason why: no release leaves privopt
+// outside the safe sampler unless the person asked for the float64 one.
+func refuseUnsafe(why string) error {
+	return fmt.Errorf("mech: the floating-point-safe sampler cannot run this plan: %s; the setting FloatSampler=true runs the float64 sampler instead, whose guarantee holds in exact arithmetic only (docs/floating-point.md)", why)
 }
 
 // Plan fixes k, μ, the sampler's parameters and its certified error from public quantities.
@@ -257,15 +262,15 @@ func (m REM) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	pl.k = pl.mu * pl.muGDP * pl.muGDP / (pl.delta * pl.delta)
 	pl.guarantee = pl.base
 	if certified {
-		if pl.safeAvailable(m.Sampler) {
-			// A safe plan when its bounds allow (otherwise the plan below, whose report says
-			// that its guarantee holds in exact arithmetic).
-			if pl.plan, err = sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err == nil {
-				pl.safe, pl.mech.Sampler = true, SampleEnvelope
-			}
-		}
 		switch {
-		case pl.safe:
+		case !m.FloatSampler:
+			if why := safeUnsupported(m.Sampler, p); why != "" {
+				return nil, refuseUnsafe(why)
+			}
+			if pl.plan, err = sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err != nil {
+				return nil, refuseUnsafe(err.Error())
+			}
+			pl.safe, pl.mech.Sampler = true, SampleEnvelope
 		case m.Sampler == SampleAuto:
 			pl.plan, err = cheapestPlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget)
 			pl.mech.Sampler = map[sampler.Oracle]SamplerMode{sampler.ValueOracle: SampleValue,

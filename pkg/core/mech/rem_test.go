@@ -48,7 +48,8 @@ func TestREMCalibration(t *testing.T) {
 	ds := toyData(200, 3, 1)
 	p := toyProblem(ds)
 	for _, mode := range []SamplerMode{SampleStochastic, SampleEnvelope, SampleValue, SampleMALA, SampleKinetic} {
-		pl, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+		float := mode == SampleStochastic || mode == SampleValue // oracles A and B run in float64 only
+		pl, err := REM{Sampler: mode, FloatSampler: float}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -178,12 +179,13 @@ func TestREMRejects(t *testing.T) {
 	}
 }
 
-// TestREMAutoChoosesTheCheapestOracle: the default plans every certified oracle and keeps the
-// cheapest; for the smooth logistic loss that is the envelope oracle near the proximal point.
+// TestREMAutoChoosesTheCheapestOracle: with the float64 sampler, the default plans every
+// certified oracle and keeps the cheapest; for the smooth logistic loss that is the envelope
+// oracle near the proximal point. (Without FloatSampler the default is the safe oracle C.)
 func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 	ds := toyData(500, 4, 6)
 	p := toyProblem(ds)
-	pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	pl, err := REM{FloatSampler: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,7 +194,7 @@ func TestREMAutoChoosesTheCheapestOracle(t *testing.T) {
 		t.Errorf("auto chose %s for the logistic loss", rp.mech.Sampler)
 	}
 	for _, mode := range []SamplerMode{SampleStochastic, SampleValue} {
-		other, err := REM{Sampler: mode}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+		other, err := REM{Sampler: mode, FloatSampler: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -218,7 +220,7 @@ func TestREMExampleRank(t *testing.T) {
 		p := toyProblem(ds)
 		p.Loss = tc.spec
 		p.Domain = geom.Whole{D: tc.dim}
-		pl, err := REM{Sampler: SampleStochastic}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+		pl, err := REM{Sampler: SampleStochastic, FloatSampler: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -253,7 +255,7 @@ func TestREMTargetSubgradient(t *testing.T) {
 }
 
 // remOnBallPin is the digest of TestREMOnABall's release (natively and in wasm).
-const remOnBallPin = 0xda5d32598b067a7a
+const remOnBallPin = 0x45a48393ad17e782
 
 // TestREMOnABall runs the certified REM (its default, oracle C) on an ℓ2 ball small enough to
 // bind (the unconstrained fit is far larger): the release is in the ball and certified, and
@@ -290,8 +292,9 @@ func TestREMOnABall(t *testing.T) {
 // floating-point-safe sampler at every ε of adult-lr's benchmark (its floating-point term a
 // small share of the sampler's budget), and so do the smoothed hinge, Huber, hinge,
 // multinomial and robust (ℓ2) losses, and on a box (the squared loss too); the report says so
-// and does not carry the exact-arithmetic caveat, and on an ℓ2 ball; a robust loss in ℓ1.5 or
-// a ball smaller than 3σ√d keeps the caveat.
+// and does not carry the exact-arithmetic caveat, and on ℓ2 balls, small ones too; a robust
+// loss in ℓ1.5 and the oracles A and B are refused unless FloatSampler is set, and the float64
+// sampler's report carries the caveat.
 func TestREMFloatingPointSafe(t *testing.T) {
 	train, _ := adultData(t)
 	ap := adultConfig{radius: 10}.problem(t, train)
@@ -417,30 +420,56 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !lpl.(*remPlan).safe || !strings.Contains(lrel.Report.Statement, "grid of spacing") || !l2Ball.Contains(lrel.Model.Weights) {
 		t.Errorf("ball: safe %v, weights %v, statement %q", lpl.(*remPlan).safe, lrel.Model.Weights, lrel.Report.Statement)
 	}
+	// A ball below 3σ√d of the unconstrained plan: σ is capped, and the run is safe.
 	small, err := geom.NewBall(3, 2, 0.05, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for name, q := range map[string]Problem{
-		"robust in ℓ1.5": {Loss: LossSpec{Name: LossLogistic, RobustRadius: 0.1, RobustNorm: 1.5}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius},
-		"small ball":     {Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: small, Radius: 0.05},
+	sp := Problem{Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: small, Radius: 0.05}
+	spl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, sp)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srel, err := spl.Run(context.Background(), ds, rng.Seeded(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !spl.(*remPlan).safe || !strings.Contains(srel.Report.Statement, "grid of spacing") || !small.Contains(srel.Model.Weights) {
+		t.Errorf("small ball: safe %v, weights %v, statement %q", spl.(*remPlan).safe, srel.Model.Weights, srel.Report.Statement)
+	}
+	// What the safe sampler cannot run is refused unless FloatSampler asks for the float64
+	// sampler, whose report then says that the guarantee holds in exact arithmetic.
+	for name, tc := range map[string]struct {
+		mech REM
+		p    Problem
+	}{
+		"robust in ℓ1.5": {REM{}, Problem{Loss: LossSpec{Name: LossLogistic, RobustRadius: 0.1, RobustNorm: 1.5}, Dim: 3, N: 300, Bounds: p.Bounds, Domain: p.Domain, Radius: p.Radius}},
+		"oracle A":       {REM{Sampler: SampleValue}, p},
+		"oracle B":       {REM{Sampler: SampleStochastic}, p},
 	} {
-		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, q)
+		budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
+		if _, err := tc.mech.Plan(budget, tc.p); err == nil || !strings.Contains(err.Error(), "FloatSampler=true") {
+			t.Errorf("%s: %v, want a refusal that names FloatSampler", name, err)
+		}
+		tc.mech.FloatSampler = true
+		pl, err := tc.mech.Plan(budget, tc.p)
 		if err != nil {
-			t.Fatal(err)
+			t.Fatalf("%s with FloatSampler: %v", name, err)
 		}
 		if pl.(*remPlan).safe {
 			t.Errorf("%s: planned floating-point safe", name)
 		}
-		if name != "small ball" {
-			continue // the ball's run shows the report; a robust run on oracle B takes seconds
-		}
-		rel, err := pl.Run(context.Background(), ds, rng.Seeded(5), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(rel.Report.Statement, "exact arithmetic") {
-			t.Errorf("%s: statement %q", name, rel.Report.Statement)
-		}
+	}
+	// The float64 sampler's report (oracle C, cheap here; A and B need millions of steps).
+	fpl, err := REM{FloatSampler: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	frel, err := fpl.Run(context.Background(), ds, rng.Seeded(5), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(frel.Report.Statement, "exact arithmetic") || strings.Contains(frel.Report.Statement, "grid of spacing") {
+		t.Errorf("FloatSampler: statement %q", frel.Report.Statement)
 	}
 }

@@ -58,25 +58,26 @@ import (
 // norm, π_D(w) ∝ exp(−k·(F_D(w) + μ·r(w))), r the norm's strongly convex regularizer.
 // Guarantee: (ε, δ)-DP under either relation as μ-GDP, exactly calibrated, with a certified
 // sampler's total-variation error folded into δ; floating-point safe (oracle C) with a loss that
-// has an interval form and an ℓq regularizer or none (p ≥ 2), in exact arithmetic only
-// otherwise (see REM), and a fast sampler's report claims no privacy. Utility: the excess-risk bound of Gopi, Lee, Liu,
+// has an interval form and an ℓq regularizer or none (p ≥ 2), refused otherwise unless
+// FloatSampler is set (see REM), and a fast sampler's report claims no privacy. Utility: the excess-risk bound of Gopi, Lee, Liu,
 // Shen and Tian for the norm, planned from public quantities. Settings: Norm (p, default 1),
 // the sampler, its share of δ and the fast modes' steps; the method and its proof are in the
 // comment block above.
 type REMLp struct {
 	// Norm is the exponent p ∈ [1, ∞] of the norm (default 1).
 	Norm float64
-	// Sampler is the sampling mode (default: the certified proximal sampler with the stochastic
-	// or the envelope oracle, whichever plan predicts fewer queries).
+	// Sampler is the sampling mode (default: the floating-point-safe sampler, oracle C; with
+	// FloatSampler, the stochastic or the envelope oracle, whichever plan predicts fewer
+	// queries).
 	Sampler SamplerMode
 	// SamplerShare is the share of δ given to a certified sampler's error (default 0.1).
 	SamplerShare float64
 	// FastSteps is the number of steps of a fast mode (default: 5·√κ for kinetic-langevin,
 	// 20·κ·√d for mala and langevin, with κ = 1 + β/(μσ₂); not certified).
 	FastSteps int
-	// FloatSampler runs the certified sampler in float64 where the floating-point-safe one
-	// would run (as REM's setting): faster, with the guarantee then proven in exact arithmetic
-	// only, as the report says.
+	// FloatSampler runs the certified sampler in float64 (as REM's setting): faster, and it
+	// runs what the safe sampler refuses (Schatten-p below 2 among them), with the guarantee
+	// then proven in exact arithmetic only, as the report says.
 	FloatSampler bool
 }
 
@@ -201,22 +202,31 @@ func (m REMLp) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	pl.utility = Utility{Bound: d/pl.k + pl.mu*pl.theta,
 		Statement: fmt.Sprintf("E F_D(w) − min_{w∈C, ‖w‖₂≤D} F_D(w) ≤ d/k + μΘ = 2(Δ/μ_GDP)√(dΘ/σ) for the exact distribution (Gopi, Lee, Liu, Shen and Tian, Theorem 3, with the Gibbs bound of their Proposition 4), Θ = %.6g the range of the ℓ%g regularizer over the comparison set, at the calibrated μ_GDP", pl.theta, m.Norm)}
 	pl.guarantee = pl.base
-	if certified && (auto || m.Sampler == SampleEnvelope) && !m.FloatSampler && safeProblem(p) && lpSafe(pl.reg, pl.gaussian) {
-		// A safe plan when its bounds allow (otherwise the plans below, whose reports say that
-		// their guarantee holds in exact arithmetic).
-		if plan, err := sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err == nil {
-			pl.plan, pl.safe, pl.mech.Sampler = plan, true, SampleEnvelope
-		}
-	}
 	if certified {
-		if !pl.safe {
+		if m.FloatSampler {
 			pl.plan, err = sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, oracle, pl.tvBudget)
-		}
-		if auto && !pl.safe {
-			// The default is the cheaper of the stochastic and envelope oracles' plans.
-			if env, envErr := sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, sampler.EnvelopeOracle, pl.tvBudget); envErr == nil && (err != nil || env.Cost.Queries < pl.plan.Cost.Queries) {
-				pl.plan, err, pl.mech.Sampler = env, nil, SampleEnvelope
+			if auto {
+				// The default is the cheaper of the stochastic and envelope oracles' plans.
+				if env, envErr := sampler.NewPlan(pl.samplerConstants(), pl.dim, p.N, sampler.EnvelopeOracle, pl.tvBudget); envErr == nil && (err != nil || env.Cost.Queries < pl.plan.Cost.Queries) {
+					pl.plan, err, pl.mech.Sampler = env, nil, SampleEnvelope
+				}
 			}
+		} else {
+			mode := m.Sampler
+			if auto {
+				mode = SampleAuto
+			}
+			why := safeUnsupported(mode, p)
+			if why == "" && !lpSafe(pl.reg, pl.gaussian) {
+				why = lpUnsafe(pl.reg)
+			}
+			if why != "" {
+				return nil, refuseUnsafe(why)
+			}
+			if pl.plan, err = sampler.NewSafePlan(pl.samplerConstants(), pl.dim, p.N, pl.tvBudget); err != nil {
+				return nil, refuseUnsafe(err.Error())
+			}
+			pl.safe, pl.mech.Sampler = true, SampleEnvelope
 		}
 		if err != nil {
 			return nil, err

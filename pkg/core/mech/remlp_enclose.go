@@ -1,6 +1,7 @@
 package mech
 
 import (
+	"fmt"
 	"math"
 	"math/big"
 
@@ -106,6 +107,14 @@ func lpSafe(r geom.Regularizer, gaussian bool) bool {
 	}
 	lp, ok := r.(*geom.LpRegularizer)
 	return ok && lp.Center() == nil && lp.Q() > 1 && lp.Q() <= 2
+}
+
+// lpUnsafe says why lpSafe is false for the regularizer r.
+func lpUnsafe(r geom.Regularizer) string {
+	if lp, ok := r.(*geom.LpRegularizer); ok {
+		return fmt.Sprintf("the ℓq regularizer's remainder has rounding bounds centred at the origin with q in (1, 2] (here q = %g)", lp.Q())
+	}
+	return "a Schatten-p regularizer (p below 2) has no rounding bounds for its singular values"
 }
 
 // The remLpTarget is sampler.Enclosed in a safe run: the loss's bounds (loss.Enclosing) and the

@@ -90,8 +90,8 @@ func TestLpRemainderRounding(t *testing.T) {
 // TestREMLpFloatingPointSafe: REM in ℓp plans the floating-point-safe sampler for p = 1 on a
 // box with the logistic loss (the remainder's interval form, q = 1 + 1/ln 3) and for p = 2 on
 // the whole space (no remainder); the runs release on the grid, in the domain, without the
-// exact-arithmetic caveat; Schatten-p below 2 and the FloatSampler setting keep the caveat. (Small n and ε keep the plans
-// short: 564 and 253 steps.)
+// exact-arithmetic caveat; Schatten-p below 2 is refused unless FloatSampler is set, whose
+// report keeps the caveat. (Small n and ε keep the plans short: 564 and 253 steps.)
 func TestREMLpFloatingPointSafe(t *testing.T) {
 	ds := toyData(30, 3, 4)
 	box := boxProblem(t, ds, 1)
@@ -127,7 +127,10 @@ func TestREMLpFloatingPointSafe(t *testing.T) {
 	}
 	multi := multiData(30, 3, 3, 4)
 	mp := Problem{Loss: LossSpec{Name: "multinomial", Classes: 3}, Dim: 3, N: 30, Bounds: box.Bounds, Domain: cube(t, 9, 1), Radius: 3}
-	plan, err := REMLp{Norm: 1.5}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, mp)
+	if _, err := (REMLp{Norm: 1.5}).Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, mp); err == nil || !strings.Contains(err.Error(), "FloatSampler=true") {
+		t.Errorf("Schatten-1.5: %v, want a refusal that names FloatSampler", err)
+	}
+	plan, err := REMLp{Norm: 1.5, FloatSampler: true}.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, mp)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,8 @@ func TestREMLpCalibration(t *testing.T) {
 		p := boxProblem(t, ds, tc.b)
 		p.Radius = tc.radius
 		budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
-		plan, err := REMLp{Norm: tc.norm, Sampler: tc.mode}.Plan(budget, p)
+		float := tc.mode == SampleStochastic || tc.mode == SampleValue // oracles A and B run in float64 only
+		plan, err := REMLp{Norm: tc.norm, Sampler: tc.mode, FloatSampler: float}.Plan(budget, p)
 		if err != nil {
 			t.Fatalf("p = %g: %v", tc.norm, err)
 		}
@@ -265,11 +266,11 @@ func TestREMLpRuns(t *testing.T) {
 		runs int
 	}{
 		{"l1 default", REMLp{Norm: 1}, p, ds, 20},
-		{"l2 stochastic", REMLp{Norm: 2, Sampler: SampleStochastic}, p, ds, 1},
+		{"l2 stochastic", REMLp{Norm: 2, Sampler: SampleStochastic, FloatSampler: true}, p, ds, 1},
 		{"l1.5 mala", REMLp{Norm: 1.5, Sampler: SampleMALA, FastSteps: 2000}, p, ds, 2},
 		{"schatten1 langevin", REMLp{Norm: 1, Sampler: SampleLangevin, FastSteps: 500}, mp, multi, 1},
 		{"l1 kinetic langevin", REMLp{Norm: 1, Sampler: SampleKinetic}, p, ds, 2},
-		{"schatten1.5 envelope", REMLp{Norm: 1.5, Sampler: SampleEnvelope}, mp, multi, 1},
+		{"schatten1.5 envelope", REMLp{Norm: 1.5, Sampler: SampleEnvelope, FloatSampler: true}, mp, multi, 1},
 	} {
 		plan, err := tc.mech.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-5}, tc.p)
 		if err != nil {
