@@ -229,6 +229,17 @@ func Log1p(y float64) float64 {
 	return Log(u) * (y / (u - 1))
 }
 
+// PortablePow returns x^y for x ≥ 0 identically on every platform: math.Pow when y is an
+// integer or ±1/2 (repeated multiplication and Sqrt, the same everywhere), else Pow
+// (math.Pow's fractional part goes through math.Exp and math.Log, which are assembly on amd64
+// and Go elsewhere, so a release would differ between the two in its last bits).
+func PortablePow(x, y float64) float64 {
+	if y == math.Trunc(y) || y == 0.5 || y == -0.5 {
+		return math.Pow(x, y)
+	}
+	return Pow(x, y)
+}
+
 // Pow returns x^y for x > 0 as e^{y·log x} (its relative error grows like |y·log x|·2⁻⁵³),
 // x^y = 1 for y = 0, and 0 or +Inf for x = 0 (by the sign of y); NaN for x < 0.
 func Pow(x, y float64) float64 {

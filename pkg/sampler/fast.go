@@ -190,7 +190,7 @@ func KineticLangevin(ctx context.Context, t Target, set FastSettings, r *rng.Ran
 		return Result{}, err
 	}
 	f.start()
-	eta := math.Exp(-2 * math.Sqrt(f.c.StrongConvexity) * f.h)
+	eta := detmath.Exp(-2 * math.Sqrt(f.c.StrongConvexity) * f.h)
 	kick := math.Sqrt(1 - eta*eta)
 	v := f.xp // the velocity; MALA's proposal buffer is free here
 	for i := range v {

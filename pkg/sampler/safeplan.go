@@ -155,7 +155,7 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	// Item 6: D₂(ρ₀‖π) ≤ 2L√(d/m) + L²/m and P(‖X_t − c‖ ≥ L/m + √(d/m) + r) ≤
 	// exp((D₂ − mr²/2)/2), for each of the steps + 1 states of the ideal chain.
 	d2 := 2*l*math.Sqrt(d/m) + l*l/m
-	logShare := math.Log(float64(p.Steps)+1) + 101*math.Ln2
+	logShare := detmath.Log(float64(p.Steps)+1) + 101*math.Ln2
 	r := math.Sqrt(2 * (d2 + 2*logShare) / m)
 	b.radius = (l/m + math.Sqrt(d/m) + r) * (1 + 0x1p-20)
 	box := c.Domain == BoxDomain
@@ -271,7 +271,7 @@ func (b safeBounded) tvFloat(p Plan) float64 {
 		// each proposal up to one normal pair, and a step whose ‖ξ‖ exceeds √d + 20 (e^{−200}).
 		proposals := (trials + 1) * d / truncMinAcceptance
 		startFlip := truncFlip(0, b.extent/b.startSD)
-		box = proposals*math.Max(b.flip, startFlip) + steps*math.Exp(-200)
+		box = proposals*math.Max(b.flip, startFlip) + steps*detmath.Exp(-200)
 		pairs += proposals
 	}
 	if b.ballRadius > 0 {
@@ -283,7 +283,7 @@ func (b safeBounded) tvFloat(p Plan) float64 {
 		tries := (trials + 1) * perDraw
 		flipTry, errX := ballFlip(d, b.sigma, b.ballRadius, far, false)
 		startTry, _ := ballFlip(d, b.startSD, b.ballRadius, far, true)
-		box += trials*perDraw*flipTry + perDraw*startTry + trials*lipG*errX + steps*math.Exp(-200)
+		box += trials*perDraw*flipTry + perDraw*startTry + trials*lipG*errX + steps*detmath.Exp(-200)
 		pairs += tries * (d/2 + 1)
 	}
 	normals := (pairs + 1) * rng.NormalDDFailure

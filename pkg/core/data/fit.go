@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/detmath"
 )
 
 // fitter brings rows within the declared norm bound (see Norm).
@@ -45,7 +46,7 @@ func newFitter(n Norm, m int) *fitter {
 		r := n.Bias / n.Radius
 		share = math.Sqrt(1 - r*r)
 	default:
-		share = math.Pow(1-math.Pow(n.Bias/n.Radius, n.P), 1/n.P)
+		share = detmath.PortablePow(1-detmath.PortablePow(n.Bias/n.Radius, n.P), 1/n.P)
 	}
 	f.featureRadius = n.Radius * share
 	if n.Fit == FitScale {
@@ -56,7 +57,7 @@ func newFitter(n Norm, m int) *fitter {
 		case n.P == 2:
 			f.scale = f.featureRadius / math.Sqrt(float64(m))
 		default:
-			f.scale = f.featureRadius / math.Pow(float64(m), 1/n.P)
+			f.scale = f.featureRadius / detmath.PortablePow(float64(m), 1/n.P)
 		}
 	}
 	return f

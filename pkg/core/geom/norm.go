@@ -158,14 +158,5 @@ func sign(v float64) float64 {
 	return 0
 }
 
-// pow returns x^y for x ≥ 0 identically on every platform: math.Pow when y is an integer or
-// ±1/2 (repeated multiplication and Sqrt, correctly rounded or exact everywhere), else
-// detmath.Pow (math.Pow's fractional part goes through math.Exp and math.Log, which are
-// assembly on amd64 and Go elsewhere, so a release would differ between the two in its last
-// bits; relative error about |y·log x|·2⁻⁵³).
-func pow(x, y float64) float64 {
-	if y == math.Trunc(y) || y == 0.5 || y == -0.5 {
-		return math.Pow(x, y)
-	}
-	return detmath.Pow(x, y)
-}
+// pow is detmath.PortablePow.
+func pow(x, y float64) float64 { return detmath.PortablePow(x, y) }

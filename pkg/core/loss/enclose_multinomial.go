@@ -5,6 +5,7 @@ import (
 	"math/big"
 
 	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/interval"
 )
 
@@ -30,7 +31,7 @@ import (
 // lseError returns Δl for K classes and scores of magnitude at most zmax.
 func lseError(k int, zmax float64) float64 {
 	const u = 0x1p-53
-	kf, logK := float64(k), math.Log(float64(k))*(1+0x1p-40)
+	kf, logK := float64(k), detmath.Log(float64(k))*(1+0x1p-40)
 	rho := 1.01*(scalarTolerance+gamma(k)) + kf*u/2
 	return 1.02 * (rho + scalarTolerance*(logK+1) + u*(zmax+logK+1))
 }

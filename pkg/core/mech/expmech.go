@@ -4,12 +4,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
+	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 )
 
@@ -167,7 +168,7 @@ func planGibbs(name, paper string, b privacy.Budget, p Problem, psi, share float
 		logP := -pl.beta * math.Max(0, pl.solverGap-psi)
 		for i := range dom.lo {
 			if w := dom.hi[i] - dom.lo[i]; w > 0 && a > 0 {
-				logP += math.Log(math.Sqrt(math.Pi/(4*a)) * math.Erf(w*math.Sqrt(a)) / w)
+				logP += detmath.Log(math.Sqrt(math.Pi/(4*a)) * math.Erf(w*math.Sqrt(a)) / w)
 			}
 		}
 		pl.logProposalsInterior = math.Min(-logP, pl.logProposals)
@@ -188,7 +189,7 @@ func (pl *gibbsPlan) Cost() cost.Cost {
 	if !math.IsNaN(pl.logProposalsInterior) {
 		logProp = pl.logProposalsInterior
 	}
-	steps := float64(pl.solverIters) + math.Exp(math.Min(logProp, 700))
+	steps := float64(pl.solverIters) + detmath.Exp(math.Min(logProp, 700))
 	return cost.Cost{Queries: math.Min(steps*float64(pl.problem.N), math.MaxFloat64), Steps: steps}
 }
 

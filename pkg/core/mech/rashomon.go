@@ -4,14 +4,15 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"time"
 
+	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 	"github.com/privopt/privopt/pkg/solve"
 )
@@ -189,17 +190,17 @@ func (m Rashomon) planLangevin(b privacy.Budget, p Problem) (Plan, error) {
 	for range 50 {
 		pl.lambda = m.Ridge
 		if pl.lambda == 0 {
-			pl.lambda = pl.deltaOf(pl.smooth) * math.Sqrt(d*logMix*math.Exp(betaPsi)/2) / (dd * pl.muTarget)
+			pl.lambda = pl.deltaOf(pl.smooth) * math.Sqrt(d*logMix*detmath.Exp(betaPsi)/2) / (dd * pl.muTarget)
 		}
 		mm := pl.smooth + pl.lambda
 		pl.deltaPsi = pl.deltaOf(mm)
 		pl.steps = m.Steps
 		if pl.steps == 0 {
-			pl.steps = int(math.Min(math.Ceil(2*mm/pl.lambda*logMix*math.Exp(betaPsi)), 1<<31))
+			pl.steps = int(math.Min(math.Ceil(2*mm/pl.lambda*logMix*detmath.Exp(betaPsi)), 1<<31))
 		}
 		pl.beta = 8 * mm * pl.muTarget * pl.muTarget / (pl.deltaPsi * pl.deltaPsi * float64(pl.steps))
-		kl0 := (d*math.Log(mm/pl.lambda) + pl.beta*pl.lambda*dd*dd) / 2
-		logMix = math.Max(1, math.Log(kl0/(2*rashomonMixTV*rashomonMixTV)))
+		kl0 := (d*detmath.Log(mm/pl.lambda) + pl.beta*pl.lambda*dd*dd) / 2
+		logMix = math.Max(1, detmath.Log(kl0/(2*rashomonMixTV*rashomonMixTV)))
 		betaPsi = math.Min(pl.beta*pl.psi, 50)
 	}
 	if !(pl.lambda > 0) || math.IsInf(pl.lambda, 1) || !(pl.beta > 0) || math.IsInf(pl.beta, 1) {

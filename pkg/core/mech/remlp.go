@@ -4,15 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
 	"slices"
 	"time"
 
+	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"github.com/privopt/privopt/pkg/detmath"
 	"github.com/privopt/privopt/pkg/rng"
 	"github.com/privopt/privopt/pkg/sampler"
 )
@@ -320,7 +321,7 @@ func remainderLipschitz(r geom.Regularizer, dom geom.Domain, k int) (float64, er
 		n = dom.Radius(q)
 	case *geom.SchattenRegularizer:
 		q, s = r.Q(), r.Scale()
-		n = math.Pow(float64(k), 1/q-0.5) * dom.Radius(2)
+		n = detmath.PortablePow(float64(k), 1/q-0.5) * dom.Radius(2)
 	default:
 		return 0, fmt.Errorf("mech: no Lipschitz bound for the regularizer %T", r)
 	}
@@ -328,7 +329,7 @@ func remainderLipschitz(r geom.Regularizer, dom geom.Domain, k int) (float64, er
 		return 0, fmt.Errorf("mech: internal error: the remainder bound needs 1 < q < 2 and modulus S(q − 1), got q = %g", q)
 	}
 	kf := float64(k)
-	psi := math.Pow(kf, -(q-1)/q) - (q-1)*math.Pow(kf, -1/q)
+	psi := detmath.PortablePow(kf, -(q-1)/q) - (q-1)*detmath.PortablePow(kf, -1/q)
 	l := s * n * math.Sqrt(kf) * psi * (1 + fpSlack)
 	if math.IsNaN(l) || math.IsInf(l, 0) {
 		return 0, fmt.Errorf("mech: the regularizer's Lipschitz constant on the domain is not finite (%g)", l)
