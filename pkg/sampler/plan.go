@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
@@ -147,6 +148,13 @@ func newPlan(c Constants, dim, n int, oracle Oracle, tv, maxVar float64) (Plan, 
 		sp := c.proposalSpread(dim)
 		maxVar = math.Min(maxVar, 0.5/m)
 		p.ProposalVar, p.MinAcceptance = envelopeStep(g, c.Smoothness, maxVar, sp)
+		if c.split() {
+			rough := c.spreadOfRank(dim, dim)
+			smooth := c.spreadOfRank(dim, cmp.Or(c.Split.Rank, dim))
+			if s2, acc := splitEnvelopeStep(g, maxVar, c.Split, smooth, rough); s2 > p.ProposalVar {
+				p.ProposalVar, p.MinAcceptance = s2, acc
+			}
+		}
 		if c.Smoothness > 0 {
 			if s2, j, acc := proxEnvelopeStep(g, c.Smoothness, maxVar, sp); s2 > p.ProposalVar {
 				p.ProposalVar, p.ProxSteps, p.MinAcceptance = s2, j, acc
@@ -238,6 +246,30 @@ func envelopeStep(g, beta, maxVar float64, sp proposalSpread) (s2, minAcceptance
 	return s2, minAcceptance
 }
 
+// splitEnvelopeStep is envelopeStep for a split target (SplitConstants): the largest s ≤ √maxVar
+// at which (β_s/2)·E‖P(x − w)‖² + 2L_r·E‖x − w‖ ≤ 1, the moments bounded as in envelopeStep
+// with the smooth part's rank (smooth) and with Dim (rough), w within s²G of the proposal's
+// mode (G the whole f's Lipschitz constant); the acceptance is at least e to the minus that.
+func splitEnvelopeStep(g, maxVar float64, sc SplitConstants, smooth, rough proposalSpread) (s2, minAcceptance float64) {
+	gap := func(s float64) float64 {
+		_, square := envelopeMoments(s, g, smooth)
+		mean, _ := envelopeMoments(s, g, rough)
+		return sc.Smoothness/2*square + 2*sc.Rough*mean
+	}
+	lo, hi := 0.0, math.Sqrt(maxVar)
+	if gap(hi) > 1 {
+		for range 100 { // the gap increases with s
+			if mid := (lo + hi) / 2; gap(mid) <= 1 {
+				lo = mid
+			} else {
+				hi = mid
+			}
+		}
+		hi = lo
+	}
+	return hi * hi, detmath.Exp(-gap(hi))
+}
+
 // positiveRoot returns the positive root of A·x² + B·x − C = 0 (A ≥ 0, B, C > 0), in the form
 // without cancellation.
 func positiveRoot(a, b, c float64) float64 {
@@ -267,8 +299,10 @@ type proposalSpread struct {
 }
 
 // proposalSpread returns the spread bound for the constants' domain in dimension dim.
-func (c Constants) proposalSpread(dim int) proposalSpread {
-	r := c.rank(dim)
+func (c Constants) proposalSpread(dim int) proposalSpread { return c.spreadOfRank(dim, c.rank(dim)) }
+
+// spreadOfRank is proposalSpread for terms of rank r.
+func (c Constants) spreadOfRank(dim, r int) proposalSpread {
 	switch c.Domain {
 	case WholeSpace:
 		return proposalSpread{whole: true, r: r, a: math.Sqrt(float64(r))}

@@ -1,6 +1,7 @@
 package sampler
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -188,9 +189,12 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	// Acceptance (Jensen, items 1 and the plan's): E_q[G] ≤ B + ê·(‖μ − ŵ‖ + σ√d) +
 	// (θ/2s²)(‖μ − ŵ‖² + d·σ²) + E, where B bounds the mean Bregman gap of f: 2L·E‖P(x − ŵ)‖ ≤
 	// 2L·√(‖μ − ŵ‖² + r·σ²) for any convex L-Lipschitz f, and (β/2)(‖μ − ŵ‖² + r·σ²) for a
-	// β-smooth one (P the per-example terms' projection, of rank r).
+	// β-smooth one (P the per-example terms' projection, of rank r); for a split target
+	// (SplitConstants) also (β_s/2)·E‖P_s(x − ŵ)‖² + 2L_r·√E‖x − ŵ‖², the parts' gaps added.
 	rank := float64(c.rank(dim))
+	smoothRank := float64(cmp.Or(c.Split.Rank, dim))
 	spread := b.mode*b.mode + rank*b.sigma*b.sigma // E‖P(x − ŵ)‖²
+	spreadSmooth := b.mode*b.mode + smoothRank*b.sigma*b.sigma
 	spreadAll := b.mode*b.mode + d*b.sigma*b.sigma // E‖x − ŵ‖²
 	if restricted {
 		// ‖c′ − ŵ‖ ≤ s²m·B + √h·‖ξ‖ + 3s²L + δŵ (c′ = (1 − s²m)(x + √hξ), x and ŵ in K), with
@@ -202,13 +206,14 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 		}
 		b.mode = (eJ + dw + 2*safeTheta*(dc+s2*l) + s2*(gradDiff+b.maxGradErr)) * (1 + 0x1p-30)
 		root := b.sigma*math.Sqrt(d) + b.mode
-		spread, spreadAll = root*root, root*root
+		spread, spreadSmooth, spreadAll = root*root, root*root, root*root
 		if !box {
 			// A ball: E‖P(x − ŵ)‖² ≤ r·σ² + ‖E x − ŵ‖² (Brascamp–Lieb: the restricted
 			// proposal's covariance is at most σ²I), and E x − x* lies along μ − c, within
 			// σ√(2/π) + σ²(d − 1)/R of x* (docs/floating-point.md, "On a ball").
 			shift := b.mode + b.sigma*(math.Sqrt(2/math.Pi)+b.sigma*(d-1)/c.Radius)
 			spread = shift*shift + rank*b.sigma*b.sigma
+			spreadSmooth = shift*shift + smoothRank*b.sigma*b.sigma
 		}
 		// truncFlip's M: |μᵢ − ŵᵢ|/σ ≤ ‖μ − ŵ‖/σ ≤ (‖c′ − ŵ‖ + s²L)/((1 − θ)σ).
 		if box {
@@ -219,6 +224,9 @@ func safeBounds(c Constants, dim int, p Plan) safeBounded {
 	bregman := 2 * l * math.Sqrt(spread)
 	if beta > 0 {
 		bregman = math.Min(bregman, beta/2*spread)
+	}
+	if c.split() {
+		bregman = math.Min(bregman, c.Split.Smoothness/2*spreadSmooth+2*c.Split.Rough*math.Sqrt(spreadAll))
 	}
 	gap := bregman + b.maxGradErr*math.Sqrt(spreadAll) + b.cq*spreadAll + safeMaxE
 	b.minAcceptance = detmath.Exp(-gap*(1+0x1p-30)) * (1 - 0x1p-40)

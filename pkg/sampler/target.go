@@ -81,6 +81,20 @@ type Constants struct {
 	// GradErrorFloor + GradErrorSlope·‖x‖₂ bounds the rounding ‖ĝ − ∇f(x)‖₂ of the gradient
 	// the target computes at x, for every dataset (0, 0: unknown; NewSafePlan needs them).
 	GradErrorFloor, GradErrorSlope float64
+	// Split, when its Rough and Smoothness are positive, describes f as a smooth part plus a
+	// rough one, which oracle C's acceptance bound can use (SplitConstants).
+	Split SplitConstants
+}
+
+// SplitConstants describe f = f_s + f_r: f_r Rough-Lipschitz in ℓ2 on K (of any rank, not
+// smooth), f_s the mean of per-example terms that are each Smoothness-smooth and of rank Rank
+// (0: Dim), as ExampleRank and Smoothness would describe f_s alone. The parts' Bregman gaps
+// add (each at most (β_s/2)‖P(x − w)‖² and 2L_r‖x − w‖), so oracle C's mean gap is at most
+// (β_s/2)·E‖P(x − w)‖² + 2L_r·E‖x − w‖ (splitEnvelopeStep), far below f's own Lipschitz bound
+// with rank Dim when f_r is small (REM in ℓq: a smooth loss plus the regularizer's remainder).
+type SplitConstants struct {
+	Rough, Smoothness float64
+	Rank              int
 }
 
 // DomainOf returns the kind of a domain and, for an ℓ2 ball, its radius, for a box the largest
@@ -189,14 +203,15 @@ func (c Constants) Validate(dim int) error {
 		return nil
 	}
 	if err := errors.Join(pos("the Lipschitz constant", c.Lipschitz), pos("the per-example Lipschitz constant", c.ExampleLipschitz),
-		pos("the smoothness", c.Smoothness)); err != nil {
+		pos("the smoothness", c.Smoothness), pos("the rough part's Lipschitz constant", c.Split.Rough),
+		pos("the smooth part's smoothness", c.Split.Smoothness)); err != nil {
 		return err
 	}
 	if !(c.StrongConvexity > 0) || math.IsInf(c.StrongConvexity, 1) {
 		return fmt.Errorf("sampler: the strong convexity must be finite and positive, got %g", c.StrongConvexity)
 	}
-	if c.ExampleRank < 0 || c.ExampleRank > dim {
-		return fmt.Errorf("sampler: the per-example rank must be in [0, %d], got %d", dim, c.ExampleRank)
+	if c.ExampleRank < 0 || c.ExampleRank > dim || c.Split.Rank < 0 || c.Split.Rank > dim {
+		return fmt.Errorf("sampler: the per-example ranks must be in [0, %d], got %d and %d", dim, c.ExampleRank, c.Split.Rank)
 	}
 	if c.Domain < WholeSpace || c.Domain > OtherDomain {
 		return fmt.Errorf("sampler: unknown domain kind %v", c.Domain)
@@ -217,6 +232,9 @@ func (c Constants) rank(dim int) int {
 	}
 	return c.ExampleRank
 }
+
+// split reports whether the constants describe a split f = f_s + f_r (SplitConstants).
+func (c Constants) split() bool { return c.Split.Rough > 0 && c.Split.Smoothness > 0 }
 
 // center returns c, the origin when it is not given.
 func (c Constants) center(dim int) []float64 {

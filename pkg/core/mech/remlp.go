@@ -341,22 +341,31 @@ func remainderLipschitz(r geom.Regularizer, dom geom.Domain, k int) (float64, er
 // part kμσ₂. Each per-example term kℓ_i + kμh depends on w through a rank-1 projection (rank K
 // for the multinomial loss) only when h = 0 and the loss is a plain linear-model loss.
 func (pl *remLpPlan) samplerConstants() sampler.Constants {
-	rank := 0 // the whole space
+	lossRank := 0 // the loss's per-example rank (0: the whole space)
 	switch {
-	case !pl.gaussian || pl.problem.Loss.RobustRadius > 0:
+	case pl.problem.Loss.RobustRadius > 0:
 	case pl.problem.Loss.Name == LossMultinomial:
-		rank = pl.problem.Loss.Classes
+		lossRank = pl.problem.Loss.Classes
 	default:
-		rank = 1
+		lossRank = 1
 	}
-	smooth := 0.0
-	if pl.gaussian && !math.IsInf(pl.smooth, 1) {
+	rank, smooth := lossRank, 0.0
+	if !pl.gaussian {
+		rank = 0 // the remainder is not a mean of low-rank terms
+	}
+	lossSmooth := !math.IsInf(pl.smooth, 1) && pl.smooth > 0
+	if pl.gaussian && lossSmooth {
 		smooth = pl.k * pl.smooth
 	}
 	lip := pl.k * (pl.g2 + pl.mu*pl.remLip)
 	kind, radius := sampler.DomainOf(pl.problem.Domain)
 	c := sampler.Constants{Lipschitz: lip, ExampleLipschitz: lip, ExampleRank: rank,
 		Smoothness: smooth, StrongConvexity: pl.k * pl.mu * pl.sigma2, Domain: kind, Radius: radius}
+	if !pl.gaussian && lossSmooth {
+		// k·F_D is smooth and of the loss's rank; the remainder k·μ·(r − (σ₂/2)‖w‖²) is convex
+		// (r is σ₂-strongly convex) and k·μ·remLip-Lipschitz on the domain.
+		c.Split = sampler.SplitConstants{Rough: pl.k * pl.mu * pl.remLip, Smoothness: pl.k * pl.smooth, Rank: lossRank}
+	}
 	// The computed gradient's rounding (remLpTarget.GradError's bound at every x): the loss's,
 	// the remainder's (lpRemainderErrors) and the sum's.
 	if floor, slope := lossGradRounding(pl.problem, pl.k, pl.g2, pl.smooth, pl.dim); floor > 0 {

@@ -91,7 +91,7 @@ func TestLpRemainderRounding(t *testing.T) {
 // box with the logistic loss (the remainder's interval form, q = 1 + 1/ln 3) and for p = 2 on
 // the whole space (no remainder); the runs release on the grid, in the domain, without the
 // exact-arithmetic caveat; Schatten-p below 2 is refused unless FloatSampler is set, whose
-// report keeps the caveat. (Small n and ε keep the plans short: 564 and 253 steps.)
+// report keeps the caveat. (Small n and ε keep the plans short: 66 and 26 steps.)
 func TestREMLpFloatingPointSafe(t *testing.T) {
 	ds := toyData(30, 3, 4)
 	box := boxProblem(t, ds, 1)
@@ -121,6 +121,13 @@ func TestREMLpFloatingPointSafe(t *testing.T) {
 			!tc.p.Domain.Contains(rel.Model.Weights) || rel.Diagnostics.Details["sampler_undecided"] != 0 {
 			t.Errorf("%s: weights %v, statement %q", tc.name, rel.Model.Weights, rel.Report.Statement)
 		}
+		// The safe plan's acceptance bound (the split one for p = 1: the smooth loss of rank 1
+		// plus the remainder's Lipschitz term) holds: one-sided, 4 standard errors.
+		acc, trials := rel.Diagnostics.Details["sampler_acceptance"], float64(pl.plan.Steps)
+		if se := math.Sqrt(acc * (1 - acc) / trials); acc < pl.plan.MinAcceptance-4*se-1e-3 {
+			t.Errorf("%s: acceptance %.4f, below the plan's bound %.4f", tc.name, acc, pl.plan.MinAcceptance)
+		}
+		t.Logf("%s: %d steps, acceptance %.4f (bound %.4f)", tc.name, pl.plan.Steps, acc, pl.plan.MinAcceptance)
 	}
 	if fp, err := (REMLp{Norm: 1, FloatSampler: true}).Plan(privacy.Budget{Epsilon: 0.5, Delta: 1e-6}, box); err != nil || fp.(*remLpPlan).safe {
 		t.Errorf("FloatSampler: %v, planned floating-point safe", err)
