@@ -388,10 +388,6 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if spl, err := (REM{}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, bp); err != nil || !spl.(*remPlan).safe {
 		t.Errorf("the squared loss on a box: %v, not planned floating-point safe", err)
 	}
-	l2Ball, err := geom.NewBall(3, 2, 5, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
 	// The robust loss (perturbations in ℓ2): planned safe, and its run (on few rows, like the
 	// hinge's) releases on the grid.
 	rp := hp
@@ -407,35 +403,24 @@ func TestREMFloatingPointSafe(t *testing.T) {
 	if !rpl.(*remPlan).safe || !strings.Contains(rrel.Report.Statement, "grid of spacing") {
 		t.Errorf("robust: safe %v, statement %q", rpl.(*remPlan).safe, rrel.Report.Statement)
 	}
-	// An ℓ2 ball (R ≥ 3σ√d): planned safe, its release on the grid and in the ball.
-	lp := Problem{Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: l2Ball, Radius: 5}
-	lpl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, lp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	lrel, err := lpl.Run(context.Background(), ds, rng.Seeded(5), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !lpl.(*remPlan).safe || !strings.Contains(lrel.Report.Statement, "grid of spacing") || !l2Ball.Contains(lrel.Model.Weights) {
-		t.Errorf("ball: safe %v, weights %v, statement %q", lpl.(*remPlan).safe, lrel.Model.Weights, lrel.Report.Statement)
-	}
-	// A ball below 3σ√d of the unconstrained plan: σ is capped, and the run is safe.
-	small, err := geom.NewBall(3, 2, 0.05, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sp := Problem{Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: small, Radius: 0.05}
-	spl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, sp)
-	if err != nil {
-		t.Fatal(err)
-	}
-	srel, err := spl.Run(context.Background(), ds, rng.Seeded(5), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !spl.(*remPlan).safe || !strings.Contains(srel.Report.Statement, "grid of spacing") || !small.Contains(srel.Model.Weights) {
-		t.Errorf("small ball: safe %v, weights %v, statement %q", spl.(*remPlan).safe, srel.Model.Weights, srel.Report.Statement)
+	// ℓ2 balls, one far above 3σ√d of the unconstrained plan and one below it (there σ is
+	// capped): planned safe, their releases on the grid and in the ball.
+	for _, radius := range []float64{5, 0.05} {
+		ball, err := geom.NewBall(3, 2, radius, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pl, err := REM{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, Problem{Loss: p.Loss, Dim: 3, N: 300, Bounds: p.Bounds, Domain: ball, Radius: radius})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := pl.Run(context.Background(), ds, rng.Seeded(5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !pl.(*remPlan).safe || !strings.Contains(rel.Report.Statement, "grid of spacing") || !ball.Contains(rel.Model.Weights) {
+			t.Errorf("ball of radius %g: safe %v, weights %v, statement %q", radius, pl.(*remPlan).safe, rel.Model.Weights, rel.Report.Statement)
+		}
 	}
 	// What the safe sampler cannot run is refused unless FloatSampler asks for the float64
 	// sampler, whose report then says that the guarantee holds in exact arithmetic.
