@@ -186,6 +186,7 @@ func safeUnsupported(mode SamplerMode, p Problem) string {
 // floating-point-safe sampler cannot run, for the reason why: no release leaves privopt
 // outside the safe sampler unless the person asked for the float64 one.
 func refuseUnsafe(why string) error {
+	why = strings.TrimPrefix(why, "sampler: ")
 	return fmt.Errorf("mech: the floating-point-safe sampler cannot run this plan: %s; the setting FloatSampler=true runs the float64 sampler instead, whose guarantee holds in exact arithmetic only (docs/floating-point.md)", why)
 }
 
