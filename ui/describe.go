@@ -78,8 +78,8 @@ var mechanismText = map[string]mechanismDescription{
 	},
 	"auto": {
 		"Noisy gradient descent, tuned privately",
-		"Fits noisy-gd settings a random number of times (8 on average) on 80 % of the rows and releases the best-scored on the rest. The guarantee covers this tuning, so each fit gets about a quarter of the budget: less accurate than noisy-gd where its defaults suit the data.",
-		"As noisy-gd; δ > 0. It takes about 6 noisy-gd fits.",
+		"Fits noisy-gd settings a random number of times (about 9 on average) on 80 % of the rows and releases the best-scored on the rest. The guarantee covers this tuning, so each fit gets about a third of the budget: less accurate than noisy-gd where its defaults suit the data.",
+		"As noisy-gd; δ > 0. It takes about 7 noisy-gd fits.",
 	},
 	"rashomon": {
 		"Rashomon-set sampler",
@@ -141,7 +141,11 @@ var optionText = map[string]map[string]optionDescription{
 		"RidgeScale":         {"the scale κ of the ridge λ = κ·G·√d/(D·n·√(2ρ)) on the categorical weights (0: the default, 0.5)", nil},
 	},
 	"auto": {
-		"Runs":       {"the mean number of fits, a power of two up to 64 (0: 8)", nil},
+		"Stopping": {"the law of the number of fits", []OptionChoice{
+			{"logarithmic", "logarithmic (the default: costs less privacy at the same mean)", false},
+			{"geometric", "geometric", false},
+		}},
+		"Runs":       {"1/γ of the number of fits' law, a power of two up to 64 (0: 32 for the logarithmic, a mean of 8.9 fits; 8 for the geometric, a mean of 8)", nil},
 		"Validation": {"the share of the rows that score the fits (0: 0.2)", nil},
 	},
 	"rashomon": {

@@ -21,27 +21,38 @@ import (
 // Releases: one model, the configuration it came from and its noisy validation score.
 // Guarantee: (ε, δ)-DP under either relation, with δ > 0, for the whole procedure: the
 // validation rows are split from the data (a uniform random split of public sizes under
-// replace-one, data.SplitByContent under add/remove); K ~ Geometric(1/Runs) runs are made,
-// each fitting a configuration drawn uniformly from a public grid (noisy-gd's settings, a
+// replace-one, data.SplitByContent under add/remove); K runs are made, K drawn from the
+// logarithmic (or geometric) law with γ = 1/Runs, each fitting a configuration drawn uniformly from a public grid (noisy-gd's settings, a
 // formula of the problem) on the other rows with ρ-zCDP noise and scoring it on the
 // validation rows by a sum of per-row terms in [0, 1] with discrete Gaussian noise of the same
 // ρ; only the best-scored run is released. Each run is ρ-zCDP (a row is on one side of the
 // split only), and the release is RDP by Papernot and Steinke 2022, Theorem 2
 // (privacy.RandomStopping), which sets ρ from (ε, δ). Neither K nor the other runs are released
 // (they are local diagnostics). Utility: none proven; it is the best of the candidates' up to
-// the score's noise. Settings: Runs (E[K]) and Validation (the validation share).
+// the score's noise. Settings: Stopping (K's law), Runs (1/γ) and Validation (the validation
+// share).
 type Auto struct {
-	// Runs is E[K], the expected number of candidate runs, a power of two from 2 to 64 (0:
-	// the default, 8).
+	// Stopping is the law of the number of runs K: "logarithmic" (the default) or "geometric"
+	// (privacy.Stopping).
+	Stopping string
+	// Runs is 1/γ of K's law, a power of two from 2 to 64 (0: the default, 32 for the
+	// logarithmic, E[K] = (Runs − 1)/ln Runs = 8.94, and 8 for the geometric, E[K] = Runs).
 	Runs int
 	// Validation is the share of the rows that score the candidates, in (0, 1) (0: the
 	// default, 0.2).
 	Validation float64
 }
 
+// The laws of Auto's number of runs.
+const (
+	stopLogarithmic = "logarithmic"
+	stopGeometric   = "geometric"
+)
+
 // Defaults of Auto's settings.
 const (
-	defaultAutoRuns       = 8
+	defaultAutoLogRuns    = 32
+	defaultAutoGeoRuns    = 8
 	defaultAutoValidation = 0.2
 )
 
@@ -78,7 +89,15 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if b.Delta == 0 {
 		return nil, errors.New("mech: auto needs δ > 0 (its candidates add Gaussian noise)")
 	}
-	a.Runs = cmp.Or(a.Runs, defaultAutoRuns)
+	a.Stopping = cmp.Or(a.Stopping, stopLogarithmic)
+	if a.Stopping != stopLogarithmic && a.Stopping != stopGeometric {
+		return nil, fmt.Errorf("mech: auto's Stopping is %q or %q (have %q)", stopLogarithmic, stopGeometric, a.Stopping)
+	}
+	if a.Stopping == stopLogarithmic {
+		a.Runs = cmp.Or(a.Runs, defaultAutoLogRuns)
+	} else {
+		a.Runs = cmp.Or(a.Runs, defaultAutoGeoRuns)
+	}
 	a.Validation = cmp.Or(a.Validation, defaultAutoValidation)
 	if a.Runs < 2 || a.Runs > 64 || bits.OnesCount(uint(a.Runs)) != 1 {
 		return nil, fmt.Errorf("mech: auto needs Runs a power of two from 2 to 64 (have %d)", a.Runs)
@@ -86,7 +105,7 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if !(a.Validation > 0 && a.Validation < 1) {
 		return nil, fmt.Errorf("mech: auto needs Validation in (0, 1) (have %g)", a.Validation)
 	}
-	pl := &autoPlan{mech: a, problem: p, budget: b, gamma: 1 / float64(a.Runs)}
+	pl := &autoPlan{mech: a, problem: p, budget: b, stopping: privacy.Stopping{Gamma: 1 / float64(a.Runs), Logarithmic: a.Stopping == stopLogarithmic}}
 	train := p
 	if b.Relation() == privacy.ReplaceOne {
 		pl.validRows = int(math.Round(a.Validation * float64(p.N)))
@@ -96,7 +115,7 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		}
 	}
 	var err error
-	if pl.rho, err = privacy.CalibrateRandomStopping(pl.gamma, b.Epsilon, b.Delta); err != nil {
+	if pl.rho, err = privacy.CalibrateRandomStopping(pl.stopping, b.Epsilon, b.Delta); err != nil {
 		return nil, err
 	}
 	c, err := privacy.ZCDP(pl.rho)
@@ -127,7 +146,7 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if err := pl.score.calibrate(cb, 1, 1); err != nil {
 		return nil, err
 	}
-	if pl.guarantee, err = privacy.RandomStopping(pl.rho, pl.gamma); err != nil {
+	if pl.guarantee, err = privacy.RandomStopping(pl.rho, pl.stopping); err != nil {
 		return nil, err
 	}
 	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(pl.guarantee) {
@@ -140,10 +159,10 @@ type autoPlan struct {
 	mech      Auto
 	problem   Problem
 	budget    privacy.Budget
-	gamma     float64 // 1/E[K], a power of two
-	rho       float64 // each run's zCDP
-	validRows int     // under replace-one; 0 under add/remove
-	plans     []Plan  // autoGrid's, in order
+	stopping  privacy.Stopping // γ = 1/Runs, a power of two
+	rho       float64          // each run's zCDP
+	validRows int              // under replace-one; 0 under add/remove
+	plans     []Plan           // autoGrid's, in order
 	score     vectorNoise
 	guarantee privacy.RDP
 }
@@ -157,7 +176,7 @@ func (pl *autoPlan) Utility() Utility {
 // Cost is E[K] times the mean cost of a candidate.
 func (pl *autoPlan) Cost() cost.Cost {
 	var c cost.Cost
-	f := float64(pl.mech.Runs) / float64(len(pl.plans))
+	f := pl.stopping.Mean() / float64(len(pl.plans))
 	for _, p := range pl.plans {
 		pc := p.Cost()
 		c.Steps += f * pc.Steps
@@ -170,13 +189,13 @@ func (pl *autoPlan) Cost() cost.Cost {
 
 func (pl *autoPlan) Parameters() map[string]float64 {
 	return map[string]float64{
-		"expected_runs":      float64(pl.mech.Runs),
+		"expected_runs":      pl.stopping.Mean(),
 		"candidates":         float64(len(pl.plans)),
 		"validation_share":   pl.mech.Validation,
 		"rho_zcdp_per_run":   pl.rho,
 		"score_sigma":        pl.score.scale,
 		"validation_rows":    float64(pl.validRows),
-		"stopping_prob":      pl.gamma,
+		"stopping_prob":      pl.stopping.Gamma,
 		"score_grid_spacing": pl.score.grid.Spacing(),
 	}
 }
@@ -225,9 +244,9 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		return nil, err
 	}
 	var best autoRun
-	k, runs := 0, []string{}
-	for {
-		k++
+	runs := []string{}
+	kmax := pl.draws(r)
+	for k := 1; k <= kmax; k++ {
 		c := r.IntN(len(pl.plans))
 		step := func(p Progress) {
 			if progress != nil {
@@ -248,20 +267,43 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		}
 		runs = append(runs, fmt.Sprintf("%s: %.6g", autoGrid[c].name, score))
 		if progress != nil {
-			progress(Progress{Fraction: 1 - math.Pow(1-pl.gamma, float64(k)), Stage: fmt.Sprintf("run %d done", k)})
-		}
-		if pl.stops(r) {
-			break
+			progress(Progress{Fraction: pl.below(k), Stage: fmt.Sprintf("run %d done", k)})
 		}
 	}
-	return pl.release(best, k, runs, ds, r, start)
+	return pl.release(best, kmax, runs, ds, r, start)
 }
 
-// stops draws the geometric stopping decision: true with probability γ = 2^−j, exactly, from
-// j random bits.
-func (pl *autoPlan) stops(r *rng.Rand) bool {
+// draws draws the number of runs K, exactly, from random bits: a geometric K (each of the
+// trials stops with probability γ = 2^−j, from j random bits), and for the logarithmic law
+// that K accepted with probability 1/K (a uniform integer below K is 0), else drawn again:
+// P(K = k) ∝ γ(1 − γ)^(k−1)/k ∝ (1 − γ)^k/k. The acceptance averages γ·log(1/γ)/(1 − γ)
+// (0.11 at γ = 1/32), and the draws cost no fit.
+func (pl *autoPlan) draws(r *rng.Rand) int {
 	j := bits.TrailingZeros(uint(pl.mech.Runs))
-	return r.Uint64()>>(64-j) == 0
+	for {
+		k := 1
+		for r.Uint64()>>(64-j) != 0 {
+			k++
+		}
+		if !pl.stopping.Logarithmic || r.IntN(k) == 0 {
+			return k
+		}
+	}
+}
+
+// below returns P(K ≤ k), the progress bar's estimate of the fraction done after k runs: it
+// does not show K, which stays a local diagnostic.
+func (pl *autoPlan) below(k int) float64 {
+	g := pl.stopping.Gamma
+	if !pl.stopping.Logarithmic {
+		return 1 - math.Pow(1-g, float64(k))
+	}
+	sum, term := 0.0, 1.0
+	for i := 1; i <= k; i++ {
+		term *= 1 - g
+		sum += term / float64(i)
+	}
+	return min(sum/-math.Log(g), 1)
 }
 
 // scoreOf releases the noisy score of weights w on the validation rows: the number of rows
@@ -317,14 +359,14 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 		Sensitivity: privacy.Sensitivity{Value: 1, Of: "the validation score, a sum of per-row terms in [0, 1]",
 			Derivation: fmt.Sprintf("each run fits one of %d configurations (%s) drawn uniformly, with noisy-gd's own calibration at ρ = %.6g, on the rows not held out, and adds discrete Gaussian noise (σ = %.6g) to its score on the %s held-out rows; a row is on one side only, so each run is %.6g-zCDP",
 				len(pl.plans), pl.gridNames(), pl.rho, pl.score.scale, pl.heldOut(), pl.rho)},
-		Sampler:    privacy.SamplerStatus{Exact: true, Statement: fmt.Sprintf("no sampler: the number of runs is geometric with mean %d, drawn exactly from random bits, and every noise is exact discrete Gaussian noise on a grid (floating-point safe)", pl.mech.Runs)},
+		Sampler:    privacy.SamplerStatus{Exact: true, Statement: fmt.Sprintf("no sampler: the %s is drawn exactly from random bits, and every noise is exact discrete Gaussian noise on a grid (floating-point safe)", pl.stopping)},
 		Randomness: randomness(r),
 	})
 	if err != nil {
 		return nil, err
 	}
-	rep.Statement += fmt.Sprintf(" The procedure ran a geometric number of candidate runs (mean %d; the number is not released) and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
-		pl.mech.Runs, autoGrid[best.candidate].name, best.score)
+	rep.Statement += fmt.Sprintf(" The procedure made a %s, each fitting a candidate (the number is not released), and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
+		pl.stopping, autoGrid[best.candidate].name, best.score)
 	ps := pl.Parameters()
 	ps["selected_candidate"] = float64(best.candidate)
 	ps["selected_score"] = best.score

@@ -24,7 +24,7 @@ func TestAutoPlan(t *testing.T) {
 				t.Fatalf("%v: %v", b, err)
 			}
 			ap := pl.(*autoPlan)
-			rho, err := privacy.CalibrateRandomStopping(1.0/defaultAutoRuns, b.Epsilon, b.Delta)
+			rho, err := privacy.CalibrateRandomStopping(privacy.Stopping{Gamma: 1.0 / defaultAutoLogRuns, Logarithmic: true}, b.Epsilon, b.Delta)
 			if err != nil || ap.rho != rho {
 				t.Errorf("%v: ρ = %g, calibration gives %g (%v)", b, ap.rho, rho, err)
 			}
@@ -51,6 +51,8 @@ func TestAutoPlan(t *testing.T) {
 		{Auto{}, privacy.Budget{Epsilon: 1}},
 		{Auto{Runs: 6}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 		{Auto{Runs: 128}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Stopping: "poisson"}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Stopping: stopGeometric, Runs: 3}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 		{Auto{Validation: 1}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 		{Auto{Validation: 0.001}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 	} {
@@ -60,30 +62,45 @@ func TestAutoPlan(t *testing.T) {
 	}
 }
 
-// TestAutoStops: the number of runs is geometric with mean Runs. Over 20,000 draws of the
-// stopping rule with a fixed seed, the mean of K is within 0.25 of 8 (its standard error is
-// 0.053: a false failure has probability below 1e-5) and P(K = 1) within 0.012 of 1/8 (5 standard
-// errors).
+// TestAutoStops: the number of runs K follows its law. Over 20,000 draws with a fixed seed, for
+// the logarithmic law with γ = 1/32 and the geometric with γ = 1/8, the mean of K is within 5
+// standard errors of E[K] (8.94, standard error 0.10; 8, 0.053) and P(K = 1) within 5 of
+// (1 − γ)/log(1/γ) = 0.2795 and γ = 1/8 (0.0032 and 0.0023): a false failure has probability
+// below 1e-5. The progress estimate P(K ≤ k) is the law's CDF: it matches the draws' within
+// 0.02 and tends to 1.
 func TestAutoStops(t *testing.T) {
-	pl := &autoPlan{mech: Auto{Runs: 8}}
-	r := rng.Seeded(3)
-	const draws = 20000
-	sum, ones := 0, 0
-	for range draws {
-		k := 1
-		for !pl.stops(r) {
-			k++
+	for _, tc := range []struct {
+		a                Auto
+		mean, se, p1, s1 float64
+	}{
+		{Auto{Stopping: stopLogarithmic, Runs: 32}, 31 / (32 * math.Log(32)) * 32, 0.10, 31 / (32 * math.Log(32)), 0.0032},
+		{Auto{Stopping: stopGeometric, Runs: 8}, 8, 0.053, 0.125, 0.0023},
+	} {
+		pl := &autoPlan{mech: tc.a, stopping: privacy.Stopping{Gamma: 1 / float64(tc.a.Runs), Logarithmic: tc.a.Stopping == stopLogarithmic}}
+		r := rng.Seeded(3)
+		const draws = 20000
+		sum, count := 0, map[int]int{}
+		for range draws {
+			k := pl.draws(r)
+			sum += k
+			count[k]++
 		}
-		sum += k
-		if k == 1 {
-			ones++
+		if mean := float64(sum) / draws; math.Abs(mean-tc.mean) > 5*tc.se || math.Abs(pl.stopping.Mean()-tc.mean) > 1e-12 {
+			t.Errorf("%s: mean K = %g, E[K] = %g, want %g", tc.a.Stopping, mean, pl.stopping.Mean(), tc.mean)
 		}
-	}
-	if mean := float64(sum) / draws; math.Abs(mean-8) > 0.25 {
-		t.Errorf("mean K = %g, want 8", mean)
-	}
-	if p := float64(ones) / draws; math.Abs(p-0.125) > 0.012 {
-		t.Errorf("P(K = 1) = %g, want 1/8", p)
+		if p := float64(count[1]) / draws; math.Abs(p-tc.p1) > 5*tc.s1 {
+			t.Errorf("%s: P(K = 1) = %g, want %g", tc.a.Stopping, p, tc.p1)
+		}
+		cum := 0
+		for k := 1; k <= 10; k++ {
+			cum += count[k]
+			if got, want := pl.below(k), float64(cum)/draws; math.Abs(got-want) > 0.02 {
+				t.Errorf("%s: P(K ≤ %d) = %g, the draws give %g", tc.a.Stopping, k, got, want)
+			}
+		}
+		if got := pl.below(2000); got < 1-1e-9 || got > 1 {
+			t.Errorf("%s: P(K ≤ 2000) = %g, want 1", tc.a.Stopping, got)
+		}
 	}
 }
 
