@@ -64,7 +64,7 @@ func Run(ctx context.Context, cfg Config) (results.Result, error) {
 	}
 	p := mech.Problem{Loss: mech.LossSpec{Name: mech.LossLogistic}, Dim: cfg.Train.D, N: cfg.Train.N,
 		Bounds: loss.Bounds{X: cfg.Train.Radius, XNorm: cfg.Train.P, Y: 1, Bias: cfg.Train.Bias}, Domain: geom.Whole{D: cfg.Train.D}, Radius: cfg.Radius,
-		Categorical: cfg.Train.Categorical}
+		Categorical: cfg.Train.Categorical, Scale: cfg.Train.Scale}
 	rates := cost.ReferenceFor(p.QueryWidth(loss.RowWidth(cfg.Train, nil)))
 	for _, e := range cfg.Mechanisms {
 		for _, eps := range cfg.Epsilons {

@@ -89,6 +89,8 @@ type Facts struct {
 	// Categorical lists the features that one-hot encode the schema's categorical columns
 	// (data.Dataset.Categorical).
 	Categorical []int `json:"categorical,omitempty"`
+	// Scale is the rows' FitScale factor (data.Dataset.Scale), 0 under FitClip.
+	Scale float64 `json:"scale,omitempty"`
 	// Label is the kind of the label: binary, numeric or class.
 	Label data.LabelKind `json:"label"`
 	// Classes are the declared classes of a Class label.
@@ -108,7 +110,7 @@ type Facts struct {
 // dataset with no declared bound or label kind (one built by hand). A nil schema declares no
 // column to scale privately.
 func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
-	f := Facts{N: ds.N, D: ds.D, PublicN: ds.PublicRows, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical)}
+	f := Facts{N: ds.N, D: ds.D, PublicN: ds.PublicRows, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical), Scale: ds.Scale}
 	if s != nil {
 		scalable := s.PrivatelyScaled()
 		f.Scalable = len(scalable)
@@ -261,7 +263,7 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {
 		return mech.Problem{}, fmt.Errorf("fit: the radius must be positive and finite, got %g", s.Radius)
 	}
-	p := mech.Problem{Loss: ls, Dim: f.D, N: n, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical)}
+	p := mech.Problem{Loss: ls, Dim: f.D, N: n, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical), Scale: f.Scale}
 	switch s.Domain {
 	case Whole:
 		p.Domain = geom.Whole{D: params}

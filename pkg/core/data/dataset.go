@@ -43,6 +43,10 @@ type Dataset struct {
 	// column of the schema (every category of every such column, "Name=value"). It is public:
 	// it follows from the schema alone.
 	Categorical []int
+	// Scale is, for rows fitted by FitScale, the factor c of every feature (Scaling.Scale):
+	// numeric features lie in [0, c] and a one-hot entry is c. It is 0 under FitClip and for a
+	// dataset built by hand.
+	Scale float64
 	// PublicRows is the schema's declared public number of rows (Schema.PublicRows), 0 when
 	// it declares none.
 	PublicRows int

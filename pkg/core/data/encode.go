@@ -421,6 +421,9 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 	if held == heldNone {
 		ds.N = n
 	}
+	if s.Norm.Fit == FitScale {
+		ds.Scale = fit.scale
+	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
 			for k := range c.width() {

@@ -62,14 +62,21 @@ type autoCandidate struct {
 	mech NoisyGD
 }
 
-// autoGrid is the grid of configurations: noisy-gd's defaults and one knob turned each, the
-// three whose change moved a validation measure of the development suite at a candidate's
-// budget (docs/auto.md).
-var autoGrid = []autoCandidate{
-	{name: "noisy-gd's defaults"},
-	{name: "clipping at 0.3", mech: NoisyGD{Clip: 0.3}},
-	{name: "step scale 16", mech: NoisyGD{StepScale: 16}},
-	{name: "no preconditioner", mech: NoisyGD{NoPrecondition: true}},
+// autoGrid returns the grid of configurations for a problem: noisy-gd's defaults and one knob
+// turned each, the four whose change moved a validation measure of the development suite at a
+// candidate's budget (docs/auto.md); symmetric features only where the rows allow them (a
+// FitScale factor and a bias).
+func autoGrid(p Problem) []autoCandidate {
+	grid := []autoCandidate{
+		{name: "noisy-gd's defaults"},
+		{name: "clipping at 0.3", mech: NoisyGD{Clip: 0.3}},
+		{name: "step scale 16", mech: NoisyGD{StepScale: 16}},
+		{name: "no preconditioner", mech: NoisyGD{NoPrecondition: true}},
+	}
+	if p.Scale > 0 && p.Bounds.Bias > 0 {
+		grid = append(grid, autoCandidate{name: "symmetric features", mech: NoisyGD{Symmetric: true}})
+	}
+	return grid
 }
 
 func (Auto) Name() string { return "auto" }
@@ -127,7 +134,8 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	cb := privacy.Budget{Epsilon: math.Max(eps, b.Epsilon*0x1p-30), Delta: b.Delta, Neighbouring: b.Relation()}
-	for _, cand := range autoGrid {
+	pl.grid = autoGrid(p)
+	for _, cand := range pl.grid {
 		m := cand.mech
 		m.zcdp = pl.rho
 		cpl, err := m.Plan(cb, train)
@@ -162,7 +170,8 @@ type autoPlan struct {
 	stopping  privacy.Stopping // γ = 1/Runs, a power of two
 	rho       float64          // each run's zCDP
 	validRows int              // under replace-one; 0 under add/remove
-	plans     []Plan           // autoGrid's, in order
+	grid      []autoCandidate  // autoGrid's
+	plans     []Plan           // grid's, in order
 	score     vectorNoise
 	guarantee privacy.RDP
 }
@@ -250,7 +259,7 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		c := r.IntN(len(pl.plans))
 		step := func(p Progress) {
 			if progress != nil {
-				progress(Progress{Fraction: p.Fraction, Stage: fmt.Sprintf("run %d (%s): %s", k, autoGrid[c].name, p.Stage)})
+				progress(Progress{Fraction: p.Fraction, Stage: fmt.Sprintf("run %d (%s): %s", k, pl.grid[c].name, p.Stage)})
 			}
 		}
 		rel, err := pl.plans[c].Run(ctx, train, r, step)
@@ -265,7 +274,7 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		if k == 1 || run.better(best) {
 			best = run
 		}
-		runs = append(runs, fmt.Sprintf("%s: %.6g", autoGrid[c].name, score))
+		runs = append(runs, fmt.Sprintf("%s: %.6g", pl.grid[c].name, score))
 		if progress != nil {
 			progress(Progress{Fraction: pl.below(k), Stage: fmt.Sprintf("run %d done", k)})
 		}
@@ -366,7 +375,7 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 		return nil, err
 	}
 	rep.Statement += fmt.Sprintf(" The procedure made a %s, each fitting a candidate (the number is not released), and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
-		pl.stopping, autoGrid[best.candidate].name, best.score)
+		pl.stopping, pl.grid[best.candidate].name, best.score)
 	ps := pl.Parameters()
 	ps["selected_candidate"] = float64(best.candidate)
 	ps["selected_score"] = best.score
@@ -379,8 +388,8 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 }
 
 func (pl *autoPlan) gridNames() string {
-	names := make([]string, len(autoGrid))
-	for i, c := range autoGrid {
+	names := make([]string, len(pl.grid))
+	for i, c := range pl.grid {
 		names[i] = c.name
 	}
 	return strings.Join(names, ", ")

@@ -201,7 +201,7 @@ func TestAutoReleasesOnlyTheBest(t *testing.T) {
 			t.Errorf("seed %d: report %q", seed, rel.Report.Statement)
 		}
 		c := int(rel.Parameters["selected_candidate"])
-		if c < 0 || c >= len(autoGrid) || !strings.Contains(rel.Report.Statement, autoGrid[c].name) {
+		if grid := pl.(*autoPlan).grid; c < 0 || c >= len(grid) || !strings.Contains(rel.Report.Statement, grid[c].name) {
 			t.Errorf("seed %d: selected candidate %d not stated", seed, c)
 		}
 		// The selected score is the largest of the runs' scores in the diagnostics.
@@ -217,5 +217,31 @@ func TestAutoReleasesOnlyTheBest(t *testing.T) {
 		if s := rel.Parameters["selected_score"]; math.Abs(s-best) > 1e-5*math.Max(1, math.Abs(best)) {
 			t.Errorf("seed %d: selected score %g, best of the runs %g", seed, s, best)
 		}
+	}
+}
+
+// TestAutoGrid: the grid has symmetric features exactly when the rows allow them (a FitScale
+// factor and a bias), and its candidates plan on such a problem.
+func TestAutoGrid(t *testing.T) {
+	p := toyProblem(toyData(200, 4, 9))
+	if g := autoGrid(p); len(g) != 4 {
+		t.Errorf("without a scale factor: %d candidates, want 4", len(g))
+	}
+	p.Scale = 0.5
+	g := autoGrid(p)
+	if p.Bounds.Bias > 0 {
+		if len(g) != 5 || !g[4].mech.Symmetric {
+			t.Errorf("with a scale factor and a bias: %+v", g)
+		}
+	} else if len(g) != 4 {
+		t.Errorf("with a scale factor but no bias: %d candidates, want 4", len(g))
+	}
+	base, _ := replayRows(t, replayBase)
+	ap, err := Auto{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, adultReplayProblem(base, base.N))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if grid := ap.(*autoPlan).grid; len(grid) != 5 || grid[4].name != "symmetric features" {
+		t.Errorf("adult-lr's grid: %+v", grid)
 	}
 }

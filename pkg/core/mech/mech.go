@@ -160,6 +160,11 @@ type Problem struct {
 	// schema it comes from, and shapes no sensitivity: noisy-gd shrinks these weights (see
 	// NoisyGD's "Categorical ridge").
 	Categorical []int `json:"categorical,omitempty"`
+	// Scale is the factor c of the rows' features under the norm fit "scale"
+	// (data.Dataset.Scale: numeric features in [0, c]), 0 when the rows are fitted otherwise or
+	// it is not known. It is public, like the schema it follows from; noisy-gd's Symmetric
+	// needs it.
+	Scale float64 `json:"scale,omitempty"`
 }
 
 // params returns the number of parameters (d, or K·d for the multinomial loss).
@@ -197,6 +202,8 @@ func (p Problem) Validate() error {
 		return fmt.Errorf("mech: the declared parameter radius must be finite and positive, got %g", p.Radius)
 	case !(p.Bounds.X > 0) || math.IsInf(p.Bounds.X, 1):
 		return fmt.Errorf("mech: the declared bound on the rows must be finite and positive, got %g", p.Bounds.X)
+	case !(p.Scale >= 0) || math.IsInf(p.Scale, 1):
+		return fmt.Errorf("mech: the rows' scale factor must be finite and at least 0, got %g", p.Scale)
 	}
 	if p.Loss.Name == LossMultinomial && p.Loss.Classes < 2 {
 		return fmt.Errorf("mech: the multinomial loss needs at least 2 classes, got %d", p.Loss.Classes)

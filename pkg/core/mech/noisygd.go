@@ -3,9 +3,11 @@ package mech
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
+	"strings"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
@@ -198,6 +200,12 @@ type NoisyGD struct {
 	// RidgeScale is κ > 0 in the categorical ridge λ = κ·G·√d/(D·n·√(2ρ)) (0 means the
 	// default, 0.5).
 	RidgeScale float64
+	// Symmetric fits on the rows with their numeric features mapped from [0, c] to [−c, c]
+	// (data.Symmetric; rows scaled by the norm fit "scale", with a bias) and releases the
+	// model mapped back onto the rows as encoded, which scores every row the same: the features
+	// spread twice as wide within the same bound, at the same sensitivity. A domain then
+	// constrains the weights of the mapped features.
+	Symmetric bool
 	// zcdp, when positive, is the ρ of zCDP the run spends instead of the largest that meets
 	// the budget: Auto sets it for its candidates.
 	zcdp float64
@@ -262,6 +270,9 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		if c := y / (regressionSteps * x2); c > 0 && !math.IsInf(c, 1) {
 			m.StepScale = c
 		}
+	}
+	if m.Symmetric && !(p.Scale > 0 && p.Bounds.Bias > 0) {
+		return nil, errors.New("mech: noisy-gd's Symmetric needs rows fitted by the norm fit \"scale\", with a bias coordinate")
 	}
 	m.Clip = cmp.Or(m.Clip, defaultClip)
 	if !(m.Clip > 0 && m.Clip <= 1) {
@@ -411,10 +422,25 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 		notes = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged.",
 			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, rowsName(pl.budget))
 	}
-	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
+	rows := ds
+	if pl.mech.Symmetric {
+		if ds.Scale != pl.problem.Scale {
+			return nil, fmt.Errorf("mech: noisy-gd's Symmetric: the rows' scale factor is %g, the plan's %g", ds.Scale, pl.problem.Scale)
+		}
+		var err error
+		if rows, err = data.Symmetric(ds); err != nil {
+			return nil, fmt.Errorf("mech: noisy-gd's Symmetric: %w", err)
+		}
+		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the rows with their numeric features mapped from [0, c] to [−c, c] (2x − c, c = %.6g: the same map for every row, within the same bound, so the sensitivity is unchanged), and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less (c/b) times their sum: the same scores; post-processing).", ds.Scale))
+	}
+	rel, err := pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
 		notes: notes, release: "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0).",
-	}, ds, r, progress)
+	}, rows, r, progress)
+	if err == nil && pl.mech.Symmetric {
+		data.SymmetricWeights(ds, rel.Model.Weights)
+	}
+	return rel, err
 }
 
 // categoricalParams returns the parameters that weigh a categorical feature: the features

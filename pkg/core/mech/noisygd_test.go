@@ -540,3 +540,58 @@ func biasNeighbour(t *testing.T, ds *data.Dataset, trial int, r *rng.Rand) (*dat
 	}
 	return other, i
 }
+
+// TestNoisyGDSymmetric: with Symmetric, a seeded release is noisy-gd's release on
+// data.Symmetric's rows, mapped back by data.SymmetricWeights (the same bits), under both
+// relations; its statement says so; its training accuracy is the mapped model's on the rows as
+// encoded; and rows that Symmetric cannot map are refused with a message naming the setting.
+func TestNoisyGDSymmetric(t *testing.T) {
+	base, _ := replayRows(t, replayBase)
+	p := adultReplayProblem(base, base.N)
+	p.Scale = base.Scale
+	sym, err := data.Symmetric(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rel := range relations {
+		b := privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: rel}
+		on, err := NoisyGD{Symmetric: true}.Plan(b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		off, err := NoisyGD{}.Plan(b, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := on.Run(context.Background(), base, rng.Seeded(5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, err := off.Run(context.Background(), sym, rng.Seeded(5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data.SymmetricWeights(base, want.Model.Weights)
+		if !slices.Equal(got.Model.Weights, want.Model.Weights) {
+			t.Fatalf("%s: the release is not noisy-gd's on the symmetric rows, mapped back", rel)
+		}
+		if !strings.Contains(got.Report.Statement, "mapped from [0, c] to [−c, c]") {
+			t.Errorf("%s: the statement does not say the features were mapped: %s", rel, got.Report.Statement)
+		}
+		if acc, _ := Accuracy(p, base, got.Model.Weights); got.Diagnostics.TrainAccuracy == nil || math.Abs(*got.Diagnostics.TrainAccuracy-acc) > 1e-9 {
+			t.Errorf("%s: training accuracy %v, the released model's %g", rel, got.Diagnostics.TrainAccuracy, acc)
+		}
+	}
+	if _, err := (NoisyGD{Symmetric: true}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(toyData(50, 4, 3))); err == nil || !strings.Contains(err.Error(), "Symmetric") {
+		t.Errorf("a problem without a FitScale factor: %v", err)
+	}
+	pl, err := NoisyGD{Symmetric: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	other := *base
+	other.Scale *= 2
+	if _, err := pl.Run(context.Background(), &other, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "Symmetric") {
+		t.Errorf("rows of another scale factor than the plan's: %v", err)
+	}
+}

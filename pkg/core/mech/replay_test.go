@@ -392,7 +392,7 @@ type replayCase struct {
 // and categorical features) with n public rows.
 func adultReplayProblem(base *data.Dataset, n int) Problem {
 	return Problem{Loss: LossSpec{Name: "logistic"}, Dim: base.D, N: n, Bounds: loss.Bounds{X: base.Radius, XNorm: base.P, Y: 1, Bias: base.Bias},
-		Domain: geom.Whole{D: base.D}, Radius: 5, Categorical: base.Categorical}
+		Domain: geom.Whole{D: base.D}, Radius: 5, Categorical: base.Categorical, Scale: base.Scale}
 }
 
 // replayPlan plans a case's mechanism for the relation: N = the pair's first dataset's rows
@@ -461,6 +461,7 @@ func TestReplaySensitivities(t *testing.T) {
 	cases := []replayCase{
 		{"noisy-gd", NoisyGD{}, budget, nil, nil},
 		{"noisy-gd (no preconditioner, no clipping)", NoisyGD{NoPrecondition: true, Clip: 1, NoBiasShaping: true, NoCategoricalRidge: true}, budget, few, nil},
+		{"noisy-gd (symmetric)", NoisyGD{Symmetric: true}, budget, few, nil},
 		{"langevin", Langevin{}, budget, nil, nil},
 		{"outpert", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, nil, nil},
 		{"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil},
