@@ -133,7 +133,7 @@ var optionText = map[string]map[string]optionDescription{
 		"Clip":               {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
 		"NoPrecondition":     {"never precondition (the plain method at every budget)", nil},
 		"NoBiasShaping":      {"keep the noise the same on every coordinate when the rows have a bias coordinate", nil},
-		"Symmetric":          {"fit with the numeric features spread over [−c, c] instead of [0, c] (rows fitted by the norm fit \"scale\", with a bias): twice the spread at the same bound", nil},
+		"NoSymmetric":        {"fit the numeric features as encoded, in [0, c], instead of spread over [−c, c] (the default on the whole space for rows fitted by the norm fit \"scale\" with a bias)", nil},
 		"PreconditionFrom":   {"the ρ from which the steps are preconditioned (0: the default, 0.01)", nil},
 		"PreconditionShare":  {"the share of ρ spent on the features' mean squares (0: the default, 0.05)", nil},
 		"PreconditionPower":  {"the power γ of the preconditioner (0: the default, 0.75)", nil},

@@ -63,9 +63,9 @@ type autoCandidate struct {
 }
 
 // autoGrid returns the grid of configurations for a problem: noisy-gd's defaults and one knob
-// turned each, the four whose change moved a validation measure of the development suite at a
-// candidate's budget (docs/auto.md); symmetric features only where the rows allow them (a
-// FitScale factor and a bias).
+// turned each, those whose change moved a validation measure of the development suite
+// (docs/auto.md); the features as encoded only where the defaults use symmetric ones (rows with
+// a FitScale factor and a bias).
 func autoGrid(p Problem) []autoCandidate {
 	grid := []autoCandidate{
 		{name: "noisy-gd's defaults"},
@@ -73,8 +73,8 @@ func autoGrid(p Problem) []autoCandidate {
 		{name: "step scale 16", mech: NoisyGD{StepScale: 16}},
 		{name: "no preconditioner", mech: NoisyGD{NoPrecondition: true}},
 	}
-	if p.Scale > 0 && p.Bounds.Bias > 0 {
-		grid = append(grid, autoCandidate{name: "symmetric features", mech: NoisyGD{Symmetric: true}})
+	if newSymmetricMap(p) != nil {
+		grid = append(grid, autoCandidate{name: "numeric features as encoded", mech: NoisyGD{NoSymmetric: true}})
 	}
 	return grid
 }

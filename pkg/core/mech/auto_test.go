@@ -220,8 +220,8 @@ func TestAutoReleasesOnlyTheBest(t *testing.T) {
 	}
 }
 
-// TestAutoGrid: the grid has symmetric features exactly when the rows allow them (a FitScale
-// factor and a bias), and its candidates plan on such a problem.
+// TestAutoGrid: the grid has the features as encoded exactly when noisy-gd's defaults use
+// symmetric ones (a FitScale factor and a bias), and its candidates plan on such a problem.
 func TestAutoGrid(t *testing.T) {
 	p := toyProblem(toyData(200, 4, 9))
 	if g := autoGrid(p); len(g) != 4 {
@@ -230,7 +230,7 @@ func TestAutoGrid(t *testing.T) {
 	p.Scale = 0.5
 	g := autoGrid(p)
 	if p.Bounds.Bias > 0 {
-		if len(g) != 5 || !g[4].mech.Symmetric {
+		if len(g) != 5 || !g[4].mech.NoSymmetric {
 			t.Errorf("with a scale factor and a bias: %+v", g)
 		}
 	} else if len(g) != 4 {
@@ -241,7 +241,7 @@ func TestAutoGrid(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if grid := ap.(*autoPlan).grid; len(grid) != 5 || grid[4].name != "symmetric features" {
+	if grid := ap.(*autoPlan).grid; len(grid) != 5 || grid[4].name != "numeric features as encoded" {
 		t.Errorf("adult-lr's grid: %+v", grid)
 	}
 }

@@ -43,6 +43,7 @@ type noisySteps struct {
 	clipAt    float64 // a: each example's derivative in the prediction is clipped to [−a, a] (+Inf: not clipped)
 	clip      float64 // q, the share of the derivative bound S that a is (1: not clipped)
 	delta     float64 // Δ: the mean gradient's sensitivity, rounding included
+	rounding  float64 // the multiple of meanGradientRounding in Δ: 1, more for a symmetricMap
 	rhoTarget float64 // the largest ρ (μ²/2 with gdp) that meets the budget
 	gdp       bool    // the Gaussian accounting (else zCDP's), see noisySteps
 	tvBudget  float64 // the total variation the releases may add with gdp: (δ/128)/(1 + e^ε)
@@ -97,7 +98,7 @@ func (s *noisySteps) shapeToBias(p Problem, t float64) {
 	}
 	g := s.g
 	s.biasScale, s.biasStride, s.g = t, p.Dim, roundUp(g*share)
-	s.delta = roundUp(Sensitivity(s.budget, s.g, s.n) + meanGradientRounding(s.n, g))
+	s.delta = roundUp(Sensitivity(s.budget, s.g, s.n) + s.rounding*meanGradientRounding(s.n, g))
 }
 
 // newNoisySteps checks that the noisy gradient method called name can serve the budget and the
@@ -127,7 +128,7 @@ func newNoisySteps(name string, b privacy.Budget, p Problem, clip float64, maxSt
 	if math.IsInf(c.Smoothness, 1) {
 		return noisySteps{}, c, fmt.Errorf("mech: %s needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", name, p.Loss.Name)
 	}
-	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1}
+	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1, rounding: 1}
 	if clip < 1 {
 		label, dom, g := 1.0, p.Domain, c.Lipschitz
 		atZero := regressionScale(p) > 0
@@ -409,6 +410,9 @@ type stepRule struct {
 	// gradient, when not nil, writes the drift's gradient at θ in place of the loss's mean
 	// gradient (the rashomon chain's thresholded objective); its sensitivity is the plan's Δ.
 	gradient func(grad, theta []float64)
+	// mapped, when not nil, runs the steps on symmetric features: the mean gradient at θ′ is
+	// M·∇F(Mᵀθ′), and the model released is Mᵀθ′ (see symmetricMap).
+	mapped *symmetricMap
 }
 
 // run takes the planned steps from Π_C(0) until done or ctx is cancelled, and returns the
@@ -428,6 +432,14 @@ func (s *noisySteps) run(ctx context.Context, l loss.Loss, dom geom.Domain, rule
 	}
 	if rule.gradient != nil {
 		meanGrad = rule.gradient
+	}
+	if m := rule.mapped; m != nil {
+		inner, w := meanGrad, make([]float64, s.dim)
+		meanGrad = func(grad, theta []float64) {
+			m.weights(w, theta)
+			inner(grad, w)
+			m.gradient(grad)
+		}
 	}
 	project := dom.Project
 	if rule.metric {
@@ -567,6 +579,11 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 	theta, k, err := s.run(ctx, l, f.problem.Domain, rule, r, progress)
 	if err != nil {
 		return nil, fmt.Errorf("mech: %s: %w", f.mech.Name(), err)
+	}
+	if m := f.rule.mapped; m != nil {
+		w := make([]float64, len(theta))
+		m.weights(w, theta)
+		theta = w
 	}
 	rep, err := s.report(f.mech, k, r)
 	if err != nil {

@@ -3,7 +3,6 @@ package mech
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
@@ -200,12 +199,12 @@ type NoisyGD struct {
 	// RidgeScale is κ > 0 in the categorical ridge λ = κ·G·√d/(D·n·√(2ρ)) (0 means the
 	// default, 0.5).
 	RidgeScale float64
-	// Symmetric fits on the rows with their numeric features mapped from [0, c] to [−c, c]
-	// (data.Symmetric; rows scaled by the norm fit "scale", with a bias) and releases the
-	// model mapped back onto the rows as encoded, which scores every row the same: the features
-	// spread twice as wide within the same bound, at the same sensitivity. A domain then
-	// constrains the weights of the mapped features.
-	Symmetric bool
+	// NoSymmetric fits on the rows as encoded. By default, on the whole space, when the rows
+	// are fitted by the norm fit "scale" with a bias (Problem.Scale and Bounds.Bias positive),
+	// the steps run on the numeric features mapped from [0, c] to [−c, c], twice as wide within
+	// the same bound, and the release is the model on the rows as encoded that scores every row
+	// the same (see symmetricMap).
+	NoSymmetric bool
 	// zcdp, when positive, is the ρ of zCDP the run spends instead of the largest that meets
 	// the budget: Auto sets it for its candidates.
 	zcdp float64
@@ -255,8 +254,9 @@ type noisyGDPlan struct {
 	mech    NoisyGD
 	problem Problem
 	beta    float64
-	length  float64 // b, the steps' length in units of h
-	ridge   float64 // λ of the categorical ridge, 0 for none
+	length  float64       // b, the steps' length in units of h
+	ridge   float64       // λ of the categorical ridge, 0 for none
+	sym     *symmetricMap // the steps' symmetric features, or nil
 }
 
 // Plan fixes h, m, T, the grid and σ, and from ρ ≥ ρ₀ the second moments' release, from the
@@ -270,9 +270,6 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		if c := y / (regressionSteps * x2); c > 0 && !math.IsInf(c, 1) {
 			m.StepScale = c
 		}
-	}
-	if m.Symmetric && !(p.Scale > 0 && p.Bounds.Bias > 0) {
-		return nil, errors.New("mech: noisy-gd's Symmetric needs rows fitted by the norm fit \"scale\", with a bias coordinate")
 	}
 	m.Clip = cmp.Or(m.Clip, defaultClip)
 	if !(m.Clip > 0 && m.Clip <= 1) {
@@ -299,6 +296,12 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: noisy-gd needs a loss with positive smoothness, for its step 1/β (the %s loss has β = %g)", p.Loss.Name, c.Smoothness)
 	}
 	pl := &noisyGDPlan{noisySteps: steps, mech: m, problem: p, beta: c.Smoothness}
+	if !m.NoSymmetric {
+		if pl.sym = newSymmetricMap(p); pl.sym != nil {
+			pl.rounding = pl.sym.roundingFactor()
+			pl.delta = roundUp(Sensitivity(b, pl.g, p.N) + pl.rounding*meanGradientRounding(p.N, pl.g))
+		}
+	}
 	if !m.NoCategoricalRidge && len(p.Categorical) > 0 {
 		// G is the clipped loss's Lipschitz constant (the bias shaping below changes only the
 		// release's sensitivity).
@@ -309,6 +312,9 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		if pl.pre, err = newSecondMoments(b, p.Bounds, p.N, p.Dim, m.PreconditionShare*pl.rhoTarget, m.PreconditionPower, m.PreconditionFloor,
 			pl.momentsGridUnits(p.Dim)); err != nil {
 			return nil, err
+		}
+		if pl.sym != nil {
+			pl.pre.rowMap = pl.sym.row
 		}
 	}
 	t := m.StepScale * c.Smoothness * math.Sqrt(2*pl.rhoSteps()) / (pl.delta * math.Sqrt(float64(pl.dim)))
@@ -422,25 +428,17 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 		notes = fmt.Sprintf("The steps descend the loss plus a ridge (λ/2)·‖w_c‖² on the weights w_c of the %d features that one-hot encode categorical columns (declared by the schema), λ = %.6g = %g·G·√d/(D·%s·√(2ρ)): its gradient depends on the released iterate only, so the sensitivity is unchanged.",
 			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, rowsName(pl.budget))
 	}
-	rows := ds
-	if pl.mech.Symmetric {
-		if ds.Scale != pl.problem.Scale {
-			return nil, fmt.Errorf("mech: noisy-gd's Symmetric: the rows' scale factor is %g, the plan's %g", ds.Scale, pl.problem.Scale)
+	if pl.sym != nil {
+		if err := pl.sym.check(ds); err != nil {
+			return nil, err
 		}
-		var err error
-		if rows, err = data.Symmetric(ds); err != nil {
-			return nil, fmt.Errorf("mech: noisy-gd's Symmetric: %w", err)
-		}
-		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the rows with their numeric features mapped from [0, c] to [−c, c] (2x − c, c = %.6g: the same map for every row, within the same bound, so the sensitivity is unchanged), and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less (c/b) times their sum: the same scores; post-processing).", ds.Scale))
+		rule.mapped = pl.sym
+		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the numeric features mapped from [0, c] to [−c, c] (2x − c, c = %.6g, the rows' scale factor: every row checked within the same bound, so the sensitivity is unchanged) and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less c/b times their sum: the same scores; post-processing).", pl.problem.Scale))
 	}
-	rel, err := pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
+	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),
 		notes: notes, release: "The release is the average of the last half of the iterates (post-processing), from the data-independent start Π_C(0).",
-	}, rows, r, progress)
-	if err == nil && pl.mech.Symmetric {
-		data.SymmetricWeights(ds, rel.Model.Weights)
-	}
-	return rel, err
+	}, ds, r, progress)
 }
 
 // categoricalParams returns the parameters that weigh a categorical feature: the features

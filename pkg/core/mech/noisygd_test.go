@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
@@ -541,57 +542,114 @@ func biasNeighbour(t *testing.T, ds *data.Dataset, trial int, r *rng.Rand) (*dat
 	return other, i
 }
 
-// TestNoisyGDSymmetric: with Symmetric, a seeded release is noisy-gd's release on
-// data.Symmetric's rows, mapped back by data.SymmetricWeights (the same bits), under both
-// relations; its statement says so; its training accuracy is the mapped model's on the rows as
-// encoded; and rows that Symmetric cannot map are refused with a message naming the setting.
+// TestNoisyGDSymmetric: on rows fitted by the norm fit "scale" with a bias, noisy-gd runs on
+// symmetric features by default. The mapped mean gradient at θ′ is the mean gradient over the
+// mapped rows, and the mapped model scores every row as θ′ scores its mapped row (to a
+// relative 1e-12, multinomial blocks too); Δ grows by the rounding term only; the statement
+// says so and the training accuracy is the released model's; NoSymmetric and problems without
+// a scale factor fit the rows as encoded; rows whose numeric features leave [0, c] are refused.
 func TestNoisyGDSymmetric(t *testing.T) {
 	base, _ := replayRows(t, replayBase)
 	p := adultReplayProblem(base, base.N)
-	p.Scale = base.Scale
-	sym, err := data.Symmetric(base)
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
+	on, err := NoisyGD{}.Plan(b, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, rel := range relations {
-		b := privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: rel}
-		on, err := NoisyGD{Symmetric: true}.Plan(b, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		off, err := NoisyGD{}.Plan(b, p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := on.Run(context.Background(), base, rng.Seeded(5), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		want, err := off.Run(context.Background(), sym, rng.Seeded(5), nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		data.SymmetricWeights(base, want.Model.Weights)
-		if !slices.Equal(got.Model.Weights, want.Model.Weights) {
-			t.Fatalf("%s: the release is not noisy-gd's on the symmetric rows, mapped back", rel)
-		}
-		if !strings.Contains(got.Report.Statement, "mapped from [0, c] to [−c, c]") {
-			t.Errorf("%s: the statement does not say the features were mapped: %s", rel, got.Report.Statement)
-		}
-		if acc, _ := Accuracy(p, base, got.Model.Weights); got.Diagnostics.TrainAccuracy == nil || math.Abs(*got.Diagnostics.TrainAccuracy-acc) > 1e-9 {
-			t.Errorf("%s: training accuracy %v, the released model's %g", rel, got.Diagnostics.TrainAccuracy, acc)
-		}
-	}
-	if _, err := (NoisyGD{Symmetric: true}).Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(toyData(50, 4, 3))); err == nil || !strings.Contains(err.Error(), "Symmetric") {
-		t.Errorf("a problem without a FitScale factor: %v", err)
-	}
-	pl, err := NoisyGD{Symmetric: true}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	off, err := NoisyGD{NoSymmetric: true}.Plan(b, p)
 	if err != nil {
 		t.Fatal(err)
 	}
-	other := *base
-	other.Scale *= 2
-	if _, err := pl.Run(context.Background(), &other, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "Symmetric") {
-		t.Errorf("rows of another scale factor than the plan's: %v", err)
+	sym := on.(*noisyGDPlan).sym
+	if sym == nil || off.(*noisyGDPlan).sym != nil || len(sym.numeric) != base.D-1-len(base.Categorical) {
+		t.Fatalf("the map: %+v", sym)
+	}
+	if d0, d1 := off.(*noisyGDPlan).delta, on.(*noisyGDPlan).delta; !(d1 > d0 && d1 < d0*(1+1e-9)) {
+		t.Errorf("Δ = %g on symmetric features, %g as encoded: want a rounding term more", d1, d0)
+	}
+
+	mapped := *base
+	mapped.X, mapped.Sparse = make([]float64, base.N*base.D), nil
+	for i := range base.N {
+		x := mapped.X[i*base.D : (i+1)*base.D]
+		base.Row(i, x)
+		sym.row(x)
+	}
+	for _, classes := range []int{0, 3} {
+		q := p
+		ds, dm := base, &mapped
+		if classes > 0 {
+			q.Loss = LossSpec{Name: LossMultinomial, Classes: classes}
+			q.Domain = geom.Whole{D: classes * base.D}
+			y := make([]float64, base.N)
+			for i := range y {
+				y[i] = float64(i % classes)
+			}
+			c0, c1 := *base, mapped
+			c0.Y, c1.Y = y, y
+			c0.Label, c1.Label = data.Label{Kind: data.LabelClass, Classes: []string{"a", "b", "c"}}, data.Label{Kind: data.LabelClass, Classes: []string{"a", "b", "c"}}
+			ds, dm = &c0, &c1
+		}
+		l, err := LossOver(b, q, ds)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lm, err := LossOver(b, q, dm)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := rng.Seeded(uint64(classes) + 1)
+		theta := make([]float64, q.params())
+		for j := range theta {
+			theta[j] = r.Normal()
+		}
+		w := make([]float64, len(theta))
+		sym.weights(w, theta)
+		got, want := make([]float64, len(theta)), make([]float64, len(theta))
+		loss.MeanGrad(l, got, w)
+		sym.gradient(got)
+		loss.MeanGrad(lm, want, theta)
+		for j := range got {
+			if math.Abs(got[j]-want[j]) > 1e-12*(1+math.Abs(want[j])) {
+				t.Fatalf("%d classes: mapped gradient %d = %g, over the mapped rows %g", classes, j, got[j], want[j])
+			}
+		}
+		x, xm := make([]float64, base.D), make([]float64, base.D)
+		for i := range base.N {
+			x, xm = base.Row(i, x), dm.Row(i, xm)
+			for k := 0; k < len(w); k += base.D {
+				if a, c := dot(w[k:k+base.D], x), dot(theta[k:k+base.D], xm); math.Abs(a-c) > 1e-12*(1+math.Abs(c)) {
+					t.Fatalf("%d classes, row %d: the mapped model scores %g, θ′ the mapped row %g", classes, i, a, c)
+				}
+			}
+		}
+	}
+
+	for _, tc := range []struct {
+		pl     Plan
+		mapped bool
+	}{{on, true}, {off, false}} {
+		rel, err := tc.pl.Run(context.Background(), base, rng.Seeded(5), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(rel.Report.Statement, "mapped from [0, c] to [−c, c]") != tc.mapped {
+			t.Errorf("symmetric %v: statement %s", tc.mapped, rel.Report.Statement)
+		}
+		if acc, _ := Accuracy(p, base, rel.Model.Weights); rel.Diagnostics.TrainAccuracy == nil || math.Abs(*rel.Diagnostics.TrainAccuracy-acc) > 1e-9 {
+			t.Errorf("symmetric %v: training accuracy %v, the released model's %g", tc.mapped, rel.Diagnostics.TrainAccuracy, acc)
+		}
+	}
+	if pl, err := (NoisyGD{}).Plan(b, toyProblem(toyData(50, 4, 3))); err != nil || pl.(*noisyGDPlan).sym != nil {
+		t.Errorf("a problem without a scale factor: %v, map %v", err, pl.(*noisyGDPlan).sym)
+	}
+	q := p
+	q.Scale = base.Scale * 4
+	pl, err := NoisyGD{}.Plan(b, q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := pl.Run(context.Background(), base, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "NoSymmetric") {
+		t.Errorf("rows whose numeric features leave [0, c]: %v", err)
 	}
 }

@@ -50,6 +50,9 @@ type secondMoments struct {
 	sigma  float64 // σ_v, the noise's standard deviation, in real units
 	rho    float64 // ρ_v
 	tv     float64 // the discrete noise's total-variation distance from rounded Gaussian noise
+	// rowMap, when not nil, maps each row before its squares are summed (symmetricMap.row,
+	// whose check bounds the mapped rows as the sensitivity assumes).
+	rowMap func(x []float64)
 }
 
 // newSecondMoments plans the release of v within rho (ρ_v ≤ rho, and within a relative 10⁻⁶
@@ -105,6 +108,9 @@ func (m *secondMoments) moments(ds *data.Dataset) []float64 {
 	row := make([]float64, ds.D)
 	for i := range ds.N {
 		row = ds.Row(i, row)
+		if m.rowMap != nil {
+			m.rowMap(row)
+		}
 		for j, x := range row {
 			v[j] += x * x
 		}

@@ -461,7 +461,7 @@ func TestReplaySensitivities(t *testing.T) {
 	cases := []replayCase{
 		{"noisy-gd", NoisyGD{}, budget, nil, nil},
 		{"noisy-gd (no preconditioner, no clipping)", NoisyGD{NoPrecondition: true, Clip: 1, NoBiasShaping: true, NoCategoricalRidge: true}, budget, few, nil},
-		{"noisy-gd (symmetric)", NoisyGD{Symmetric: true}, budget, few, nil},
+		{"noisy-gd (features as encoded)", NoisyGD{NoSymmetric: true}, budget, few, nil},
 		{"langevin", Langevin{}, budget, nil, nil},
 		{"outpert", OutputPerturbation{}, privacy.Budget{Epsilon: 1}, nil, nil},
 		{"outpert-gauss", OutputPerturbation{Gaussian: true}, budget, nil, nil},

@@ -1,0 +1,116 @@
+package mech
+
+import (
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
+	"github.com/privopt/privopt/pkg/core/loss"
+)
+
+// symmetricMap is noisy-gd's change of variables to symmetric features. Under the norm fit
+// "scale" every numeric feature lies in [0, c] (c = Problem.Scale) and the bound X is what a
+// row reaches with every column at its largest magnitude; the rows x′ = Mx with
+// x′_j = 2x_j − κ·x_bias (κ = c/b, b the bias, so x′_j = 2x_j − c) on the numeric features and
+// x′_j = x_j elsewhere lie within the same bound, with the numeric features spread twice as
+// wide. The steps run on θ′ with the model w = Mᵀθ′ (w_j = 2θ′_j on the numeric features, and
+// w_bias = θ′_bias − κ·Σ θ′_j; the same scores: w·x = θ′·x′), so the loss is read at w on the
+// rows as stored, and its mean gradient at θ′ is M·∇F(w): no copy of the rows. The release is
+// w of the released θ′ (post-processing).
+//
+// Privacy. With κ the computed c/b, the per-example gradients at θ′ are ℓ′·Mx, of norm
+// |ℓ′|·‖Mx‖. Run checks every row before the first step: the computed norm of x̂′ (each
+// coordinate 2x_j − c̃ rounded, c̃ = κ·b rounded) must be at most X(1 + loss.Slack), the loss's
+// own acceptance rule, so the exact ‖x̂′‖ is at most X(1 + Slack)(1 + D·2⁻⁵³), and since
+// |Mx − x̂′|_j ≤ 2·2⁻⁵³·c, ‖Mx‖ ≤ X(1 + 2·Slack) for D up to 10⁶: the bound every constant is
+// computed with (loss.Slack). The drift's exact sensitivity is therefore the plain one. Its
+// rounding: the computed mean gradient ĝ is within 2(n + 3)·u·G of the exact one
+// (meanGradientRounding's argument), M moves vectors by at most ‖M‖ ≤ 2 + κ√m (m numeric
+// features: ‖2v_num − κv_bias·1‖ + ‖v_rest‖), and computing Mĝ rounds each coordinate once
+// or twice (within 2u·(2|ĝ_j| + κ|ĝ_bias|)); with the step's scaling, neighbours' computed
+// drifts differ by at most the exact sensitivity plus (3 + κ√m)·meanGradientRounding(n, G)
+// (roundingFactor). The second moments are those of x̂′, whose norm the check bounds by the
+// same X(1 + 2·Slack) their sensitivity assumes (secondMoments).
+type symmetricMap struct {
+	numeric []int   // the numeric features, increasing
+	dim     int     // D, the row's width and a class block's
+	kappa   float64 // κ = c/b, rounded
+	shift   float64 // c̃ = κ·b, rounded: what 2x_j loses in x̂′
+	growth  float64 // 2 + κ√m, a bound on ‖M‖
+	bound   float64 // X(1 + Slack), the computed norm a mapped row may reach
+	p       float64 // the norm's exponent
+}
+
+// newSymmetricMap returns the map for a problem whose rows allow it (a FitScale factor and a
+// bias coordinate, Problem.Scale and Bounds.Bias positive) on the whole space, nil otherwise:
+// a bounded domain constrains the released model, which Mᵀ would move out of it.
+func newSymmetricMap(p Problem) *symmetricMap {
+	if !(p.Scale > 0) || !(p.Bounds.Bias > 0) || p.Dim < 2 || !isWhole(p.Domain) {
+		return nil
+	}
+	s := &symmetricMap{dim: p.Dim, kappa: p.Scale / p.Bounds.Bias, bound: p.Bounds.X * (1 + loss.Slack), p: p.Bounds.XNorm}
+	s.shift = s.kappa * p.Bounds.Bias
+	for j := range p.Dim - 1 {
+		if _, found := slices.BinarySearch(p.Categorical, j); !found {
+			s.numeric = append(s.numeric, j)
+		}
+	}
+	s.growth = roundUp(2 + s.kappa*math.Sqrt(float64(len(s.numeric)))*(1+0x1p-50))
+	return s
+}
+
+// roundingFactor is the multiple of meanGradientRounding that bounds the rounding of the
+// mapped drift (see symmetricMap).
+func (s *symmetricMap) roundingFactor() float64 { return roundUp(1 + s.growth) }
+
+// weights writes w = Mᵀθ′ into dst, block by block (a class block of the multinomial each).
+func (s *symmetricMap) weights(dst, theta []float64) {
+	copy(dst, theta)
+	for k := 0; k+s.dim <= len(dst); k += s.dim {
+		block := dst[k : k+s.dim]
+		sum := 0.0
+		for _, j := range s.numeric {
+			sum += block[j]
+			block[j] *= 2
+		}
+		block[s.dim-1] -= s.kappa * sum
+	}
+}
+
+// gradient maps a gradient in w to the gradient in θ′, g ← Mg, in place, block by block.
+func (s *symmetricMap) gradient(g []float64) {
+	for k := 0; k+s.dim <= len(g); k += s.dim {
+		block := g[k : k+s.dim]
+		bias := s.kappa * block[s.dim-1]
+		for _, j := range s.numeric {
+			block[j] = 2*block[j] - bias
+		}
+	}
+}
+
+// row maps a dense row x to x̂′ in place: 2x_j − c̃ on the numeric features.
+func (s *symmetricMap) row(x []float64) {
+	for _, j := range s.numeric {
+		x[j] = 2*x[j] - s.shift
+	}
+}
+
+// check returns an error unless every row ds holds, mapped, has a computed norm of at most
+// X(1 + Slack), which holds when its numeric features are in [0, c] as the norm fit "scale"
+// makes them.
+func (s *symmetricMap) check(ds *data.Dataset) error {
+	x := make([]float64, ds.D)
+	for i := range ds.N {
+		if !ds.Holds(i) {
+			continue
+		}
+		x = ds.Row(i, x)
+		s.row(x)
+		if n := geom.Norm(x, s.p); !(n <= s.bound) {
+			return fmt.Errorf("mech: noisy-gd: row %d on symmetric features has norm %g, above the bound %g: its numeric features are not within [0, %g] as the norm fit \"scale\" makes them (NoSymmetric fits the rows as they are)", i, n, s.bound, s.shift)
+		}
+	}
+	return nil
+}
