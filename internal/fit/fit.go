@@ -103,6 +103,11 @@ type Facts struct {
 	// and LabelScalable whether the label is one of them.
 	Scalable      int  `json:"scalable,omitempty"`
 	LabelScalable bool `json:"label_scalable,omitempty"`
+	// RangedFeatures lists the numeric features whose column the schema gives a private
+	// range, and ScalableFeatures those of the columns a private scaling ranges
+	// (PrivatelyScaled): a range says where the values lie (see mech.Problem.Ranged).
+	RangedFeatures   []int `json:"ranged_features,omitempty"`
+	ScalableFeatures []int `json:"scalable_features,omitempty"`
 }
 
 // FactsOf returns the facts of a dataset encoded with schema s: its size and what the schema
@@ -115,6 +120,17 @@ func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
 		scalable := s.PrivatelyScaled()
 		f.Scalable = len(scalable)
 		f.LabelScalable = ds.Label.Kind == data.LabelNumeric && slices.Contains(scalable, ds.Label.Name)
+		features := s.Features()
+		for _, c := range s.Columns {
+			j := slices.Index(features, c.Name)
+			switch {
+			case c.Kind != data.Numeric || j < 0:
+			case c.Range != nil:
+				f.RangedFeatures = append(f.RangedFeatures, j)
+			case slices.Contains(scalable, c.Name):
+				f.ScalableFeatures = append(f.ScalableFeatures, j)
+			}
+		}
 	}
 	f.Label = ds.Label.Kind
 	switch ds.Label.Kind {
@@ -263,7 +279,12 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if !(s.Radius > 0) || math.IsInf(s.Radius, 1) {
 		return mech.Problem{}, fmt.Errorf("fit: the radius must be positive and finite, got %g", s.Radius)
 	}
-	p := mech.Problem{Loss: ls, Dim: f.D, N: n, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical), Scale: f.Scale}
+	p := mech.Problem{Loss: ls, Dim: f.D, N: n, Bounds: b, Radius: s.Radius, Categorical: slices.Clone(f.Categorical), Scale: f.Scale,
+		Ranged: slices.Clone(f.RangedFeatures)}
+	if s.ScaleShare > 0 {
+		p.Ranged = append(p.Ranged, f.ScalableFeatures...)
+		slices.Sort(p.Ranged)
+	}
 	switch s.Domain {
 	case Whole:
 		p.Domain = geom.Whole{D: params}

@@ -368,3 +368,46 @@ func TestTogetherAtLargeEpsilon(t *testing.T) {
 		}
 	}
 }
+
+// TestRangedFeatures: the facts of a schema list the numeric features it gives a private range
+// and those a private scaling would range (features, never the label or a categorical column),
+// with the rows' scale factor; the problem marks the first always and the second only when the
+// spec estimates ranges, so noisy-gd spreads exactly those (mech.Problem.Ranged).
+func TestRangedFeatures(t *testing.T) {
+	s, err := data.LoadSchema(strings.NewReader(`{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"},
+ "columns": [
+  {"name": "a", "kind": "numeric", "min": 0, "max": 10},
+  {"name": "c", "kind": "categorical", "categories": ["u", "v"]},
+  {"name": "b", "kind": "numeric", "min": 0, "max": 1, "private_range": {"lo": 0.25, "hi": 0.5}},
+  {"name": "e", "kind": "numeric", "min": 0, "max": 5, "scale": "declared"},
+  {"name": "y", "kind": "numeric-label", "min": 0, "max": 9}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ds, _, err := data.Encode(strings.NewReader("a,c,b,e,y\n1,u,0.3,2,4\n5,v,0.4,1,8\n"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := FactsOf(ds, s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Features: a, c=u, c=v, b, e, (bias).
+	if !reflect.DeepEqual(f.RangedFeatures, []int{3}) || !reflect.DeepEqual(f.ScalableFeatures, []int{0}) || f.Scale != ds.Scale || !(f.Scale > 0) {
+		t.Fatalf("facts: ranged %v, scalable %v, scale %g (the rows' %g)", f.RangedFeatures, f.ScalableFeatures, f.Scale, ds.Scale)
+	}
+	sp := Spec{Loss: "squared", Domain: Whole, Radius: 5, Mechanism: "noisy-gd", Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
+	for _, tc := range []struct {
+		share float64
+		want  []int
+	}{{0, []int{3}}, {DefaultScaleShare, []int{0, 3}}} {
+		sp.ScaleShare = tc.share
+		p, err := Problem(sp, f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(p.Ranged, tc.want) || p.Scale != f.Scale {
+			t.Errorf("scale share %g: ranged %v, want %v; scale %g", tc.share, p.Ranged, tc.want, p.Scale)
+		}
+	}
+}

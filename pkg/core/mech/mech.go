@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/cost"
 	"math"
+	"slices"
 	"time"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -162,9 +163,12 @@ type Problem struct {
 	Categorical []int `json:"categorical,omitempty"`
 	// Scale is the factor c of the rows' features under the norm fit "scale"
 	// (data.Dataset.Scale: numeric features in [0, c]), 0 when the rows are fitted otherwise or
-	// it is not known. It is public, like the schema it follows from; noisy-gd's Symmetric
-	// needs it.
-	Scale float64 `json:"scale,omitempty"`
+	// it is not known. Ranged lists, in increasing order, the numeric features whose column has
+	// a private range, which places the values in [0, c] by where they lie rather than by the
+	// declared bounds. Both are public, like the schema and the ranges; noisy-gd spreads the
+	// ranged features symmetrically (see symmetricMap).
+	Scale  float64 `json:"scale,omitempty"`
+	Ranged []int   `json:"ranged,omitempty"`
 }
 
 // params returns the number of parameters (d, or K·d for the multinomial loss).
@@ -204,6 +208,11 @@ func (p Problem) Validate() error {
 		return fmt.Errorf("mech: the declared bound on the rows must be finite and positive, got %g", p.Bounds.X)
 	case !(p.Scale >= 0) || math.IsInf(p.Scale, 1):
 		return fmt.Errorf("mech: the rows' scale factor must be finite and at least 0, got %g", p.Scale)
+	}
+	for k, j := range p.Ranged {
+		if j < 0 || j >= p.Dim || (k > 0 && j <= p.Ranged[k-1]) || slices.Contains(p.Categorical, j) {
+			return fmt.Errorf("mech: the ranged features must be increasing indices of numeric features in [0, %d), got %v", p.Dim, p.Ranged)
+		}
 	}
 	if p.Loss.Name == LossMultinomial && p.Loss.Classes < 2 {
 		return fmt.Errorf("mech: the multinomial loss needs at least 2 classes, got %d", p.Loss.Classes)

@@ -200,10 +200,10 @@ type NoisyGD struct {
 	// default, 0.5).
 	RidgeScale float64
 	// NoSymmetric fits on the rows as encoded. By default, on the whole space, when the rows
-	// are fitted by the norm fit "scale" with a bias (Problem.Scale and Bounds.Bias positive),
-	// the steps run on the numeric features mapped from [0, c] to [−c, c], twice as wide within
-	// the same bound, and the release is the model on the rows as encoded that scores every row
-	// the same (see symmetricMap).
+	// are fitted by the norm fit "scale" with a bias and numeric features have private ranges
+	// (Problem.Scale, Bounds.Bias, Problem.Ranged), the steps run on those features mapped
+	// from [0, c] to [−c, c], twice as wide within the same bound, and the release is the model
+	// on the rows as encoded that scores every row the same (see symmetricMap).
 	NoSymmetric bool
 	// zcdp, when positive, is the ρ of zCDP the run spends instead of the largest that meets
 	// the budget: Auto sets it for its candidates.
@@ -433,7 +433,7 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 			return nil, err
 		}
 		rule.mapped = pl.sym
-		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the numeric features mapped from [0, c] to [−c, c] (2x − c, c = %.6g, the rows' scale factor: every row checked within the same bound, so the sensitivity is unchanged) and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less c/b times their sum: the same scores; post-processing).", pl.problem.Scale))
+		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the %d numeric features with a private range mapped from [0, c] to [−c, c] (2x − c, c = %.6g, the rows' scale factor: every row checked within the same bound, so the sensitivity is unchanged) and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less c/b times their sum: the same scores; post-processing).", len(pl.sym.numeric), pl.problem.Scale))
 	}
 	return pl.fit(ctx, fitted{mech: pl.mech, problem: pl.problem, rule: rule,
 		utility: func(int) Utility { return pl.Utility() }, parameters: pl.Parameters(),

@@ -643,6 +643,11 @@ func TestNoisyGDSymmetric(t *testing.T) {
 	if pl, err := (NoisyGD{}).Plan(b, toyProblem(toyData(50, 4, 3))); err != nil || pl.(*noisyGDPlan).sym != nil {
 		t.Errorf("a problem without a scale factor: %v, map %v", err, pl.(*noisyGDPlan).sym)
 	}
+	unranged := p
+	unranged.Ranged = nil
+	if pl, err := (NoisyGD{}).Plan(b, unranged); err != nil || pl.(*noisyGDPlan).sym != nil {
+		t.Errorf("a problem without private ranges: %v, map %v", err, pl.(*noisyGDPlan).sym)
+	}
 	q := p
 	q.Scale = base.Scale * 4
 	pl, err := NoisyGD{}.Plan(b, q)

@@ -392,7 +392,19 @@ type replayCase struct {
 // and categorical features) with n public rows.
 func adultReplayProblem(base *data.Dataset, n int) Problem {
 	return Problem{Loss: LossSpec{Name: "logistic"}, Dim: base.D, N: n, Bounds: loss.Bounds{X: base.Radius, XNorm: base.P, Y: 1, Bias: base.Bias},
-		Domain: geom.Whole{D: base.D}, Radius: 5, Categorical: base.Categorical, Scale: base.Scale}
+		Domain: geom.Whole{D: base.D}, Radius: 5, Categorical: base.Categorical, Scale: base.Scale, Ranged: numericOf(base)}
+}
+
+// numericOf lists the features of ds that are neither one-hot nor the bias: as if every numeric
+// column had a private range.
+func numericOf(ds *data.Dataset) []int {
+	var out []int
+	for j := range ds.D - 1 {
+		if !slices.Contains(ds.Categorical, j) {
+			out = append(out, j)
+		}
+	}
+	return out
 }
 
 // replayPlan plans a case's mechanism for the relation: N = the pair's first dataset's rows
