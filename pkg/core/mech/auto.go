@@ -38,9 +38,14 @@ type Auto struct {
 	// Runs is 1/γ of K's law, a power of two from 2 to 64 (0: the default, 32 for the
 	// logarithmic, E[K] = (Runs − 1)/ln Runs = 8.94, and 8 for the geometric, E[K] = Runs).
 	Runs int
-	// Validation is the share of the rows that score the candidates, in (0, 1) (0: the
+	// Validation is the share of the tuning rows that score the candidates, in (0, 1) (0: the
 	// default, 0.2).
 	Validation float64
+	// Tuning is the share of the rows the candidates use, in (0, 1]. Below 1, the selected
+	// configuration is then fitted on the other rows with the whole budget, and the guarantee
+	// is the worse of the selection's and that fit's (privacy.Parallel); at 1, the
+	// best-scored candidate's own model is released (0: the default, 0.1).
+	Tuning float64
 }
 
 // The laws of Auto's number of runs.
@@ -54,6 +59,7 @@ const (
 	defaultAutoLogRuns    = 32
 	defaultAutoGeoRuns    = 8
 	defaultAutoValidation = 0.2
+	defaultAutoTuning     = 0.1
 )
 
 // autoCandidate is a configuration of the grid: noisy-gd with some settings changed.
@@ -106,21 +112,33 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		a.Runs = cmp.Or(a.Runs, defaultAutoGeoRuns)
 	}
 	a.Validation = cmp.Or(a.Validation, defaultAutoValidation)
+	a.Tuning = cmp.Or(a.Tuning, defaultAutoTuning)
 	if a.Runs < 2 || a.Runs > 64 || bits.OnesCount(uint(a.Runs)) != 1 {
 		return nil, fmt.Errorf("mech: auto needs Runs a power of two from 2 to 64 (have %d)", a.Runs)
 	}
 	if !(a.Validation > 0 && a.Validation < 1) {
 		return nil, fmt.Errorf("mech: auto needs Validation in (0, 1) (have %g)", a.Validation)
 	}
+	if !(a.Tuning > 0 && a.Tuning <= 1) {
+		return nil, fmt.Errorf("mech: auto needs Tuning in (0, 1] (have %g)", a.Tuning)
+	}
 	pl := &autoPlan{mech: a, problem: p, budget: b, stopping: privacy.Stopping{Gamma: 1 / float64(a.Runs), Logarithmic: a.Stopping == stopLogarithmic}}
-	train := p
+	tuning, final := p, p // under add/remove every part keeps the declared N, a bound on its rows
 	if b.Relation() == privacy.ReplaceOne {
-		pl.validRows = int(math.Round(a.Validation * float64(p.N)))
-		train.N = p.N - pl.validRows
-		if pl.validRows < 1 || train.N < 1 {
-			return nil, fmt.Errorf("mech: auto needs rows both to fit and to score its candidates; %d rows split %g for scoring leave %d and %d", p.N, a.Validation, train.N, pl.validRows)
+		if a.Tuning < 1 {
+			pl.tuningRows = int(math.Round(a.Tuning * float64(p.N)))
+			tuning.N, final.N = pl.tuningRows, p.N-pl.tuningRows
+			if tuning.N < 2 || final.N < 1 {
+				return nil, fmt.Errorf("mech: auto needs rows both to tune and to fit; %d rows split %g for tuning leave %d and %d", p.N, a.Tuning, tuning.N, final.N)
+			}
+		}
+		pl.validRows = int(math.Round(a.Validation * float64(tuning.N)))
+		if pl.validRows < 1 || tuning.N-pl.validRows < 1 {
+			return nil, fmt.Errorf("mech: auto needs rows both to fit and to score its candidates; %d rows split %g for scoring leave %d and %d", tuning.N, a.Validation, tuning.N-pl.validRows, pl.validRows)
 		}
 	}
+	train := tuning
+	train.N -= pl.validRows
 	var err error
 	if pl.rho, err = privacy.CalibrateRandomStopping(pl.stopping, b.Epsilon, b.Delta); err != nil {
 		return nil, err
@@ -146,6 +164,13 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 			return nil, fmt.Errorf("mech: internal error: auto's candidate %q is %g-zCDP, above ρ = %g", cand.name, rho, pl.rho)
 		}
 		pl.plans = append(pl.plans, cpl)
+		if a.Tuning < 1 {
+			fpl, err := cand.mech.Plan(b, final)
+			if err != nil {
+				return nil, err
+			}
+			pl.finals = append(pl.finals, fpl)
+		}
 	}
 	if regression(p.Loss.Name) && !(p.Bounds.Y > 0 && !math.IsInf(p.Bounds.Y, 1)) {
 		return nil, fmt.Errorf("mech: auto scores a regression model on a bounded label; the label's bound is %g", p.Bounds.Y)
@@ -154,8 +179,20 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	if err := pl.score.calibrate(cb, 1, 1); err != nil {
 		return nil, err
 	}
-	if pl.guarantee, err = privacy.RandomStopping(pl.rho, pl.stopping); err != nil {
+	if pl.selection, err = privacy.RandomStopping(pl.rho, pl.stopping); err != nil {
 		return nil, err
+	}
+	pl.guarantee = pl.selection
+	if len(pl.finals) > 0 {
+		worst := privacy.Parallel{pl.selection}
+		seen := map[string]bool{}
+		for _, f := range pl.finals {
+			if g := f.Guarantee(); !seen[g.String()] { // candidates' are often the same
+				seen[g.String()] = true
+				worst = append(worst, g)
+			}
+		}
+		pl.guarantee = worst
 	}
 	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(pl.guarantee) {
 		return nil, fmt.Errorf("mech: internal error: auto's guarantee %v does not meet its budget", pl.guarantee)
@@ -164,16 +201,19 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 }
 
 type autoPlan struct {
-	mech      Auto
-	problem   Problem
-	budget    privacy.Budget
-	stopping  privacy.Stopping // γ = 1/Runs, a power of two
-	rho       float64          // each run's zCDP
-	validRows int              // under replace-one; 0 under add/remove
-	grid      []autoCandidate  // autoGrid's
-	plans     []Plan           // grid's, in order
-	score     vectorNoise
-	guarantee privacy.RDP
+	mech       Auto
+	problem    Problem
+	budget     privacy.Budget
+	stopping   privacy.Stopping // γ = 1/Runs, a power of two
+	rho        float64          // each run's zCDP
+	tuningRows int              // under replace-one with Tuning < 1; else 0
+	validRows  int              // under replace-one; 0 under add/remove
+	grid       []autoCandidate  // autoGrid's
+	plans      []Plan           // grid's on the tuning rows, in order
+	finals     []Plan           // grid's on the other rows at the whole budget; nil at Tuning 1
+	score      vectorNoise
+	selection  privacy.RDP   // the selection's, on the tuning rows
+	guarantee  privacy.Curve // the selection's, or the worse of it and the finals'
 }
 
 func (pl *autoPlan) Guarantee() privacy.Curve { return pl.guarantee }
@@ -182,18 +222,28 @@ func (pl *autoPlan) Utility() Utility {
 	return Utility{Bound: math.Inf(1), Statement: "none proven: the release is the best-scored of the candidates' models, up to the score's noise"}
 }
 
-// Cost is E[K] times the mean cost of a candidate.
+// Cost is E[K] times the mean cost of a candidate, plus the mean cost of the final fit.
 func (pl *autoPlan) Cost() cost.Cost {
-	var c cost.Cost
-	f := pl.stopping.Mean() / float64(len(pl.plans))
-	for _, p := range pl.plans {
-		pc := p.Cost()
-		c.Steps += f * pc.Steps
-		c.Queries += f * pc.Queries
-		c.Gradients += f * pc.Gradients
-		c.Draws += f * pc.Draws
+	tuning, final := pl.costs()
+	return cost.Cost{Steps: tuning.Steps + final.Steps, Queries: tuning.Queries + final.Queries,
+		Gradients: tuning.Gradients + final.Gradients, Draws: tuning.Draws + final.Draws}
+}
+
+// costs returns the expected costs of the tuning runs and of the final fit (zero at Tuning 1).
+func (pl *autoPlan) costs() (tuning, final cost.Cost) {
+	mean := func(plans []Plan, f float64) cost.Cost {
+		var c cost.Cost
+		f /= float64(len(pl.grid))
+		for _, p := range plans {
+			pc := p.Cost()
+			c.Steps += f * pc.Steps
+			c.Queries += f * pc.Queries
+			c.Gradients += f * pc.Gradients
+			c.Draws += f * pc.Draws
+		}
+		return c
 	}
-	return c
+	return mean(pl.plans, pl.stopping.Mean()), mean(pl.finals, 1)
 }
 
 func (pl *autoPlan) Parameters() map[string]float64 {
@@ -201,6 +251,8 @@ func (pl *autoPlan) Parameters() map[string]float64 {
 		"expected_runs":      pl.stopping.Mean(),
 		"candidates":         float64(len(pl.plans)),
 		"validation_share":   pl.mech.Validation,
+		"tuning_share":       pl.mech.Tuning,
+		"tuning_rows":        float64(pl.tuningRows),
 		"rho_zcdp_per_run":   pl.rho,
 		"score_sigma":        pl.score.scale,
 		"validation_rows":    float64(pl.validRows),
@@ -233,24 +285,28 @@ func (a autoRun) better(b autoRun) bool {
 	return false
 }
 
-// Run splits the rows, draws K, runs K candidates and releases the best-scored one.
+// Run splits the rows, draws K, runs K candidates, and releases the best-scored one or, below
+// Tuning 1, its configuration fitted on the rows the candidates did not use.
 func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, progress func(Progress)) (*Release, error) {
 	start := time.Now()
-	var train, valid *data.Dataset
-	var err error
-	if pl.budget.Relation() == privacy.ReplaceOne {
-		if ds.N != pl.problem.N {
-			return nil, fmt.Errorf("mech: the data has %d rows, the plan was made for %d", ds.N, pl.problem.N)
-		}
-		train, valid, err = data.Split(ds, float64(pl.validRows)/float64(ds.N), r)
-		if err == nil && valid.N != pl.validRows {
-			err = fmt.Errorf("mech: internal error: the split holds out %d rows, the plan %d", valid.N, pl.validRows)
-		}
-	} else {
-		train, valid, err = data.SplitByContent(ds, pl.mech.Validation, r.Uint64())
+	if pl.budget.Relation() == privacy.ReplaceOne && ds.N != pl.problem.N {
+		return nil, fmt.Errorf("mech: the data has %d rows, the plan was made for %d", ds.N, pl.problem.N)
 	}
+	tuning, final := ds, (*data.Dataset)(nil)
+	if len(pl.finals) > 0 {
+		var err error
+		if final, tuning, err = pl.split(ds, pl.tuningRows, pl.mech.Tuning, r); err != nil {
+			return nil, err
+		}
+	}
+	train, valid, err := pl.split(tuning, pl.validRows, pl.mech.Validation, r)
 	if err != nil {
 		return nil, err
+	}
+	tc, fc := pl.costs()
+	share := 1.0 // of the progress bar the tuning runs fill
+	if len(pl.finals) > 0 {
+		share = tc.Gradients / (tc.Gradients + fc.Gradients)
 	}
 	var best autoRun
 	runs := []string{}
@@ -259,7 +315,7 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		c := r.IntN(len(pl.plans))
 		step := func(p Progress) {
 			if progress != nil {
-				progress(Progress{Fraction: p.Fraction, Stage: fmt.Sprintf("run %d (%s): %s", k, pl.grid[c].name, p.Stage)})
+				progress(Progress{Fraction: share * p.Fraction, Stage: fmt.Sprintf("run %d (%s): %s", k, pl.grid[c].name, p.Stage)})
 			}
 		}
 		rel, err := pl.plans[c].Run(ctx, train, r, step)
@@ -276,10 +332,36 @@ func (pl *autoPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, prog
 		}
 		runs = append(runs, fmt.Sprintf("%s: %.6g", pl.grid[c].name, score))
 		if progress != nil {
-			progress(Progress{Fraction: pl.below(k), Stage: fmt.Sprintf("run %d done", k)})
+			progress(Progress{Fraction: share * pl.below(k), Stage: fmt.Sprintf("run %d done", k)})
 		}
 	}
+	if len(pl.finals) > 0 {
+		step := func(p Progress) {
+			if progress != nil {
+				progress(Progress{Fraction: share + (1-share)*p.Fraction, Stage: fmt.Sprintf("the selected %s on the other rows: %s", pl.grid[best.candidate].name, p.Stage)})
+			}
+		}
+		rel, err := pl.finals[best.candidate].Run(ctx, final, r, step)
+		if err != nil {
+			return nil, err
+		}
+		best.release = rel
+	}
 	return pl.release(best, kmax, runs, ds, r, start)
+}
+
+// split holds out rows of ds: rows of them under replace-one (a uniform random split of that
+// public size), else a share by content (data.SplitByContent, with a random key). The split
+// does not depend on the data, so each row is on one side only.
+func (pl *autoPlan) split(ds *data.Dataset, rows int, share float64, r *rng.Rand) (rest, held *data.Dataset, err error) {
+	if pl.budget.Relation() != privacy.ReplaceOne {
+		return data.SplitByContent(ds, share, r.Uint64())
+	}
+	rest, held, err = data.Split(ds, float64(rows)/float64(ds.N), r)
+	if err == nil && held.N != rows {
+		err = fmt.Errorf("mech: internal error: the split holds out %d rows, the plan %d", held.N, rows)
+	}
+	return rest, held, err
 }
 
 // draws draws the number of runs K, exactly, from random bits: a geometric K (each of the
@@ -366,16 +448,21 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 		Target:       privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta},
 		Neighbouring: b.Relation(),
 		Sensitivity: privacy.Sensitivity{Value: 1, Of: "the validation score, a sum of per-row terms in [0, 1]",
-			Derivation: fmt.Sprintf("each run fits one of %d configurations (%s) drawn uniformly, with noisy-gd's own calibration at ρ = %.6g, on the rows not held out, and adds discrete Gaussian noise (σ = %.6g) to its score on the %s held-out rows; a row is on one side only, so each run is %.6g-zCDP",
-				len(pl.plans), pl.gridNames(), pl.rho, pl.score.scale, pl.heldOut(), pl.rho)},
+			Derivation: pl.tuningPart() + fmt.Sprintf("each run fits one of %d configurations (%s) drawn uniformly, with noisy-gd's own calibration at ρ = %.6g, on the rows not held out, and adds discrete Gaussian noise (σ = %.6g) to its score on the %s held-out rows; a row is on one side only, so each run is %.6g-zCDP",
+				len(pl.plans), pl.gridNames(), pl.rho, pl.score.scale, pl.heldOut(), pl.rho) + pl.finalPart()},
 		Sampler:    privacy.SamplerStatus{Exact: true, Statement: fmt.Sprintf("no sampler: the %s is drawn exactly from random bits, and every noise is exact discrete Gaussian noise on a grid (floating-point safe)", pl.stopping)},
 		Randomness: randomness(r),
 	})
 	if err != nil {
 		return nil, err
 	}
-	rep.Statement += fmt.Sprintf(" The procedure made a %s, each fitting a candidate (the number is not released), and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
-		pl.stopping, pl.grid[best.candidate].name, best.score)
+	if len(pl.finals) == 0 {
+		rep.Statement += fmt.Sprintf(" The procedure made a %s, each fitting a candidate (the number is not released), and released only the best-scored one, configuration %q with noisy validation score %.6g; the guarantee covers the whole procedure (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020).",
+			pl.stopping, pl.grid[best.candidate].name, best.score)
+	} else {
+		rep.Statement += fmt.Sprintf(" The procedure made a %s on a share %g of the rows, each fitting a candidate (the number is not released), selected configuration %q by its noisy validation score %.6g, and released that configuration fitted by noisy-gd with the whole budget on the other rows; the guarantee covers the whole procedure: the selection's (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020) and the final fit's are each within the budget, and since the two parts of the rows are disjoint the whole is within the worse of the two.",
+			pl.stopping, pl.mech.Tuning, pl.grid[best.candidate].name, best.score)
+	}
 	ps := pl.Parameters()
 	ps["selected_candidate"] = float64(best.candidate)
 	ps["selected_score"] = best.score
@@ -393,6 +480,27 @@ func (pl *autoPlan) gridNames() string {
 		names[i] = c.name
 	}
 	return strings.Join(names, ", ")
+}
+
+// tuningPart states, for the report, the split into tuning rows and the others (nothing at
+// Tuning 1).
+func (pl *autoPlan) tuningPart() string {
+	switch {
+	case len(pl.finals) == 0:
+		return ""
+	case pl.tuningRows > 0:
+		return fmt.Sprintf("the rows are split at random into %d tuning rows and %d others; on the tuning rows, ", pl.tuningRows, pl.problem.N-pl.tuningRows)
+	}
+	return fmt.Sprintf("the rows are split by their content with a random key into tuning rows (a private number, about %g of them) and the others; on the tuning rows, ", pl.mech.Tuning)
+}
+
+// finalPart states, for the report, how the selected configuration is fitted on the other rows
+// (nothing at Tuning 1).
+func (pl *autoPlan) finalPart() string {
+	if len(pl.finals) == 0 {
+		return ""
+	}
+	return "; the selected configuration is then fitted by noisy-gd with its own calibration at the whole budget on the other rows, and a row is in one part only, so the whole is within the worse of the two guarantees"
 }
 
 // heldOut names the number of validation rows for the report.

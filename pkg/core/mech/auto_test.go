@@ -11,9 +11,11 @@ import (
 	"github.com/privopt/privopt/pkg/rng"
 )
 
-// TestAutoPlan: the plan's guarantee is the random-stopping curve of its ρ, which is the
+// TestAutoPlan: the selection's guarantee is the random-stopping curve of its ρ, which is the
 // largest that meets the budget, under both relations; every candidate is planned within ρ;
-// the split's sizes are public; settings and budgets it cannot serve are refused.
+// every final fit is planned at the whole budget on the rows the candidates do not use, and
+// the plan's guarantee is the worst of these; at Tuning 1 it is the selection's alone; the
+// splits' sizes are public; settings and budgets it cannot serve are refused.
 func TestAutoPlan(t *testing.T) {
 	ds := toyData(200, 4, 9)
 	for _, rel := range relations {
@@ -31,6 +33,18 @@ func TestAutoPlan(t *testing.T) {
 			if d := pl.Guarantee().Delta(b.Epsilon); !(d <= b.Delta) {
 				t.Errorf("%v: δ(ε) = %g above the target", b, d)
 			}
+			worst, ok := pl.Guarantee().(privacy.Parallel)
+			if !ok || len(ap.finals) != len(ap.grid) || worst[0].String() != ap.selection.String() {
+				t.Fatalf("%v: guarantee %v, %d final plans for %d candidates", b, pl.Guarantee(), len(ap.finals), len(ap.grid))
+			}
+			for i, f := range ap.finals {
+				if got := worst.Delta(b.Epsilon / 2); got < f.Guarantee().Delta(b.Epsilon/2) || got < ap.selection.Delta(b.Epsilon/2) {
+					t.Errorf("%v: the guarantee's δ(ε/2) = %g is below a part's", b, got)
+				}
+				if r, full := f.Parameters()["rho_zcdp"], ap.plans[i].Parameters()["rho_zcdp"]; !(r > full) {
+					t.Errorf("%v: final fit %d is %g-zCDP, not above a candidate's %g: not at the whole budget", b, i, r, full)
+				}
+			}
 			for i, c := range ap.plans {
 				if r := c.Parameters()["rho_zcdp"]; !(r > 0.9*ap.rho && r <= ap.rho) {
 					t.Errorf("%v: candidate %d is %g-zCDP, want at most and about ρ = %g", b, i, r, ap.rho)
@@ -39,8 +53,16 @@ func TestAutoPlan(t *testing.T) {
 			if got, want := ap.score.rho, ap.rho; !(got <= want && got > 0.9*want) {
 				t.Errorf("%v: the score's ρ %g, want at most and about %g", b, got, want)
 			}
-			if rel == privacy.ReplaceOne && (ap.validRows != 40 || ap.plans[0].(*noisyGDPlan).problem.N != 160) {
-				t.Errorf("%v: %d validation rows and %d to fit, want 40 and 160", b, ap.validRows, ap.plans[0].(*noisyGDPlan).problem.N)
+			if rel == privacy.ReplaceOne && (ap.tuningRows != 20 || ap.validRows != 4 || ap.plans[0].(*noisyGDPlan).problem.N != 16 || ap.finals[0].(*noisyGDPlan).problem.N != 180) {
+				t.Errorf("%v: %d tuning rows, %d validation rows, %d to fit and %d for the final fit, want 20, 4, 16 and 180", b, ap.tuningRows, ap.validRows, ap.plans[0].(*noisyGDPlan).problem.N, ap.finals[0].(*noisyGDPlan).problem.N)
+			}
+			pl, err = Auto{Tuning: 1}.Plan(b, toyProblem(ds))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ap = pl.(*autoPlan)
+			if _, ok := pl.Guarantee().(privacy.RDP); !ok || ap.finals != nil || (rel == privacy.ReplaceOne && ap.validRows != 40) {
+				t.Errorf("%v, Tuning 1: guarantee %v, %d final plans, %d validation rows", b, pl.Guarantee(), len(ap.finals), ap.validRows)
 			}
 		}
 	}
@@ -55,6 +77,10 @@ func TestAutoPlan(t *testing.T) {
 		{Auto{Stopping: stopGeometric, Runs: 3}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 		{Auto{Validation: 1}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 		{Auto{Validation: 0.001}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Tuning: 1.5}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Tuning: -0.2}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Tuning: 0.001}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
+		{Auto{Tuning: 0.999}, privacy.Budget{Epsilon: 1, Delta: 1e-6}},
 	} {
 		if _, err := bad.a.Plan(bad.b, toyProblem(ds)); err == nil {
 			t.Errorf("%+v with %v accepted", bad.a, bad.b)
@@ -125,52 +151,70 @@ func TestAutoOrder(t *testing.T) {
 }
 
 // TestAutoRowOnOneSide: each run is ρ-zCDP only because a row is either among the rows a
-// candidate fits or among those that score it, never both (parallel composition). On every
-// replay pair, under both relations, the pair's different row changes the inputs of the
-// candidates' noisy steps or those of the scores, not both. Under -short it replays the pairs
-// of the first 4 extreme rows of 12 (whose pairs still put the row on each side under each
-// relation).
+// candidate fits or among those that score it, never both, and the whole is within the worse
+// of the selection's and the final fit's guarantees only because a row is either among the
+// tuning rows or among the final fit's (parallel composition). On every replay pair, under
+// both relations, the pair's different row changes the inputs of at most one of: the
+// candidates' noisy steps, the scores, the final fit's noisy steps (those after the last
+// score). Under -short it replays the pairs of the first 8 extreme rows of 16 (whose pairs
+// still put the row on each side under each relation).
 func TestAutoRowOnOneSide(t *testing.T) {
 	base, extremes := replayRows(t, replayBase)
-	rows := 12
+	rows := 16
 	if testing.Short() {
-		rows = 4
+		rows = 8
 	}
 	for _, rel := range relations {
 		sides := map[string]int{}
 		for j := range rows {
 			for _, pair := range neighbours(rel, base, extremes, j) {
-				c := replayCase{"auto", Auto{}, privacy.Budget{Epsilon: 4, Delta: 1e-6}, nil, nil}
+				// Halves, so that each side is likely: 1/2 final, 1/4 fit, 1/4 score.
+				c := replayCase{"auto", Auto{Tuning: 0.5, Validation: 0.5}, privacy.Budget{Epsilon: 4, Delta: 1e-6}, nil, nil}
 				pl := replayPlan(t, c, rel, adultReplayProblem(base, 0), pair.d0.N)
-				w0, err := watch(t, pl, pair.d0, 50+uint64(j), nil)
+				w0, err := watch(t, pl, pair.d0, 80+uint64(j), nil)
 				if err != nil {
 					t.Fatal(err)
 				}
-				w1, err := watch(t, pl, pair.d1, 50+uint64(j), w0)
+				w1, err := watch(t, pl, pair.d1, 80+uint64(j), w0)
 				if err != nil {
 					t.Fatal(err)
 				}
-				fit, score := false, false
-				for k := range min(len(w0.releases), len(w1.releases)) {
-					a, b := w0.releases[k], w1.releases[k]
-					if dist(a.in, b.in) == 0 {
+				if len(w0.releases) != len(w1.releases) {
+					t.Fatalf("%s, %s: %d and %d releases", rel, pair.name, len(w0.releases), len(w1.releases))
+				}
+				last := -1 // the last score's release: the final fit's follow
+				for k, a := range w0.releases {
+					if strings.HasPrefix(a.site, "auto's") {
+						last = k
+					}
+				}
+				changed := map[string]bool{}
+				for k, a := range w0.releases {
+					if dist(a.in, w1.releases[k].in) == 0 {
 						continue
 					}
-					if strings.HasPrefix(a.site, "auto's") {
-						score = true
-					} else {
-						fit = true
+					switch {
+					case k > last:
+						changed["final"] = true
+					case strings.HasPrefix(a.site, "auto's"):
+						changed["score"] = true
+					default:
+						changed["fit"] = true
 					}
 				}
-				if fit && score {
-					t.Errorf("%s, %s: the row changes both what the candidates fit and what scores them", rel, pair.name)
+				side := "neither"
+				for s := range changed {
+					side = s
 				}
-				sides[map[[2]bool]string{{true, false}: "fit", {false, true}: "score", {false, false}: "neither"}[[2]bool{fit, score}]]++
+				if len(changed) > 1 {
+					t.Errorf("%s, %s: the row changes the inputs of more than one part: %v", rel, pair.name, changed)
+				}
+				sides[side]++
 			}
 		}
-		// Both sides must occur, or the test would not see a row on the scoring side.
-		if sides["fit"] == 0 || sides["score"] == 0 {
-			t.Errorf("%s: rows on each side %v: the pairs do not exercise both", rel, sides)
+		// Every side must occur, or the test would not see a row on it.
+		if sides["fit"] == 0 || sides["score"] == 0 || sides["final"] == 0 {
+			t.Errorf("%s: rows on each side %v: the pairs do not exercise every side", rel, sides)
 		}
 		t.Logf("%s: the pairs' different rows were on these sides: %v", rel, sides)
 	}
@@ -197,7 +241,7 @@ func TestAutoReleasesOnlyTheBest(t *testing.T) {
 		if _, ok := rel.Parameters["runs"]; ok {
 			t.Errorf("seed %d: the number of runs is released", seed)
 		}
-		if !strings.Contains(rel.Report.Statement, "the number is not released") || rel.Report.Guarantee.Kind != "renyi-dp" {
+		if !strings.Contains(rel.Report.Statement, "the number is not released") || rel.Report.Guarantee.Kind != "parallel" {
 			t.Errorf("seed %d: report %q", seed, rel.Report.Statement)
 		}
 		c := int(rel.Parameters["selected_candidate"])

@@ -23,7 +23,7 @@ var pinnedReleases = map[string]uint64{
 	"expmech":       0xab364d6ff81cda96,
 	"rashomon":      0xa7397e7a4e52b836,
 	"rem-lp":        0x844f35406273698b,
-	"auto":          0x59ae1759c6d0db85,
+	"auto":          0x55cc57362fe5ecbb,
 }
 
 // boundedOnly are the mechanisms that need a bounded domain (exact Gibbs sampling, and REM in

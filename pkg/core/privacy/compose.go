@@ -229,6 +229,11 @@ func Compose(parts ...Curve) (Curve, error) {
 	if len(parts) == 0 {
 		return nil, errors.New("privacy: nothing to compose")
 	}
+	for i, p := range parts {
+		if par, ok := p.(Parallel); ok {
+			return composeParallel(par, append(parts[:i:i], parts[i+1:]...))
+		}
+	}
 	bases := make([]Curve, len(parts))
 	tv := 0.0
 	for i, p := range parts {
@@ -420,4 +425,76 @@ func (t Tightest) String() string {
 		parts[i] = c.String()
 	}
 	return "the tighter at each point of: " + strings.Join(parts, "; and ")
+}
+
+// Parallel is the guarantee of mechanisms run on disjoint parts of the rows, each possibly
+// reading the earlier ones' outputs, when the split into parts does not depend on the data (a
+// uniform random split of public sizes under replace-one; a split by each row's content alone,
+// with a random key, under add/remove): at every point the worst of the parts' guarantees, the
+// largest δ(ε) and ε(δ). Composition distributes over it: Compose(Parallel{A, B}, C) is
+// Parallel{Compose(A, C), Compose(B, C)}.
+//
+// Proof: fix the split's coins. Neighbouring datasets then differ in one part only; the parts
+// before it see the same rows, the part itself is within its curve given their outputs, and
+// the parts after it are the same kernel applied to the outputs, so the joint outputs are
+// within that part's curve (post-processing and adaptive composition with identical parts).
+// The hockey-stick divergence is jointly convex, so the mixture over the coins is within the
+// worst curve: δ(ε) ≤ maxᵢ δᵢ(ε) for every ε. Composed with other mechanisms C on the same
+// rows, before or after it, for fixed coins the pair differs in C's rows and in one part only,
+// so it is within Compose(that part, C); the mixture is within the worst of those.
+type Parallel []Curve
+
+// composeParallel composes each of par's parts with the others, as Compose distributes.
+func composeParallel(par Parallel, others []Curve) (Curve, error) {
+	if len(par) == 0 {
+		return nil, errors.New("privacy: a Parallel with no part")
+	}
+	out := make(Parallel, len(par))
+	for i, part := range par {
+		c, err := Compose(append([]Curve{part}, others...)...)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = c
+	}
+	return out, nil
+}
+
+// Delta returns the largest δ(ε) of the parts.
+func (p Parallel) Delta(eps float64) float64 {
+	d := 0.0
+	for _, c := range p {
+		d = math.Max(d, c.Delta(eps))
+	}
+	return d
+}
+
+// Epsilon returns the largest ε(δ) of the parts: δ(ε) falls as ε grows, so the smallest ε at
+// which every part's δ is at most delta is the largest of the parts' own.
+func (p Parallel) Epsilon(delta float64) (float64, error) {
+	if len(p) == 0 {
+		return 0, errors.New("privacy: no part to take the worst of")
+	}
+	worst := 0.0
+	for _, c := range p {
+		e, err := c.Epsilon(delta)
+		if err != nil {
+			return 0, err
+		}
+		worst = math.Max(worst, e)
+	}
+	return worst, nil
+}
+
+// Tradeoff returns a lower bound on the tradeoff function from the worst profile (the lowest of
+// the parts' tradeoff functions need not be one: it need not be convex).
+func (p Parallel) Tradeoff(alpha float64) float64 { return tradeoffFromProfile(p, alpha) }
+
+// String describes the parts.
+func (p Parallel) String() string {
+	parts := make([]string, len(p))
+	for i, c := range p {
+		parts[i] = c.String()
+	}
+	return "the worst at each point of (disjoint parts of the rows): " + strings.Join(parts, "; and ")
 }

@@ -111,7 +111,7 @@ func tradeoffOnGrid(c Curve, alpha float64, grid []profilePoint) float64 {
 
 // Tradeoffs returns c.Tradeoff(α) for every α of alphas, with the same bits, sharing the work
 // that does not depend on α: a guarantee whose tradeoff function is computed from its profile
-// (Mixed, RDP, PureComposition, alone or inside Tightest and WithSamplerError) evaluates the
+// (Mixed, RDP, PureComposition, Parallel, alone or inside Tightest and WithSamplerError) evaluates the
 // profile on the grid once for all of them.
 func Tradeoffs(c Curve, alphas []float64) []float64 {
 	out := make([]float64, len(alphas))
@@ -132,7 +132,7 @@ func Tradeoffs(c Curve, alphas []float64) []float64 {
 				out[i] = math.Max(0, v-c.TV)
 			}
 		}
-	case Mixed, RDP, PureComposition:
+	case Mixed, RDP, PureComposition, Parallel:
 		var grid []profilePoint
 		for i, a := range alphas {
 			if a <= 0 || a >= 1 {

@@ -440,7 +440,7 @@ func TestTradeoffsMatchTradeoff(t *testing.T) {
 	alphas := []float64{-0.5, 0, 1e-9, 0.01, 0.05, 0.3, 0.5, 0.9, 1 - 1e-12, 1, 1.5}
 	for _, c := range []Curve{GDP{Mu: 1}, ApproxDP{Eps: 1, Del: 1e-6}, mixed, rdp, pure,
 		Tightest{mixed, GDP{Mu: 0.8}}, WithSamplerError{Base: mixed, TV: 1e-9},
-		Tightest{WithSamplerError{Base: rdp, TV: 1e-10}, pure}} {
+		Tightest{WithSamplerError{Base: rdp, TV: 1e-10}, pure}, Parallel{rdp, GDP{Mu: 0.8}}} {
 		got := Tradeoffs(c, alphas)
 		for i, a := range alphas {
 			if want := c.Tradeoff(a); math.Float64bits(got[i]) != math.Float64bits(want) {

@@ -61,7 +61,8 @@ type SamplerStatus struct {
 
 // Guarantee is the privacy parameter of the mechanism in its natural form.
 type Guarantee struct {
-	// Kind is "gaussian-dp", "pure-dp", "approximate-dp", "renyi-dp" or "composition".
+	// Kind is "gaussian-dp", "pure-dp", "approximate-dp", "renyi-dp", "parallel" (the worst of
+	// guarantees on disjoint parts of the rows) or "composition".
 	Kind string `json:"kind"`
 	// Mu is μ for Gaussian DP.
 	Mu float64 `json:"mu,omitempty"`
@@ -124,6 +125,8 @@ func GuaranteeOf(c Curve) Guarantee {
 		g.Kind, g.Epsilon, g.Delta = "approximate-dp", v.Eps, v.Del
 	case RDP:
 		g.Kind = "renyi-dp"
+	case Parallel:
+		g.Kind = "parallel"
 	default:
 		g.Kind = "composition"
 	}
