@@ -184,20 +184,45 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	}
 	pl.guarantee = pl.selection
 	if len(pl.finals) > 0 {
-		worst := privacy.Parallel{pl.selection}
-		seen := map[string]bool{}
-		for _, f := range pl.finals {
-			if g := f.Guarantee(); !seen[g.String()] { // candidates' are often the same
-				seen[g.String()] = true
-				worst = append(worst, g)
-			}
-		}
-		pl.guarantee = worst
+		pl.guarantee = append(privacy.Parallel{pl.selection}, dominant(pl.finals)...)
 	}
 	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(pl.guarantee) {
 		return nil, fmt.Errorf("mech: internal error: auto's guarantee %v does not meet its budget", pl.guarantee)
 	}
 	return pl, nil
+}
+
+// dominant returns the plans' guarantees, leaving out each that another is at least as bad as
+// everywhere: of those that differ only by their sampler's total variation (the candidates'
+// final fits, which differ in their number of steps), the one of largest TV.
+func dominant(plans []Plan) []privacy.Curve {
+	var out []privacy.Curve
+	at := map[string]int{} // a base's index in out
+	for _, p := range plans {
+		g := p.Guarantee()
+		base, tv := g, 0.0
+		if w, ok := g.(privacy.WithSamplerError); ok {
+			base, tv = w.Base, w.TV
+		}
+		key := fmt.Sprintf("%#v", base) // exact: every float in full
+		i, seen := at[key]
+		switch {
+		case !seen:
+			at[key] = len(out)
+			out = append(out, g)
+		case tv > samplerTV(out[i]):
+			out[i] = g
+		}
+	}
+	return out
+}
+
+// samplerTV returns a guarantee's sampler error, 0 for none.
+func samplerTV(c privacy.Curve) float64 {
+	if w, ok := c.(privacy.WithSamplerError); ok {
+		return w.TV
+	}
+	return 0
 }
 
 type autoPlan struct {

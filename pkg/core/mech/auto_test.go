@@ -37,6 +37,9 @@ func TestAutoPlan(t *testing.T) {
 			if !ok || len(ap.finals) != len(ap.grid) || worst[0].String() != ap.selection.String() {
 				t.Fatalf("%v: guarantee %v, %d final plans for %d candidates", b, pl.Guarantee(), len(ap.finals), len(ap.grid))
 			}
+			if len(worst) < 2 || len(worst) > 1+len(ap.finals) {
+				t.Errorf("%v: %d parts for %d final fits: %v", b, len(worst), len(ap.finals), worst)
+			}
 			for i, f := range ap.finals {
 				if got := worst.Delta(b.Epsilon / 2); got < f.Guarantee().Delta(b.Epsilon/2) || got < ap.selection.Delta(b.Epsilon/2) {
 					t.Errorf("%v: the guarantee's δ(ε/2) = %g is below a part's", b, got)
@@ -287,5 +290,30 @@ func TestAutoGrid(t *testing.T) {
 	}
 	if grid := ap.(*autoPlan).grid; len(grid) != 5 || grid[4].name != "numeric features as encoded" {
 		t.Errorf("adult-lr's grid: %+v", grid)
+	}
+}
+
+// TestDominant: of final fits' guarantees that differ only by their sampler's total variation,
+// only the largest TV's is kept; guarantees of other bases are all kept.
+func TestDominant(t *testing.T) {
+	plan := func(c privacy.Curve) Plan { return &autoPlan{guarantee: c} }
+	small := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5}, TV: 1e-13}
+	large := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5}, TV: 3e-13}
+	other := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5 + 1e-15}, TV: 1e-13}
+	bare := privacy.GDP{Mu: 0.5}
+	got := dominant([]Plan{plan(small), plan(large), plan(other), plan(small), plan(bare)})
+	if len(got) != 2 || got[0] != privacy.Curve(large) || got[1] != privacy.Curve(other) {
+		t.Errorf("dominant: %v", got)
+	}
+	for _, eps := range []float64{0, 0.5, 1, 2} {
+		worst := 0.0
+		for _, g := range got {
+			worst = math.Max(worst, g.Delta(eps))
+		}
+		for _, g := range []privacy.Curve{small, large, other, bare} {
+			if g.Delta(eps) > worst {
+				t.Errorf("δ(%g): %v is %g, above the kept %g", eps, g, g.Delta(eps), worst)
+			}
+		}
 	}
 }
