@@ -538,3 +538,18 @@ func BenchmarkPlan(b *testing.B) {
 		})
 	}
 }
+
+// TestPlanAuto: auto's guarantee, the worse of its selection's and its final fit's, is
+// sampled into curves whose every value is in [0, 1] (its δ at ε = +∞, behind T(0), was NaN).
+func TestPlanAuto(t *testing.T) {
+	e, posted := newEngine()
+	d := demoDataset(t, e, posted, true)
+	spec := &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: "auto", Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6}}
+	r := e.Handle(Request{ID: 3, Kind: "plan", Spec: spec, Facts: &d.Facts, Runs: 1, EpsMax: 10}, nil)
+	if r.Kind != "plans" || r.Plans.Curves == nil {
+		t.Fatalf("plan: %+v", r)
+	}
+	if !strings.Contains(r.Plans.Curves.Guarantee, "disjoint parts of the rows") {
+		t.Errorf("auto's curve is %q", r.Plans.Curves.Guarantee)
+	}
+}

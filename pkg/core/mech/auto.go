@@ -183,46 +183,46 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, err
 	}
 	pl.guarantee = pl.selection
+	target := privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}
 	if len(pl.finals) > 0 {
-		pl.guarantee = append(privacy.Parallel{pl.selection}, dominant(pl.finals)...)
+		worst := privacy.Parallel{pl.selection}
+		for _, f := range pl.finals {
+			worst = append(worst, f.Guarantee())
+		}
+		// One bound for the final fits, unless it is too loose to meet the budget (their μ may
+		// differ in their last digits, and each meets the budget alone).
+		if bound := finalsBound(pl.finals); bound != nil && target.Meets(privacy.Parallel{pl.selection, bound}) {
+			worst = privacy.Parallel{pl.selection, bound}
+		}
+		pl.guarantee = worst
 	}
-	if !(privacy.Budget{Epsilon: b.Epsilon, Delta: b.Delta}).Meets(pl.guarantee) {
+	if !target.Meets(pl.guarantee) {
 		return nil, fmt.Errorf("mech: internal error: auto's guarantee %v does not meet its budget", pl.guarantee)
 	}
 	return pl, nil
 }
 
-// dominant returns the plans' guarantees, leaving out each that another is at least as bad as
-// everywhere: of those that differ only by their sampler's total variation (the candidates'
-// final fits, which differ in their number of steps), the one of largest TV.
-func dominant(plans []Plan) []privacy.Curve {
-	var out []privacy.Curve
-	at := map[string]int{} // a base's index in out
+// finalsBound returns one curve at least as bad everywhere as every final fit's guarantee, when
+// they are all μ-GDP up to a sampler's total variation (noisy-gd's): the largest μ with the
+// largest TV, since δ(ε) grows with each. It keeps the guarantee's profile cheap to evaluate
+// (the page draws its tradeoff function from it). Else it returns nil.
+func finalsBound(plans []Plan) privacy.Curve {
+	mu, tv := 0.0, 0.0
 	for _, p := range plans {
 		g := p.Guarantee()
-		base, tv := g, 0.0
 		if w, ok := g.(privacy.WithSamplerError); ok {
-			base, tv = w.Base, w.TV
+			g, tv = w.Base, math.Max(tv, w.TV)
 		}
-		key := fmt.Sprintf("%#v", base) // exact: every float in full
-		i, seen := at[key]
-		switch {
-		case !seen:
-			at[key] = len(out)
-			out = append(out, g)
-		case tv > samplerTV(out[i]):
-			out[i] = g
+		gdp, ok := g.(privacy.GDP)
+		if !ok {
+			return nil
 		}
+		mu = math.Max(mu, gdp.Mu)
 	}
-	return out
-}
-
-// samplerTV returns a guarantee's sampler error, 0 for none.
-func samplerTV(c privacy.Curve) float64 {
-	if w, ok := c.(privacy.WithSamplerError); ok {
-		return w.TV
+	if tv == 0 {
+		return privacy.GDP{Mu: mu}
 	}
-	return 0
+	return privacy.WithSamplerError{Base: privacy.GDP{Mu: mu}, TV: tv}
 }
 
 type autoPlan struct {

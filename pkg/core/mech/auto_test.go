@@ -37,8 +37,8 @@ func TestAutoPlan(t *testing.T) {
 			if !ok || len(ap.finals) != len(ap.grid) || worst[0].String() != ap.selection.String() {
 				t.Fatalf("%v: guarantee %v, %d final plans for %d candidates", b, pl.Guarantee(), len(ap.finals), len(ap.grid))
 			}
-			if len(worst) < 2 || len(worst) > 1+len(ap.finals) {
-				t.Errorf("%v: %d parts for %d final fits: %v", b, len(worst), len(ap.finals), worst)
+			if len(worst) != 2 {
+				t.Errorf("%v: %d parts, want the selection's and the final fits' bound: %v", b, len(worst), worst)
 			}
 			for i, f := range ap.finals {
 				if got := worst.Delta(b.Epsilon / 2); got < f.Guarantee().Delta(b.Epsilon/2) || got < ap.selection.Delta(b.Epsilon/2) {
@@ -293,27 +293,35 @@ func TestAutoGrid(t *testing.T) {
 	}
 }
 
-// TestDominant: of final fits' guarantees that differ only by their sampler's total variation,
-// only the largest TV's is kept; guarantees of other bases are all kept.
-func TestDominant(t *testing.T) {
+// TestFinalsBound: the bound of the final fits' guarantees is at least as bad as each of them
+// at every ε, and there is none for guarantees that are not μ-GDP.
+func TestFinalsBound(t *testing.T) {
 	plan := func(c privacy.Curve) Plan { return &autoPlan{guarantee: c} }
-	small := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5}, TV: 1e-13}
-	large := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5}, TV: 3e-13}
-	other := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5 + 1e-15}, TV: 1e-13}
-	bare := privacy.GDP{Mu: 0.5}
-	got := dominant([]Plan{plan(small), plan(large), plan(other), plan(small), plan(bare)})
-	if len(got) != 2 || got[0] != privacy.Curve(large) || got[1] != privacy.Curve(other) {
-		t.Errorf("dominant: %v", got)
+	parts := []privacy.Curve{
+		privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5}, TV: 3e-13},
+		privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5 + 1e-15}, TV: 1e-13},
+		privacy.GDP{Mu: 0.4},
 	}
-	for _, eps := range []float64{0, 0.5, 1, 2} {
-		worst := 0.0
-		for _, g := range got {
-			worst = math.Max(worst, g.Delta(eps))
-		}
-		for _, g := range []privacy.Curve{small, large, other, bare} {
-			if g.Delta(eps) > worst {
-				t.Errorf("δ(%g): %v is %g, above the kept %g", eps, g, g.Delta(eps), worst)
+	var plans []Plan
+	for _, c := range parts {
+		plans = append(plans, plan(c))
+	}
+	bound := finalsBound(plans)
+	want := privacy.WithSamplerError{Base: privacy.GDP{Mu: 0.5 + 1e-15}, TV: 3e-13}
+	if bound != privacy.Curve(want) {
+		t.Fatalf("bound %v, want %v", bound, want)
+	}
+	for _, eps := range []float64{0, 0.5, 1, 2, 4} {
+		for _, c := range parts {
+			if c.Delta(eps) > bound.Delta(eps) {
+				t.Errorf("δ(%g): %v is %g, above the bound's %g", eps, c, c.Delta(eps), bound.Delta(eps))
 			}
 		}
+	}
+	if got := finalsBound([]Plan{plan(privacy.GDP{Mu: 1}), plan(privacy.PureDP{Eps: 1})}); got != nil {
+		t.Errorf("a bound %v for a pure-DP part", got)
+	}
+	if got := finalsBound([]Plan{plan(privacy.GDP{Mu: 1})}); got != privacy.Curve(privacy.GDP{Mu: 1}) {
+		t.Errorf("the bound of one μ-GDP part is %v", got)
 	}
 }

@@ -56,6 +56,73 @@ func TestParallel(t *testing.T) {
 	}
 }
 
+// TestParallelCopies: composing k copies of one two-part Parallel gives one curve per multiset
+// of its parts, k + 1, each the composition of that multiset with the other parts; when every
+// part has a Rényi bound, it gives instead k copies of that bound, which is at least as bad as
+// the multisets' worst; and with a sampler's error inside, every value of the curve and of its
+// tradeoff function is in [0, 1] (δ(+∞) was NaN).
+func TestParallelCopies(t *testing.T) {
+	r, err := ZCDP(0.2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := WithSamplerError{Base: GDP{Mu: 0.7}, TV: 1e-12}
+	if d := w.Delta(math.Inf(1)); !(d >= 0 && d <= 1) {
+		t.Fatalf("δ(+∞) = %v", d)
+	}
+	extra := GDP{Mu: 0.3}
+	multisets := func(a, b Curve) Parallel {
+		var out Parallel
+		for _, m := range [][]Curve{{a, a, a}, {a, a, b}, {a, b, b}, {b, b, b}} {
+			c, err := Compose(append(m, extra)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out = append(out, c)
+		}
+		return out
+	}
+	pure := PureDP{Eps: 0.3}
+	par := Parallel{pure, w} // no Rényi bound for the pure part: the multisets
+	composed, err := Compose(par, extra, par, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, ok := composed.(Parallel)
+	if want := multisets(pure, w); !ok || len(got) != len(want) {
+		t.Fatalf("composed %v", composed)
+	} else {
+		for j := range want {
+			for _, eps := range []float64{0.5, 2, 5} {
+				if a, b := got[j].Delta(eps), want[j].Delta(eps); a != b {
+					t.Errorf("part %d: δ(%g) = %g, want %g", j, eps, a, b)
+				}
+			}
+		}
+	}
+	par = Parallel{r, w} // Rényi and GDP with a sampler's error: the Rényi bound
+	bound, err := Compose(par, extra, par, par)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := bound.(Parallel); ok {
+		t.Fatalf("three copies of %v composed by multisets", par)
+	}
+	exact := multisets(r, w)
+	for _, eps := range []float64{0.5, 2, 5, 10} {
+		if b, e := bound.Delta(eps), exact.Delta(eps); !(b >= e) || b > 1 {
+			t.Errorf("δ(%g): the Rényi bound %g, the multisets' worst %g", eps, b, e)
+		}
+	}
+	for _, c := range []Curve{composed, bound} {
+		for _, a := range []float64{0, 0.3, 1} {
+			if v := c.Tradeoff(a); !(v >= 0 && v <= 1) {
+				t.Errorf("%v: T(%g) = %v", c, a, v)
+			}
+		}
+	}
+}
+
 // TestTightest: the tightest of two valid guarantees takes the better at every point, and is
 // not composed further.
 func TestTightest(t *testing.T) {

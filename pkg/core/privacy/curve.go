@@ -85,16 +85,8 @@ func profileGrid(c Curve) []profilePoint {
 
 // tradeoffOnGrid is tradeoffFromProfile at α in (0, 1), given c's profile on the grid.
 func tradeoffOnGrid(c Curve, alpha float64, grid []profilePoint) float64 {
-	value := func(eps, d float64) float64 {
-		return math.Max(0, math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)))
-	}
-	at := func(eps float64) float64 { return value(eps, c.Delta(eps)) }
-	best, bestEps := value(grid[0].eps, grid[0].delta), grid[0].eps
-	for _, p := range grid[1:] {
-		if v := value(p.eps, p.delta); v > best {
-			best, bestEps = v, p.eps
-		}
-	}
+	best, bestEps := supOnGrid(alpha, grid)
+	at := func(eps float64) float64 { return tradeoffAt(alpha, eps, c.Delta(eps)) }
 	// Golden-section refinement in the neighbourhood of the best grid point.
 	lo, hi := bestEps/1.08, bestEps*1.08
 	const phi = 0.6180339887498949
@@ -107,6 +99,23 @@ func tradeoffOnGrid(c Curve, alpha float64, grid []profilePoint) float64 {
 		}
 	}
 	return math.Max(best, at((lo+hi)/2))
+}
+
+// tradeoffAt is the bound on the tradeoff function at α from one point (ε, δ) of a profile.
+func tradeoffAt(alpha, eps, d float64) float64 {
+	return math.Max(0, math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)))
+}
+
+// supOnGrid returns the largest of tradeoffAt(α) over the grid's points, and its ε: a lower
+// bound on the tradeoff function at α, without tradeoffOnGrid's refinement.
+func supOnGrid(alpha float64, grid []profilePoint) (best, bestEps float64) {
+	best, bestEps = tradeoffAt(alpha, grid[0].eps, grid[0].delta), grid[0].eps
+	for _, p := range grid[1:] {
+		if v := tradeoffAt(alpha, p.eps, p.delta); v > best {
+			best, bestEps = v, p.eps
+		}
+	}
+	return best, bestEps
 }
 
 // Tradeoffs returns c.Tradeoff(α) for every α of alphas, with the same bits, sharing the work
@@ -132,7 +141,12 @@ func Tradeoffs(c Curve, alphas []float64) []float64 {
 				out[i] = math.Max(0, v-c.TV)
 			}
 		}
-	case Mixed, RDP, PureComposition, Parallel:
+	case Parallel:
+		grid := profileGrid(c)
+		for i, a := range alphas {
+			out[i] = c.tradeoffOn(a, grid)
+		}
+	case Mixed, RDP, PureComposition:
 		var grid []profilePoint
 		for i, a := range alphas {
 			if a <= 0 || a >= 1 {
