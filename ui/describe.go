@@ -130,7 +130,7 @@ var optionText = map[string]map[string]optionDescription{
 		"StepScale":          {"the scale c of the number of steps (0: the default, 4, and for a regression loss half the label's bound over the rows' bound)", nil},
 		"MaxStepLength":      {"the longest step, in units of 1/β, below 2(1 + m) (0: the default, 3·(1 + m)/1.9)", nil},
 		"MaxSteps":           {"the largest number of steps (0: the default, ⌈1000/b_max⌉)", nil},
-		"Clip":               {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7; 1: no clipping)", nil},
+		"Clip":               {"the share of the largest derivative at which each example's derivative is clipped, in (0, 1] (0: the default, 0.7, and 0.2 for a regression loss; 1: no clipping)", nil},
 		"NoPrecondition":     {"never precondition (the plain method at every budget)", nil},
 		"NoBiasShaping":      {"keep the noise the same on every coordinate when the rows have a bias coordinate", nil},
 		"NoSymmetric":        {"fit the numeric features as encoded, in [0, c], instead of spread over [−c, c] (the default on the whole space for rows fitted by the norm fit \"scale\" with a bias)", nil},
