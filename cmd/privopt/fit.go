@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -245,6 +246,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	opts.spec.Loss = cmp.Or(opts.spec.Loss, fit.DefaultLoss(facts.Label))
+	opts.spec.Domain = cmp.Or(opts.spec.Domain, fit.DefaultDomain(opts.spec.Loss))
 	plan, err := fit.Plan(opts.spec, facts)
 	if err != nil {
 		return usageError{err.Error()}
@@ -329,7 +332,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.StringVar(&o.out, "out", "", "also write the release file (privopt-release/2: the schema, encoding, settings, model, report; no diagnostics) to this JSON file, for privopt predict and export")
 	fs.StringVar(&sp.Mechanism, "mech", "", "the mechanism (required): "+strings.Join(mech.Names(), ", "))
 	fs.Var(settings(sp.Options), "opt", "a setting of the mechanism, NAME=VALUE (repeatable; e.g. Sampler=mala, Norm=1.5)")
-	fs.StringVar(&sp.Loss, "loss", mech.LossLogistic, "the loss: "+strings.Join(allLosses(), ", "))
+	fs.StringVar(&sp.Loss, "loss", "", "the loss: "+strings.Join(allLosses(), ", ")+" (default: the label's: logistic for a binary label, squared for a numeric one, multinomial for classes)")
 	fs.Float64Var(&sp.LossParam, "param", 0, "the smoothing width of smooth-hinge or the threshold of huber")
 	fs.Float64Var(&sp.Tilt, "tilt", 0, "tilted ERM with tilt t > 0 (outpert)")
 	fs.Float64Var(&sp.Robust, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
@@ -376,10 +379,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	case set["public-n"] && sp.PublicN < 1:
 		return nil, usageError{fmt.Sprintf("--public-n must be at least 1, got %d", sp.PublicN)}
 	}
-	if sp.Domain == "" {
-		sp.Domain = fit.DefaultDomain(sp.Loss)
-	}
-	if !slices.Contains(allLosses(), sp.Loss) {
+	if sp.Loss != "" && !slices.Contains(allLosses(), sp.Loss) {
 		return nil, usageError{fmt.Sprintf("unknown loss %q (%s)", sp.Loss, strings.Join(allLosses(), ", "))}
 	}
 	for name, v := range map[string]float64{"param": sp.LossParam, "tilt": sp.Tilt, "robust-radius": sp.Robust} {

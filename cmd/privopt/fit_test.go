@@ -480,3 +480,48 @@ func TestFitRegressionRanges(t *testing.T) {
 		t.Errorf("held-out RMSE %g in the label's units, want about 1", rmse)
 	}
 }
+
+// TestFitDefaultLoss checks that without --loss the fit uses the label's default loss
+// (fit.DefaultLoss) and that loss's default domain, as the release file's settings record them:
+// multinomial on the whole space for classes, squared on a ball for a numeric label.
+func TestFitDefaultLoss(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		label, value, loss, domain string
+	}{
+		{`{"name": "y", "kind": "class-label", "classes": ["a", "b", "c"]}`, "abc", "multinomial", "whole"},
+		{`{"name": "y", "kind": "numeric-label", "min": 0, "max": 10}`, "", "squared", "ball"},
+	} {
+		var b strings.Builder
+		b.WriteString("v,y\n")
+		for i := range 300 {
+			y := fmt.Sprint(i % 10)
+			if tc.value != "" {
+				y = tc.value[i%3 : i%3+1]
+			}
+			fmt.Fprintf(&b, "%d,%s\n", i%7, y)
+		}
+		csv, schema, out := filepath.Join(dir, tc.loss+".csv"), filepath.Join(dir, tc.loss+".json"), filepath.Join(dir, tc.loss+"-release.json")
+		for path, text := range map[string]string{csv: b.String(),
+			schema: `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"},
+			 "columns": [{"name": "v", "kind": "numeric", "min": 0, "max": 10}, ` + tc.label + `]}`} {
+			if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		fitJSON(t, "--data", csv, "--schema", schema, "--mech", "noisy-gd", "--eps", "1", "--delta", "1e-6", "--seed", "1", "--out", out)
+		raw, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var rel struct {
+			Settings struct{ Loss, Domain string }
+		}
+		if err := json.Unmarshal(raw, &rel); err != nil {
+			t.Fatal(err)
+		}
+		if rel.Settings.Loss != tc.loss || rel.Settings.Domain != tc.domain {
+			t.Errorf("%s: fitted with the %q loss on the %q domain, want %q on %q", tc.label, rel.Settings.Loss, rel.Settings.Domain, tc.loss, tc.domain)
+		}
+	}
+}

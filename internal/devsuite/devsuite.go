@@ -345,10 +345,10 @@ const DefaultMechanism = "noisy-gd"
 
 // defaultSpec returns the spec of privopt's default fit of a task at (ε, δ): what `privopt fit
 // --mech noisy-gd --eps ε --delta δ` plans with every other flag at its default (the label's
-// first loss in fit.Losses, its default domain fit.DefaultDomain with radius 10, private ranges
+// default loss fit.DefaultLoss, its default domain fit.DefaultDomain with radius 10, private ranges
 // with fit.DefaultScaleShare of the budget, replace-one).
 func defaultSpec(t Task, eps, delta float64) fit.Spec {
-	loss := fit.Losses[t.Label][0]
+	loss := fit.DefaultLoss(t.Label)
 	return fit.Spec{Loss: loss, Domain: fit.DefaultDomain(loss), Radius: 10, Mechanism: DefaultMechanism, ScaleShare: fit.DefaultScaleShare,
 		Budget: privacy.Budget{Epsilon: eps, Delta: delta, Neighbouring: privacy.ReplaceOne}}
 }

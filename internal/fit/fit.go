@@ -155,6 +155,15 @@ var Losses = map[data.LabelKind][]string{
 	data.LabelClass:   {mech.LossMultinomial},
 }
 
+// DefaultLoss returns the default loss of a label kind, the first of Losses (logistic for a
+// binary label, squared for a numeric one, multinomial for classes), or "" for none.
+func DefaultLoss(k data.LabelKind) string {
+	if l := Losses[k]; len(l) > 0 {
+		return l[0]
+	}
+	return ""
+}
+
 // Domains of Spec.Domain.
 const (
 	// Whole is the whole space; Spec.Radius is then the declared comparison radius D of the
