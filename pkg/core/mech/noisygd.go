@@ -28,10 +28,11 @@ import (
 // clipped surrogate losses: for a linear model ℓ(w; x, y) = s(⟨w, x⟩, y), each example's
 // derivative s' is clipped to [−a, a] with a = q·S (S the bound on |s'| that makes the loss
 // G = S·max‖x‖-Lipschitz, on the domain for a margin loss and at the prediction 0 for a
-// regression loss, see "Regression"; q = Clip, default 0.7, and 0.2 for a regression loss),
-// i.e. s is Huberized at slope a; the surrogate is convex and as smooth as s, and its
-// per-example gradients have norm at most q·G. (The multinomial loss is not clipped: q = 1.) Π_C is the Euclidean projection onto
-// the domain C, or with the preconditioner below the projection in its metric.
+// regression loss, see "Regression"; q = Clip, default 0.7, and for a regression loss
+// min(0.2·Y, 0.7·S₀)/S₀), i.e. s is Huberized at slope a; the surrogate is convex and as
+// smooth as s, and its per-example gradients have norm at most q·G. (The multinomial loss is
+// not clipped: q = 1.) Π_C is the Euclidean projection onto the domain C, or with the
+// preconditioner below the projection in its metric.
 //
 // Guarantee. Exactly that of Langevin's steps: θ_k depends on earlier releases only and lies
 // in C, where the clipped losses are q·G-Lipschitz, so given the past the rounded drift has ℓ2
@@ -123,13 +124,15 @@ import (
 // of threshold δ_H: the largest residual of the data-independent start), and the distance is
 // c = Y/(2X₂), over which a prediction moves by at most Y/2 (X₂ the rows' ℓ2 bound): both are
 // in the label's units, so for the squared loss T and the noise relative to the labels do not
-// depend on those units. The share q is 0.2, not the margin losses' 0.7: a margin loss's S is
-// reached by every badly misclassified example, at any model, while S₀ is the start's residual
-// for a label at its bound, which a fitted model's residuals (about the labels' spread) stay
-// far below, so a lower clip cuts the noise and clips few of them. On the development suite's
-// two regressions (validation R², 10 runs, ε = 0.5 / 1 / 2 / 8; docs/tuning.md) q = 0.2 read
+// depend on those units. The clip level is min(0.2·Y, 0.7·S₀), not the margin losses' 0.7·S:
+// a margin loss's S is reached by every badly misclassified example, at any model, while the
+// squared loss's S₀ = Y is the start's residual for a label at its bound, which a fitted
+// model's residuals (about the labels' spread) stay far below, so a lower clip cuts the noise
+// and clips few of them; a Huber threshold δ_H below 0.29·Y is itself reached by many
+// residuals, like a margin loss's bound, and keeps 0.7·δ_H. On the development suite's two
+// regressions (validation R², 10 runs, ε = 0.5 / 1 / 2 / 8; docs/tuning.md) 0.2·Y read
 // BostonHousing −0.017 / 0.113 / 0.154 / 0.256 and diamonds 0.974 / 0.973 / 0.973 / 0.973,
-// against −0.068 / 0.016 / 0.006 / 0.126 and 0.965 / 0.969 / 0.973 / 0.973 at q = 0.7.
+// against −0.068 / 0.016 / 0.006 / 0.126 and 0.965 / 0.969 / 0.973 / 0.973 at 0.7·Y.
 //
 // Bias shaping. When the rows declare a bias coordinate (Bounds.Bias: every row's last
 // coordinate equals it, checked on the data; the schema's bias), their bound is in ℓ2 and the
@@ -179,8 +182,8 @@ type NoisyGD struct {
 	MaxSteps int
 	// Clip is the share q ∈ (0, 1] of the bound S on the loss's derivative in the prediction at
 	// which each example's derivative is clipped, for a linear model's scalar loss (0 means
-	// the default, 0.7, and 0.2 for a regression loss; 1 turns clipping off; the multinomial
-	// loss is never clipped). S bounds the derivative over the domain for a margin loss and at
+	// the default, 0.7, and for a regression loss min(0.2·Y/S₀, 0.7), see NoisyGD's
+	// "Regression"; 1 turns clipping off; the multinomial loss is never clipped). S bounds the derivative over the domain for a margin loss and at
 	// the prediction 0 for a regression loss (see NoisyGD's "Regression").
 	Clip float64
 	// NoPrecondition turns the preconditioner off at every budget.
@@ -234,7 +237,8 @@ const (
 	defaultStepScale     = 4
 	defaultMaxStepLength = 3
 	defaultClip          = 0.7
-	// defaultRegressionClip is q for a regression loss, whose S is a worst case at the start.
+	// defaultRegressionClip is a regression loss's clip level as a share of the label bound Y
+	// (the level is 0.7·S₀ when that is lower; see NoisyGD's "Regression").
 	defaultRegressionClip = 0.2
 	// regressionSteps is k in a regression loss's default step scale c = Y/(k·X₂).
 	regressionSteps = 2
@@ -281,8 +285,11 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	}
 	if m.Clip == 0 {
 		m.Clip = defaultClip
-		if regression(p.Loss.Name) {
-			m.Clip = defaultRegressionClip // see NoisyGD's "Regression"
+		if y := regressionScale(p); y > 0 && !math.IsInf(y, 1) {
+			// The clip level min(0.2·Y, 0.7·S₀) as a share of S₀ (see NoisyGD's "Regression").
+			if sl, err := p.Loss.scalar(); err == nil {
+				m.Clip = min(defaultRegressionClip*y/sl.Slope(0, y), defaultClip)
+			}
 		}
 	}
 	if !(m.Clip > 0 && m.Clip <= 1) {

@@ -170,8 +170,9 @@ func TestNoisyGDBallOptimum(t *testing.T) {
 }
 
 // TestNoisyGDRegressionRules recomputes the rules of a regression loss (NoisyGD's
-// "Regression"): the derivative is clipped at q = 0.2 times its bound at the prediction 0 (0.2·Y
-// for the squared loss, 0.2·min(δ_H, Y) for the Huber loss, also on the whole space), the
+// "Regression"): the derivative is clipped at min(0.2·Y, 0.7·S₀), S₀ its bound at the
+// prediction 0 (0.2·Y for the squared loss; for the Huber loss S₀ = min(δ_H, Y), also on the
+// whole space, so 0.7·δ_H for a threshold δ_H below 0.29·Y), the
 // sensitivity uses that clipped bound, and the step scale is c = Y/(2X₂), reported as
 // step_scale. Labels and radius scaled together by 50 (a change of the label's units) give the
 // same number of steps, and the noise scaled by 50 (to 10⁻⁵, the grids differ); with c = 4 for
@@ -223,9 +224,9 @@ func TestNoisyGDRegressionRules(t *testing.T) {
 	}
 	for _, tc := range []struct {
 		delta, y, clipAt float64
-	}{{1, 2, 0.2}, {1, 0.5, 0.1}} {
+	}{{1, 2, 0.4}, {1, 0.5, 0.1}, {0.1, 2, 0.07}} {
 		gp, _ := plan(NoisyGD{NoBiasShaping: true}, "huber", tc.delta, tc.y, 10)
-		if gp.clipAt != tc.clipAt || gp.Parameters()["step_scale"] != tc.y/2 {
+		if math.Abs(gp.clipAt-tc.clipAt) > 1e-15 || gp.Parameters()["step_scale"] != tc.y/2 {
 			t.Errorf("Huber δ = %g, Y = %g: clipped at %g, step scale %g; want %g and Y/2", tc.delta, tc.y, gp.clipAt, gp.Parameters()["step_scale"], tc.clipAt)
 		}
 	}
