@@ -69,11 +69,12 @@ func (ds *Dataset) Row(i int, dst []float64) []float64 {
 	return dst
 }
 
-// Entries returns the entries row i stores: for rows held sparse their columns and values
-// (Sparse.Entries), for rows held dense nil and the row's D values, a slice of X.
-func (ds *Dataset) Entries(i int) (col []int32, val []float64) {
+// Entries returns the entries row i stores: for rows held sparse their columns and values,
+// written over col[:0] and val[:0] (Sparse.Entries); for rows held dense nil and the row's D
+// values, a slice of X.
+func (ds *Dataset) Entries(i int, col []int32, val []float64) ([]int32, []float64) {
 	if ds.Sparse != nil {
-		return ds.Sparse.Entries(i)
+		return ds.Sparse.Entries(i, col, val)
 	}
 	return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
 }

@@ -168,7 +168,8 @@ func parseNumber(text []byte) (float64, error) {
 // stops at the first. The CSV dialect is described in docs/schemas.md.
 //
 // Memory: Encode keeps at most one record of text (up to 1 MiB) and stores each row's entries
-// as it reads it, one block of rows at a time (12 bytes an entry, 8 a row, 8 a label): rows held
+// as it reads it, one block of rows at a time (4 bytes an entry; 8 a value, one for each numeric
+// entry and the bias and one for all the row's one-hot entries; 8 a row, 8 a label): rows held
 // sparse (see Dataset) are then the dataset, and the peak is the dataset and a block. Rows held
 // dense are written out into the N×D matrix at the end, one block at a time: the peak is the
 // matrix plus the entries. No row is ever held as text, and no growing slice of rows is copied.
@@ -362,7 +363,13 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 	s, d, m := p.schema, len(p.features), len(p.offsets)
 	sparse, cells := held.rows(m, d)
 	fit := newFitter(s.Norm, m)
-	rows := newSparseBuilder(m + 1)
+	hots := 0
+	for _, c := range p.cols[:m] {
+		if c.col.Kind == Categorical {
+			hots++
+		}
+	}
+	rows := newSparseBuilder(m+1, hots)
 	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)
 	var labels [][]float64 // by block
 	n, kept := 0, 0        // the rows read, and those of the dataset
@@ -483,20 +490,20 @@ func (p *plan) encodeRecord(rr *recordReader, row []float64) error {
 
 // entries writes the entries of the row whose planned columns' values are src into col and val
 // (room for every feature column and the bias) and returns their number: the features scaled,
-// a one-hot block as its one entry, the bias, the row fitted within the norm bound (fitter.fit
-// gives a row's entries the bits it gives the dense row); the numeric features whose value is
-// +0 are left out.
+// a one-hot block as its one entry (of column ^c for the category's column c: marked one-hot,
+// see Sparse), the bias, the row fitted within the norm bound (fitter.fit gives a row's entries
+// the bits it gives the dense row); the numeric features whose value is +0 are left out.
 func (p *plan) entries(fit *fitter, src []float64, col []int32, val []float64) int {
 	k := 0
 	for j, off := range p.offsets {
-		v, c := fit.scale, off
+		v, c := fit.scale, int32(off)
 		if p.cols[j].col.Kind == Numeric {
 			v = fit.scale * src[j]
 		} else {
-			c += int(src[j])
+			c = ^(c + int32(src[j]))
 		}
 		if math.Float64bits(v) != 0 {
-			col[k], val[k] = int32(c), v
+			col[k], val[k] = c, v
 			k++
 		}
 	}
@@ -550,21 +557,29 @@ type Footprint struct {
 
 // Footprint estimates the memory that Encode takes for data of dataBytes bytes (the file
 // without its header) whose lines take lineBytes bytes on average, encoded with the valid
-// schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 12 bytes an entry
-// (a column and a value), 8 for its start and 8 for its label; held dense, 8 bytes a feature
-// and 8 for its label, and while reading its entries as well. The estimate is as good as the
-// lines' length, usually read from the first lines of the file.
+// schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 4 bytes an entry (its
+// column), 8 a value (one for each numeric column and the bias, one for all the one-hot
+// entries), 8 for its start and 8 for its label; held dense, 8 bytes a feature and 8 for its
+// label, and while reading its entries as well. The estimate is as good as the lines' length,
+// usually read from the first lines of the file.
 func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
-	m, d := 0, len(s.Features())
+	m, hots, d := 0, 0, len(s.Features())
 	for _, c := range s.Columns {
 		if c.Kind.isFeature() {
 			m++
 		}
+		if c.Kind == Categorical {
+			hots++
+		}
 	}
 	f := Footprint{Rows: int64(math.Ceil(float64(max(dataBytes, 0)) / max(lineBytes, 1)))}
-	entries := int64(12*(m+1) + 8 + 8) // the entries (at most the columns and the bias), the start and the label
+	values := int64(8 * (m - hots + 1)) // the numeric columns' and the bias
+	if hots > 0 {
+		values += 8 // the one-hot entries'
+	}
+	entries := int64(4*(m+1)) + values + 8 + 8 // the entries (at most the columns and the bias), the start and the label
 	if SparseRows(1, d, m+1) {
-		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*int64(8*(m+1))
+		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*values
 	} else {
 		f.Bytes, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d)
 		f.Peak = f.Bytes + f.Rows*entries

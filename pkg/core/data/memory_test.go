@@ -58,8 +58,9 @@ func (g *generatedRows) Read(p []byte) (int, error) {
 
 // TestEncodeMemoryBounded streams 10^6 generated rows, which Encode holds dense, and checks,
 // with runtime.MemStats, that it allocates no more than the encoded matrix, the labels twice
-// (read, then gathered), the rows' entries as they are read (12 bytes an entry, 4 entries a
-// row, and 8 bytes a row for their starts) and 4 MiB for its buffers (1 MiB of which is the
+// (read, then gathered), the rows' entries as they are read (4 entries a row: 4 bytes each for
+// its column, 8 for the numeric columns' 2 values and the bias, 8 for the one-hot value, and 8
+// bytes a row for their starts) and 4 MiB for its buffers (1 MiB of which is the
 // read buffer), and that after it returns only the dataset stays live. One allocation per row,
 // or holding the text, would add at least 16 MB and fail.
 func TestEncodeMemoryBounded(t *testing.T) {
@@ -79,7 +80,7 @@ func TestEncodeMemoryBounded(t *testing.T) {
 	const slack = 4 << 20
 	matrix := uint64(8 * ds.N * ds.D)
 	labels := uint64(8 * ds.N)
-	entries := uint64((12*4 + 8) * ds.N)
+	entries := uint64((4*4 + 8*3 + 8 + 8) * ds.N)
 	if got := after.TotalAlloc - before.TotalAlloc; got > matrix+2*labels+entries+slack {
 		t.Errorf("Encode allocated %d bytes; want at most the matrix (%d) + labels twice (%d) + entries (%d) + %d", got, matrix, 2*labels, entries, slack)
 	}
@@ -121,8 +122,9 @@ const oneHotSchema = `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias"
   {"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`
 
 // TestEncodeSparseMemoryBounded streams 10^6 generated one-hot rows, which Encode holds sparse,
-// and checks with runtime.MemStats that it allocates no more than the rows' entries (12 bytes
-// each), their starts (8 bytes a row), the labels twice (read, then gathered) and 4 MiB, and
+// and checks with runtime.MemStats that it allocates no more than the rows' entries (4 bytes
+// each for its column, the one-hot entries' value and the bias 8 bytes a row each: 36 bytes a
+// row, where a value an entry would take 60), their starts (8 bytes a row), the labels twice (read, then gathered) and 4 MiB, and
 // that after it returns only the dataset stays live: never the dense matrix (41 entries a row,
 // 328 MB here), nor a store of the columns' values beside the entries.
 func TestEncodeSparseMemoryBounded(t *testing.T) {
@@ -143,7 +145,7 @@ func TestEncodeSparseMemoryBounded(t *testing.T) {
 		t.Fatalf("%d rows of %d features, held sparse: %v", ds.N, ds.D, ds.Sparse != nil)
 	}
 	const slack = 4 << 20
-	entries := uint64(12 * 5 * n)
+	entries := uint64((4*5 + 8 + 8) * n)
 	starts := uint64(8 * (n + len(ds.Sparse.Blocks)))
 	labels := uint64(8 * n)
 	if got := after.TotalAlloc - before.TotalAlloc; got > entries+starts+2*labels+slack {
@@ -171,7 +173,7 @@ func TestEncodeSparseMemoryBounded(t *testing.T) {
 
 // TestFootprint: the estimate of a file's encoding from its size and line length gives the
 // number of rows of a file of equal lines exactly, what its rows and labels take (the capacity
-// of every slice: for rows held sparse, 12 bytes an entry, 8 a start and 8 a label) within 1 %
+// of every slice: for rows held sparse, 4 bytes an entry, 8 a value, 8 a start and 8 a label) within 1 %
 // (a block has one more start than rows), and bounds what Encode allocates in all (Peak), for
 // rows held sparse and dense.
 func TestFootprint(t *testing.T) {
@@ -203,7 +205,7 @@ func TestFootprint(t *testing.T) {
 		held := int64(8 * cap(ds.Y))
 		if ds.Sparse != nil {
 			for _, b := range ds.Sparse.Blocks {
-				held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val))
+				held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val) + 4*cap(b.HotCol) + 8*cap(b.HotVal))
 			}
 		} else {
 			held += int64(8 * cap(ds.X))

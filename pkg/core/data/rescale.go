@@ -153,13 +153,12 @@ func encodedWith(ds *Dataset, s *Schema) error {
 
 // at returns the feature j of row i.
 func (ds *Dataset) at(i, j int) float64 {
-	col, val := ds.Entries(i)
-	if col == nil {
-		return val[j]
+	if ds.Sparse == nil {
+		return ds.X[i*ds.D+j]
 	}
-	for k, c := range col {
-		if int(c) == j {
-			return val[k]
+	for e := ds.Sparse.entries(i); e.next(); {
+		if int(e.col) == j {
+			return e.val
 		}
 	}
 	return 0
@@ -175,8 +174,8 @@ func onScale(x, c float64) float64 {
 // ds was encoded from with the schema declared, computed from ds in one pass: used must be
 // declared with private ranges set on columns that had none (WithRanges), and ds is left
 // unchanged. The result shares no memory with ds that either may write: of rows held sparse it
-// shares the columns of their entries (Start and Col, which nothing writes after they are made)
-// and has its own values, each row keeping the entries it has in ds (a value the rescaling
+// shares the columns of their entries (Start, Col and HotCol, which nothing writes after they
+// are made) and has its own values, each row keeping the entries it has in ds (a value the rescaling
 // makes +0 stays an entry, of value +0; a +0 value left out stays +0, since every range has
 // Lo ≥ 0).
 //
@@ -229,9 +228,10 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 	out.Features, out.Categorical = slices.Clone(ds.Features), slices.Clone(ds.Categorical)
 	out.Label = used.Label()
 	if ds.Sparse != nil {
-		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks))}
+		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks)), Hots: ds.Sparse.Hots}
 		for b, blk := range ds.Sparse.Blocks {
-			out.Sparse.Blocks[b] = SparseBlock{Start: blk.Start, Col: blk.Col, Val: slices.Clone(blk.Val)}
+			out.Sparse.Blocks[b] = SparseBlock{Start: blk.Start, Col: blk.Col, Val: slices.Clone(blk.Val),
+				HotCol: blk.HotCol, HotVal: slices.Clone(blk.HotVal)}
 		}
 	} else {
 		out.X = slices.Clone(ds.X)
@@ -244,13 +244,18 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 			}
 		}
 		fit := newFitter(used.Norm, m)
+		var col []int32
+		var x []float64
 		for i := range out.N {
 			if !out.Holds(i) {
 				continue
 			}
-			col, x := out.Entries(i)
+			col, x = out.Entries(i, col, x)
 			rescaleRow(col, x, features, fit)
 			fit.fit(x)
+			if out.Sparse != nil {
+				out.Sparse.setValues(i, x)
+			}
 		}
 	}
 	if label != nil {

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"slices"
 )
 
 // BlockRows is the number of rows of a block of Sparse rows (the last block may hold fewer):
@@ -27,45 +28,68 @@ func SparseRows(n, d, nnz int) bool {
 // row stores one entry per column of the schema, not one per category), and may store entries
 // that are +0 (Rescale keeps a row's entries where it writes a zero): the row's value in every
 // other column is +0. Dataset.Row gives back the dense rows, bit for bit.
+//
+// Every row stores exactly Hots one-hot entries (Encode's rows: one per categorical column)
+// apart from its other entries, by their columns only: all of a row's one-hot entries have one
+// value, the features' scale (times the row's shrink under FitClip), which the row stores once.
 type Sparse struct {
 	Blocks []SparseBlock
+	Hots   int
 }
 
-// SparseBlock holds the entries of up to BlockRows rows: row r of the block (r < len(Start)−1)
-// has the value Val[k] in column Col[k] for k in [Start[r], Start[r+1]), its columns
-// increasing. Start[0] = 0, Start is non-decreasing and its last entry is len(Col) = len(Val).
-// The losses' kernels (package loss) read these slices without checking bounds, after Check.
+// SparseBlock holds the entries of up to BlockRows rows. Row r of the block (r < len(Start)−1)
+// has the value Val[k] in column Col[k] for k in [Start[r], Start[r+1]), and the value HotVal[r]
+// in the columns HotCol[r·Hots : (r+1)·Hots] (its one-hot entries); each set of columns is
+// increasing, and the two are disjoint. Start[0] = 0, Start is non-decreasing and its last entry
+// is len(Col) = len(Val); len(HotCol) is rows·Hots, and HotVal has rows values when Hots > 0 and
+// none otherwise. The losses' kernels (package loss) read these slices without checking bounds,
+// after Check.
 type SparseBlock struct {
-	Start []int
-	Col   []int32
-	Val   []float64
+	Start  []int
+	Col    []int32
+	Val    []float64
+	HotCol []int32
+	HotVal []float64
+}
+
+// absent reports whether the block is one the rows leave out (EncodePart).
+func (b *SparseBlock) absent() bool {
+	return b.Start == nil && b.Col == nil && b.Val == nil && b.HotCol == nil && b.HotVal == nil
 }
 
 // Check returns an error unless s holds n rows of d columns as SparseBlock says: BlockRows
-// rows in every block but the last, which holds the rest, and every block's Start, Col and Val
-// consistent, with columns increasing within each row and in [0, d). A block whose slices are
-// all nil is absent (see Holds) and passes.
+// rows in every block but the last, which holds the rest, and every block's slices consistent,
+// with Hots one-hot entries in each row and its columns increasing, disjoint and in [0, d). A
+// block whose slices are all nil is absent (see Holds) and passes.
 func (s *Sparse) Check(n, d int) error {
-	if d > math.MaxInt32 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
-		return fmt.Errorf("%d blocks of sparse rows of %d columns, for %d rows", len(s.Blocks), d, n)
+	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
+		return fmt.Errorf("%d blocks of sparse rows of %d columns, %d of them one-hot, for %d rows", len(s.Blocks), d, s.Hots, n)
 	}
-	for b, blk := range s.Blocks {
-		if blk.Start == nil && blk.Col == nil && blk.Val == nil {
-			continue // a block the rows leave out (EncodePart)
+	for b := range s.Blocks {
+		blk := &s.Blocks[b]
+		if blk.absent() {
+			continue
 		}
 		rows := min(BlockRows, n-b*BlockRows)
-		ok := len(blk.Start) == rows+1 && blk.Start[0] == 0 && blk.Start[rows] == len(blk.Col) && len(blk.Col) == len(blk.Val)
+		hot := 0
+		if s.Hots > 0 {
+			hot = rows
+		}
+		ok := len(blk.Start) == rows+1 && blk.Start[0] == 0 && blk.Start[rows] == len(blk.Col) &&
+			len(blk.Col) == len(blk.Val) && len(blk.HotCol) == rows*s.Hots && len(blk.HotVal) == hot
 		for r := 0; ok && r < rows; r++ {
-			lo, hi := blk.Start[r], blk.Start[r+1]
-			ok = lo <= hi && hi <= len(blk.Col)
+			if ok = blk.Start[r] <= blk.Start[r+1] && blk.Start[r+1] <= len(blk.Col); !ok {
+				break
+			}
+			// Merged in order, both sets of columns are increasing and disjoint exactly when
+			// the merge is increasing.
 			prev := int32(-1)
-			for k := lo; ok && k < hi; k++ {
-				c := blk.Col[k]
-				ok, prev = prev < c && int(c) < d, c
+			for e := s.entries(b*BlockRows + r); ok && e.next(); prev = e.col {
+				ok = prev < e.col && int(e.col) < d
 			}
 		}
 		if !ok {
-			return fmt.Errorf("block %d of the sparse rows: its row starts are not those of %d rows, or a row's columns are not increasing in [0, %d)", b, rows, d)
+			return fmt.Errorf("block %d of the sparse rows: its slices are not those of %d rows with %d one-hot entries each, or a row's columns are not increasing in [0, %d) or repeat", b, rows, s.Hots, d)
 		}
 	}
 	return nil
@@ -73,22 +97,92 @@ func (s *Sparse) Check(n, d int) error {
 
 // Holds reports whether s holds row i: false when its block is absent, which only a part of the
 // rows (EncodePart) leaves; reading such a row panics.
-func (s *Sparse) Holds(i int) bool { return s.Blocks[i/BlockRows].Start != nil }
+func (s *Sparse) Holds(i int) bool { return !s.Blocks[i/BlockRows].absent() }
 
-// Entries returns the columns and values of the entries that row i stores (see Sparse).
-func (s *Sparse) Entries(i int) ([]int32, []float64) {
-	blk := &s.Blocks[i/BlockRows]
-	r := i % BlockRows
-	lo, hi := blk.Start[r], blk.Start[r+1]
-	return blk.Col[lo:hi:hi], blk.Val[lo:hi:hi]
+// Entries returns the columns and values of the entries that row i stores (see Sparse), in
+// increasing columns, written over col[:0] and val[:0] (which grow when they are short).
+func (s *Sparse) Entries(i int, col []int32, val []float64) ([]int32, []float64) {
+	return s.appendEntries(i, col[:0], val[:0], 0)
+}
+
+// appendEntries appends the columns and values of row i's entries to col and val, the columns
+// of its one-hot entries xor mark (^0 marks them as sparseBuilder.add takes them).
+func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([]int32, []float64) {
+	for e := s.entries(i); e.next(); {
+		c := e.col
+		if e.isHot {
+			c ^= mark
+		}
+		col, val = append(col, c), append(val, e.val)
+	}
+	return col, val
 }
 
 // Row writes row i into x, dense: its value in every one of the len(x) = D columns.
 func (s *Sparse) Row(i int, x []float64) {
 	clear(x)
-	col, val := s.Entries(i)
-	for k, c := range col {
-		x[c] = val[k]
+	for e := s.entries(i); e.next(); {
+		x[e.col] = e.val
+	}
+}
+
+// stored returns row i's entries: the columns and values of those not one-hot, the columns of
+// its one-hot entries, and their value (0 when it has none).
+func (s *Sparse) stored(i int) (col []int32, val []float64, hotCol []int32, hot float64) {
+	blk := &s.Blocks[i/BlockRows]
+	r := i % BlockRows
+	lo, hi := blk.Start[r], blk.Start[r+1]
+	if s.Hots > 0 {
+		hotCol, hot = blk.HotCol[r*s.Hots:(r+1)*s.Hots], blk.HotVal[r]
+	}
+	return blk.Col[lo:hi], blk.Val[lo:hi], hotCol, hot
+}
+
+// entryReader reads the entries of a row in increasing columns: each next gives col and val
+// the next one's.
+type entryReader struct {
+	cols   []int32
+	vals   []float64
+	hotCol []int32
+	hot    float64
+	k, h   int // the next entries of cols and hotCol
+	col    int32
+	val    float64
+	isHot  bool // whether the entry is one-hot
+}
+
+// entries returns a reader of row i's entries.
+func (s *Sparse) entries(i int) entryReader {
+	var e entryReader
+	e.cols, e.vals, e.hotCol, e.hot = s.stored(i)
+	return e
+}
+
+// next moves to the next entry and reports whether there is one.
+func (e *entryReader) next() bool {
+	k, h := e.k, e.h
+	e.isHot = k == len(e.cols) || h < len(e.hotCol) && e.hotCol[h] < e.cols[k]
+	switch {
+	case !e.isHot:
+		e.col, e.val, e.k = e.cols[k], e.vals[k], k+1
+	case h < len(e.hotCol):
+		e.col, e.val, e.h = e.hotCol[h], e.hot, h+1
+	default:
+		return false
+	}
+	return true
+}
+
+// setValues makes the values of row i's entries val, in the order of Entries: the one-hot
+// ones must be equal (they are when a row's features are all scaled by one factor).
+func (s *Sparse) setValues(i int, val []float64) {
+	e := s.entries(i)
+	for k := 0; e.next(); k++ {
+		if e.isHot {
+			s.Blocks[i/BlockRows].HotVal[i%BlockRows] = val[k]
+		} else {
+			e.vals[e.k-1] = val[k]
+		}
 	}
 }
 
@@ -98,10 +192,7 @@ func (s *Sparse) dense(n, d int) []float64 {
 	x := make([]float64, n*d)
 	for b := range s.Blocks {
 		for i := b * BlockRows; i < min(n, (b+1)*BlockRows); i++ {
-			col, val := s.Entries(i)
-			for k, c := range col {
-				x[i*d+int(c)] = val[k]
-			}
+			s.Row(i, x[i*d:(i+1)*d])
 		}
 		s.Blocks[b] = SparseBlock{}
 	}
@@ -111,22 +202,20 @@ func (s *Sparse) dense(n, d int) []float64 {
 // compare compares rows i and j as the sequences of the bits of their dense entries
 // (math.Float64bits), lexicographically, without writing either out.
 func (s *Sparse) compare(i, j int) int {
-	ca, va := s.Entries(i)
-	cb, vb := s.Entries(j)
-	a, b := 0, 0
-	for a < len(ca) || b < len(cb) {
+	a, b := s.entries(i), s.entries(j)
+	moreA, moreB := a.next(), b.next()
+	for moreA || moreB {
 		var x, y float64 // +0 where a row stores no entry
 		switch {
-		case b == len(cb) || a < len(ca) && ca[a] < cb[b]:
-			x = va[a]
-			a++
-		case a == len(ca) || cb[b] < ca[a]:
-			y = vb[b]
-			b++
+		case !moreB || moreA && a.col < b.col:
+			x = a.val
+			moreA = a.next()
+		case !moreA || b.col < a.col:
+			y = b.val
+			moreB = b.next()
 		default:
-			x, y = va[a], vb[b]
-			a++
-			b++
+			x, y = a.val, b.val
+			moreA, moreB = a.next(), b.next()
 		}
 		if c := cmp.Compare(math.Float64bits(x), math.Float64bits(y)); c != 0 {
 			return c
@@ -142,26 +231,39 @@ type sparseBuilder struct {
 	rows  int // the rows of the last block
 }
 
-// newSparseBuilder returns a builder of rows of at most width entries.
-func newSparseBuilder(width int) *sparseBuilder {
-	return &sparseBuilder{s: &Sparse{}, width: width, rows: BlockRows}
+// newSparseBuilder returns a builder of rows of at most width entries, hots of them one-hot.
+func newSparseBuilder(width, hots int) *sparseBuilder {
+	return &sparseBuilder{s: &Sparse{Hots: hots}, width: width, rows: BlockRows}
 }
 
-// add appends a row of the entries val in columns col (increasing, at most width of them).
+// add appends a row of the entries val in the columns col (increasing, at most width of them),
+// of which the builder's hots entries marked one-hot (col[k] < 0, of column ^col[k]) have one
+// value.
 func (b *sparseBuilder) add(col []int32, val []float64) {
+	hots := b.s.Hots
 	if b.rows == BlockRows {
 		b.trim()
-		b.s.Blocks = append(b.s.Blocks, SparseBlock{Start: make([]int, 1, BlockRows+1),
-			Col: make([]int32, 0, BlockRows*b.width), Val: make([]float64, 0, BlockRows*b.width)})
+		blk := SparseBlock{Start: make([]int, 1, BlockRows+1),
+			Col: make([]int32, 0, BlockRows*(b.width-hots)), Val: make([]float64, 0, BlockRows*(b.width-hots))}
+		if hots > 0 {
+			blk.HotCol, blk.HotVal = make([]int32, 0, BlockRows*hots), make([]float64, 0, BlockRows)
+		}
+		b.s.Blocks = append(b.s.Blocks, blk)
 		b.rows = 0
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
-	k := len(blk.Col)
-	blk.Col, blk.Val = blk.Col[:k+len(col)], blk.Val[:k+len(col)]
-	copy(blk.Col[k:], col)
-	copy(blk.Val[k:], val)
-	blk.Start = blk.Start[:b.rows+2]
-	blk.Start[b.rows+1] = len(blk.Col)
+	hot := 0.0
+	for k, c := range col {
+		if c < 0 {
+			blk.HotCol, hot = append(blk.HotCol, ^c), val[k]
+		} else {
+			blk.Col, blk.Val = append(blk.Col, c), append(blk.Val, val[k])
+		}
+	}
+	if hots > 0 {
+		blk.HotVal = append(blk.HotVal, hot)
+	}
+	blk.Start = append(blk.Start, len(blk.Col))
 	b.rows++
 }
 
@@ -176,21 +278,18 @@ func (b *sparseBuilder) skip() {
 	b.rows++
 }
 
-// trim gives the last block exactly the room its rows and entries take, when they take less
-// than seven eighths of the room made for them (a last block of fewer rows, rows of fewer
-// entries): copying every block whose rows left out a few +0 entries would double the memory
-// that encoding allocates, for an eighth of the room at most.
+// trim gives the last block the room its rows and entries take (up to an allocation's
+// rounding), when they take less than seven eighths of the room made for them (a last block of
+// fewer rows, rows of fewer entries): copying every block whose rows left out a few +0 entries
+// would double the memory that encoding allocates, for an eighth of the room at most.
 func (b *sparseBuilder) trim() {
 	if len(b.s.Blocks) == 0 {
 		return
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
 	if len(blk.Col) < cap(blk.Col)/8*7 || len(blk.Start) < cap(blk.Start) {
-		out := SparseBlock{Start: make([]int, len(blk.Start)), Col: make([]int32, len(blk.Col)), Val: make([]float64, len(blk.Val))}
-		copy(out.Start, blk.Start)
-		copy(out.Col, blk.Col)
-		copy(out.Val, blk.Val)
-		*blk = out
+		*blk = SparseBlock{Start: slices.Clone(blk.Start), Col: slices.Clone(blk.Col), Val: slices.Clone(blk.Val),
+			HotCol: slices.Clone(blk.HotCol), HotVal: slices.Clone(blk.HotVal)}
 	}
 }
 

@@ -110,7 +110,7 @@ func TestSparseEncoding(t *testing.T) {
 			}
 			zeros := 0
 			for i := range sparse.N {
-				col, val := sparse.Entries(i)
+				col, val := sparse.Entries(i, nil, nil)
 				want := 4 // a, c, b, e
 				if norm.bias != "0" {
 					want++
@@ -234,11 +234,51 @@ func TestDivideMoves(t *testing.T) {
 	}
 }
 
+// TestDivideOneHot: Divide gives rows with more one-hot entries than others (4 categorical
+// columns and the bias) back bit for bit, each in its set in order.
+func TestDivideOneHot(t *testing.T) {
+	const n = 2*BlockRows + 5
+	s := mustSchema(t, oneHotSchema)
+	load := func() *Dataset {
+		ds, _, err := Encode(&oneHotGenerated{generatedRows{n: n}}, s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return ds
+	}
+	ds, moved := load(), load()
+	if ds.Sparse == nil || ds.Sparse.Hots != 4 {
+		t.Fatalf("held sparse: %v, want 4 one-hot entries a row", ds.Sparse != nil)
+	}
+	inTest, err := RandomHoldout(n, 0.3, rng.Seeded(9))
+	if err != nil {
+		t.Fatal(err)
+	}
+	train, test := moved.Divide(inTest)
+	if err := train.Sparse.Check(train.N, train.D); err != nil {
+		t.Fatal(err)
+	}
+	if err := test.Sparse.Check(test.N, test.D); err != nil {
+		t.Fatal(err)
+	}
+	k := [2]int{}
+	for i := range n {
+		set, j := train, 0
+		if inTest[i] {
+			set, j = test, 1
+		}
+		if got, want := set.Row(k[j], nil), ds.Row(i, nil); !sameBits(got, want) {
+			t.Fatalf("row %d: %v in its set, want %v", i, got, want)
+		}
+		k[j]++
+	}
+}
+
 // TestSparseRowsBits: a row's entries that are −0 or +0 come back as they are, and rows that
 // differ only there compare as their dense bits do.
 func TestSparseRowsBits(t *testing.T) {
 	negZero := math.Copysign(0, -1)
-	b := newSparseBuilder(3)
+	b := newSparseBuilder(3, 0)
 	b.add([]int32{0, 2}, []float64{negZero, 1})
 	b.add([]int32{2}, []float64{1})
 	b.add([]int32{0, 2}, []float64{0, 1})
@@ -281,9 +321,9 @@ func cmpDense(ds *Dataset, i, j int) int {
 // columns out of order or range.
 func TestSparseCheck(t *testing.T) {
 	good := func() *Sparse {
-		b := newSparseBuilder(2)
+		b := newSparseBuilder(3, 1)
 		for range BlockRows + 2 {
-			b.add([]int32{1, 3}, []float64{1, 2})
+			b.add([]int32{0, 1, ^3}, []float64{1, 2, 5})
 		}
 		return b.done()
 	}
@@ -297,10 +337,17 @@ func TestSparseCheck(t *testing.T) {
 		"rows":         {func(*Sparse) {}, BlockRows + 3, 4},
 		"blocks":       {func(s *Sparse) { s.Blocks = s.Blocks[:1] }, BlockRows + 2, 4},
 		"width":        {func(*Sparse) {}, BlockRows + 2, 3},
-		"order":        {func(s *Sparse) { s.Blocks[1].Col[1] = 1 }, BlockRows + 2, 4},
+		"order":        {func(s *Sparse) { s.Blocks[1].Col[1] = 0 }, BlockRows + 2, 4},
 		"negative":     {func(s *Sparse) { s.Blocks[0].Col[0] = -1 }, BlockRows + 2, 4},
 		"start":        {func(s *Sparse) { s.Blocks[0].Start[0] = 1 }, BlockRows + 2, 4},
-		"end":          {func(s *Sparse) { s.Blocks[1].Val = s.Blocks[1].Val[:3] }, BlockRows + 2, 4},
+		"end":          {func(s *Sparse) { s.Blocks[1].Col = s.Blocks[1].Col[:3] }, BlockRows + 2, 4},
+		"values":       {func(s *Sparse) { s.Blocks[1].Val = s.Blocks[1].Val[:1] }, BlockRows + 2, 4},
+		"one-hot":      {func(s *Sparse) { s.Blocks[1].HotVal = s.Blocks[1].HotVal[:1] }, BlockRows + 2, 4},
+		"one-hot cols": {func(s *Sparse) { s.Blocks[1].HotCol = s.Blocks[1].HotCol[:1] }, BlockRows + 2, 4},
+		"same column":  {func(s *Sparse) { s.Blocks[0].HotCol[0] = 1 }, BlockRows + 2, 4},
+		"hots":         {func(s *Sparse) { s.Hots = 2 }, BlockRows + 2, 4},
+		"no hots":      {func(s *Sparse) { s.Hots = 0 }, BlockRows + 2, 4},
+		"one-hot past": {func(s *Sparse) { s.Blocks[0].HotCol[1] = 4 }, BlockRows + 2, 4},
 		"decreasing":   {func(s *Sparse) { s.Blocks[0].Start[5] = 0 }, BlockRows + 2, 4},
 		"past the end": {func(s *Sparse) { s.Blocks[0].Start[1] = 1 << 20 }, BlockRows + 2, 4},
 		"row count":    {func(s *Sparse) { s.Blocks[0].Start = s.Blocks[0].Start[:10] }, BlockRows + 2, 4},
@@ -439,8 +486,8 @@ func TestEncodePart(t *testing.T) {
 					} else if !keep {
 						continue
 					}
-					gc, gv := got.Entries(i)
-					wc, wv := want.Entries(i)
+					gc, gv := got.Entries(i, nil, nil)
+					wc, wv := want.Entries(i, nil, nil)
 					if !slices.Equal(gc, wc) || !sameBits(gv, wv) {
 						t.Fatalf("%s: row %d stores %v %v, want %v %v", what, i, gc, gv, wc, wv)
 					}

@@ -173,15 +173,18 @@ func (ds *Dataset) divide(inTest []bool, move bool) (train, test *Dataset) {
 	train, test = ds.subset(ds.N-nTest), ds.subset(nTest)
 	var trainRows, testRows *sparseBuilder
 	if ds.Sparse != nil {
-		width := 0
+		hots := ds.Sparse.Hots
+		width := hots // a row's entries: its one-hot ones and the most others a row has
 		for _, blk := range ds.Sparse.Blocks {
 			for r := range len(blk.Start) - 1 {
-				width = max(width, blk.Start[r+1]-blk.Start[r])
+				width = max(width, hots+blk.Start[r+1]-blk.Start[r])
 			}
 		}
-		trainRows, testRows = newSparseBuilder(width), newSparseBuilder(width)
+		trainRows, testRows = newSparseBuilder(width, hots), newSparseBuilder(width, hots)
 	}
 	nTrain, nTest := 0, 0
+	var col []int32
+	var val []float64
 	for i := range ds.N {
 		set, rows, k := train, trainRows, nTrain
 		if inTest[i] {
@@ -195,7 +198,8 @@ func (ds *Dataset) divide(inTest []bool, move bool) (train, test *Dataset) {
 			copy(set.X[k*ds.D:(k+1)*ds.D], ds.X[i*ds.D:(i+1)*ds.D])
 			continue
 		}
-		rows.add(ds.Sparse.Entries(i))
+		col, val = ds.Sparse.appendEntries(i, col[:0], val[:0], ^0)
+		rows.add(col, val)
 		if move && (i+1)%BlockRows == 0 {
 			ds.Sparse.Blocks[i/BlockRows] = SparseBlock{}
 		}

@@ -291,7 +291,8 @@ func projectL1(dst, x []float64, r float64) {
 	for i, v := range x {
 		a[i] = math.Abs(v)
 	}
-	slices.SortFunc(a, func(s, t float64) int { return -cmpFloat(s, t) })
+	slices.Sort(a) // decreasing once reversed: ties are equal bits, so no order of them differs
+	slices.Reverse(a)
 	// θ_k = (Σ_{j≤k} a_j − r)/k; the active count is the largest k with a_k > θ_k.
 	sum, theta := 0.0, 0.0
 	for k, v := range a {
@@ -306,17 +307,6 @@ func projectL1(dst, x []float64, r float64) {
 	for i, v := range x {
 		dst[i] = sign(v) * math.Max(math.Abs(v)-theta, 0)
 	}
-}
-
-// cmpFloat orders finite floats.
-func cmpFloat(s, t float64) int {
-	switch {
-	case s < t:
-		return -1
-	case s > t:
-		return 1
-	}
-	return 0
 }
 
 // projectLp writes the Euclidean projection of x (with ‖x‖_p > r) onto the ℓp ball of

@@ -3,6 +3,7 @@ package loss
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/pkg/core/data"
@@ -158,20 +159,20 @@ func BenchmarkSparseKernels(b *testing.B) {
 	g := make([]float64, 92)
 	for _, k := range []struct {
 		name  string
-		dots  func(z []float64, start []int, col []int32, val, w []float64)
-		axpys func(y, c []float64, start []int, col []int32, val []float64)
+		dots  func(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int)
+		axpys func(y, c []float64, start []int, col []int32, val []float64, hotCol []int32, hot []float64, hots int)
 	}{{"kernel", sparseDots, sparseAxpys}, {"go", sparseDotsGo, sparseAxpysGo}} {
 		b.Run(k.name, func(b *testing.B) {
 			var z [rowBlock]float64
 			for b.Loop() {
 				for lo := 0; lo < l.n; lo += rowBlock {
 					m := min(rowBlock, l.n-lo)
-					blk, r := &s.Blocks[lo/data.BlockRows], lo%data.BlockRows
-					k.dots(z[:m], blk.Start[r:r+m+1], blk.Col, blk.Val, w)
+					b := sparseBlock(s, lo, m, 92, w)
+					k.dots(z[:m], b.start, b.col, b.val, w, b.hotCol, b.hot, b.hots)
 					for r := range z[:m] {
 						z[r] *= 1e-3
 					}
-					k.axpys(g, z[:m], blk.Start[r:r+m+1], blk.Col, blk.Val)
+					k.axpys(g, z[:m], b.start, b.col, b.val, b.hotCol, b.hot, b.hots)
 				}
 			}
 		})
@@ -209,4 +210,58 @@ func BenchmarkWorkers(b *testing.B) {
 			})
 		}
 	}
+}
+
+// encodedScaleRows returns n rows of the scale benchmark's shape encoded by data.Encode: 10
+// numeric columns in [0, 1] and 10 categorical columns of 8 levels, and a binary label (D = 91
+// with the bias), which Encode holds sparse, 10 of a row's 21 entries one-hot.
+func encodedScaleRows(b *testing.B, n int) *data.Dataset {
+	var schema, text strings.Builder
+	schema.WriteString(`{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"}, "columns": [`)
+	for j := range 10 {
+		fmt.Fprintf(&schema, `{"name": "x%d", "kind": "numeric", "min": 0, "max": 1},`, j)
+		fmt.Fprintf(&schema, `{"name": "c%d", "kind": "categorical", "categories": ["a","b","c","d","e","f","g","h"]},`, j)
+		fmt.Fprintf(&text, "x%d,c%d,", j, j)
+	}
+	schema.WriteString(`{"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`)
+	text.WriteString("y\n")
+	rng := rand.New(rand.NewPCG(71, 72))
+	for range n {
+		for range 10 {
+			fmt.Fprintf(&text, "%.3f,%c,", rng.Float64(), 'a'+rng.IntN(8))
+		}
+		fmt.Fprintf(&text, "%d\n", rng.IntN(2))
+	}
+	s, err := data.LoadSchema(strings.NewReader(schema.String()))
+	if err != nil {
+		b.Fatal(err)
+	}
+	ds, _, err := data.Encode(strings.NewReader(text.String()), s)
+	if err != nil || ds.Sparse == nil {
+		b.Fatalf("%v (held sparse: %v)", err, err == nil && ds.Sparse != nil)
+	}
+	return ds
+}
+
+// BenchmarkEncodedPass measures a gradient pass (MeanGrad) and a pass of values (Mean) on one
+// worker over 200,000 rows that Encode holds sparse (encodedScaleRows).
+func BenchmarkEncodedPass(b *testing.B) {
+	defer SetWorkers(SetWorkers(1))
+	ds := encodedScaleRows(b, 200_000)
+	l, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2})
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := randVec(rand.New(rand.NewPCG(73, 74)), ds.D, 0.3)
+	g := make([]float64, ds.D)
+	b.Run("grad", func(b *testing.B) {
+		for b.Loop() {
+			l.MeanGrad(g, w)
+		}
+	})
+	b.Run("value", func(b *testing.B) {
+		for b.Loop() {
+			sink = l.Mean(nil, w)
+		}
+	})
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 	"math/big"
 
-	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/interval"
 )
@@ -337,12 +336,12 @@ func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 		}
 		sum = interval.Add(sum, valueInterval(l.s, z, l.y[i], prec), prec)
 	}
+	var cols []int32
+	var vals []float64
 	for i := range l.n {
 		if l.sparse != nil {
-			blk := &l.sparse.Blocks[i/data.BlockRows]
-			r := i % data.BlockRows
-			lo, hi := blk.Start[r], blk.Start[r+1]
-			row(i, blk.Col[lo:hi], blk.Val[lo:hi])
+			cols, vals = l.sparse.Entries(i, cols, vals)
+			row(i, cols, vals)
 			continue
 		}
 		row(i, nil, l.x[i*l.d:(i+1)*l.d])

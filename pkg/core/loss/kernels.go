@@ -13,36 +13,81 @@ package loss
 // stated preconditions; sparseRows establishes them when it is built and its methods check
 // the lengths before each call.
 
-// sparseDotsGo writes Σ_{k ∈ [start[r], start[r+1])} val[k]·w[col[k]] into z[r] for every
-// r < len(z), adding in k order into one accumulator that starts at +0. It needs
-// len(start) ≥ len(z) + 1, start non-decreasing, start[len(z)] ≤ len(col) ≤ len(val), and every
-// col[k] in the ranges in [0, len(w)).
-func sparseDotsGo(z []float64, start []int, col []int32, val, w []float64) {
+// The sparse kernels read the rows of a block of data.Sparse rows: row r has the value val[k]
+// in column col[k] for k in [start[r], start[r+1]), and when hots > 0 the value hot[r] in the
+// columns hotCol[r·hots : (r+1)·hots] (its one-hot entries). They need len(start) ≥ rows + 1,
+// start non-decreasing, start[rows] ≤ len(col) ≤ len(val), len(hotCol) ≥ rows·hots, len(hot) ≥
+// rows when hots > 0, and every column in [0, len(w)) (w: the weights, or y).
+
+// sparseDotsGo writes ⟨x_r, w⟩ into z[r] for every r < len(z): the sum of val[k]·w[col[k]] over
+// the row's entries that are not one-hot, in k order into one accumulator that starts at +0,
+// plus, when hots > 0, hot[r] times the sum of w over its one-hot columns, in order into
+// another.
+func sparseDotsGo(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int) {
 	for r := range z {
 		lo, hi := start[r], start[r+1]
-		cols, vals := col[lo:hi], val[lo:hi:hi]
-		var s float64
-		for k, j := range cols {
-			s += vals[k] * w[j]
+		if hots == 0 {
+			z[r] = rowDot(col[lo:hi], val[lo:hi], nil, 0, w)
+		} else {
+			z[r] = rowDot(col[lo:hi], val[lo:hi], hotCol[r*hots:(r+1)*hots], hot[r], w)
 		}
-		z[r] = s
 	}
 }
 
-// sparseAxpysGo adds c[r]·x_r to y for every r < len(c) whose c[r] is not zero, in r order,
-// where row x_r has the entries val[k] in the columns col[k] for k ∈ [start[r], start[r+1]):
-// y[col[k]] += c[r]·val[k] in k order. Its preconditions are sparseDotsGo's with c for z and y
-// for w.
-func sparseAxpysGo(y, c []float64, start []int, col []int32, val []float64) {
+// rowDot returns Σ_k vals[k]·w[cols[k]] in k order, plus, when hotCols is not empty,
+// hot·Σ_k w[hotCols[k]] in k order: a function of its own so that its loops' few variables
+// stay in registers. The two sums run side by side as far as both go (two chains of additions
+// the processor overlaps), each in its own order.
+//
+//go:noinline
+func rowDot(cols []int32, vals []float64, hotCols []int32, hot float64, w []float64) float64 {
+	vals = vals[:len(cols)]
+	var s, u float64
+	n := min(len(cols), len(hotCols))
+	for k, j := range hotCols[:n] {
+		s += vals[k] * w[cols[k]]
+		u += w[j]
+	}
+	for k, j := range cols[n:] {
+		s += vals[n+k] * w[j]
+	}
+	if len(hotCols) == 0 {
+		return s
+	}
+	for _, j := range hotCols[n:] {
+		u += w[j]
+	}
+	return s + hot*u
+}
+
+// sparseAxpysGo adds c[r]·x_r to y for every r < len(c) whose c[r] is not zero, in r order:
+// y[col[k]] += c[r]·val[k] in k order, then y[j] += c[r]·hot[r] over the one-hot columns j in
+// order (each column once a row, so each y[j] gets the bits it would in column order).
+func sparseAxpysGo(y, c []float64, start []int, col []int32, val []float64, hotCol []int32, hot []float64, hots int) {
 	for r, cr := range c {
 		if cr == 0 {
 			continue
 		}
 		lo, hi := start[r], start[r+1]
-		cols, vals := col[lo:hi], val[lo:hi:hi]
-		for k, j := range cols {
-			y[j] += cr * vals[k]
+		if hots == 0 {
+			rowAxpy(y, cr, col[lo:hi], val[lo:hi], nil, 0)
+		} else {
+			rowAxpy(y, cr, col[lo:hi], val[lo:hi], hotCol[r*hots:(r+1)*hots], cr*hot[r])
 		}
+	}
+}
+
+// rowAxpy adds c·vals[k] to y[cols[k]] in k order, then ch to y[j] for the columns j of
+// hotCols in order (a function of its own, as rowDot).
+//
+//go:noinline
+func rowAxpy(y []float64, c float64, cols []int32, vals []float64, hotCols []int32, ch float64) {
+	vals = vals[:len(cols)]
+	for k, j := range cols {
+		y[j] += c * vals[k]
+	}
+	for _, j := range hotCols {
+		y[j] += ch
 	}
 }
 

@@ -3,13 +3,13 @@
 package loss
 
 // sparseDots is sparseDotsGo (kernels.go).
-func sparseDots(z []float64, start []int, col []int32, val, w []float64) {
-	sparseDotsGo(z, start, col, val, w)
+func sparseDots(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int) {
+	sparseDotsGo(z, start, col, val, w, hotCol, hot, hots)
 }
 
 // sparseAxpys is sparseAxpysGo (kernels.go).
-func sparseAxpys(y, c []float64, start []int, col []int32, val []float64) {
-	sparseAxpysGo(y, c, start, col, val)
+func sparseAxpys(y, c []float64, start []int, col []int32, val []float64, hotCol []int32, hot []float64, hots int) {
+	sparseAxpysGo(y, c, start, col, val, hotCol, hot, hots)
 }
 
 // nonZeros is nonZerosGo (kernels.go).

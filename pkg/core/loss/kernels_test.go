@@ -9,10 +9,13 @@ import (
 )
 
 // kernelCase returns sparse rows built from n random rows of dimension d (empty rows, rows
-// with one entry and full rows among them), weights of both signs with some zeros, and
-// coefficients among which are +0, −0, a NaN, huge and tiny values.
-func kernelCase(rng *rand.Rand, n, d int) (*data.Sparse, []float64, []float64) {
+// with one entry and full rows among them), each with hots one-hot entries in random columns
+// whose value is the row's (of any sign, and −0 in places); weights of both signs with some
+// zeros; and coefficients among which are +0, −0, a NaN, huge and tiny values.
+func kernelCase(rng *rand.Rand, n, d, hots int) (*data.Sparse, []float64, []float64) {
 	x := make([]float64, n*d)
+	hot, hotVal := make([]bool, n*d), make([]float64, n)
+	blk := data.SparseBlock{Start: make([]int, n+1)}
 	for i := range n {
 		row := x[i*d : (i+1)*d]
 		switch i % 7 {
@@ -30,17 +33,35 @@ func kernelCase(rng *rand.Rand, n, d int) (*data.Sparse, []float64, []float64) {
 				}
 			}
 		}
+		if hots > 0 {
+			v := rng.NormFloat64()
+			if i%5 == 0 {
+				v = math.Copysign(0, -1)
+			}
+			for _, j := range rng.Perm(d)[:hots] {
+				row[j], hot[i*d+j] = v, true
+			}
+			hotVal[i] = v
+		}
 	}
-	blk := data.SparseBlock{Start: make([]int, n+1)}
 	for i := range n {
 		for j, v := range x[i*d : (i+1)*d] {
-			if v != 0 {
+			switch {
+			case hot[i*d+j]:
+				blk.HotCol = append(blk.HotCol, int32(j))
+			case v != 0:
 				blk.Col, blk.Val = append(blk.Col, int32(j)), append(blk.Val, v)
 			}
 		}
 		blk.Start[i+1] = len(blk.Col)
+		if hots > 0 {
+			blk.HotVal = append(blk.HotVal, hotVal[i])
+		}
 	}
-	s := &data.Sparse{Blocks: []data.SparseBlock{blk}}
+	s := &data.Sparse{Blocks: []data.SparseBlock{blk}, Hots: hots}
+	if err := s.Check(n, d); err != nil {
+		panic(err)
+	}
 	w := randVec(rng, d, 3)
 	for j := range w {
 		if rng.IntN(6) == 0 {
@@ -66,36 +87,71 @@ func kernelCase(rng *rand.Rand, n, d int) (*data.Sparse, []float64, []float64) {
 
 // TestKernelsMatchGo: the kernels the loss runs (under WebAssembly, the assembly of
 // kernels_wasm.s) give the bits of the Go loops of kernels.go, on every block of rows of
-// several shapes, from any first row, including empty blocks; natively the two are the same
-// code and the test checks the wrappers. A kernel that adds in another order, skips a zero
-// coefficient differently or reads a row's bounds wrong fails.
+// several shapes, with and without one-hot entries, from any first row, including empty
+// blocks; and the Go loops give the bits of the sums they state: the dot of a row's entries
+// that are not one-hot in order, plus its one-hot value times the sum of the weights of its
+// one-hot columns; and the axpy of its entries in column order (data.Sparse.Entries). Natively
+// the kernels are the Go loops and the test checks the wrappers. A kernel that adds in another
+// order, skips a zero coefficient differently, or reads a row's bounds, values or one-hot
+// columns wrong fails.
 func TestKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(61, 62))
-	for _, d := range []int{1, 5, 92} {
-		s, w, c := kernelCase(rng, 200, d)
-		blk := s.Blocks[0]
+	same := func(a, b float64) bool {
+		return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
+	}
+	for _, tc := range []struct{ d, hots int }{{1, 0}, {5, 0}, {92, 0}, {1, 1}, {5, 2}, {92, 10}} {
+		d := tc.d
+		s, w, c := kernelCase(rng, 200, d, tc.hots)
+		blk := &s.Blocks[0]
 		n := len(blk.Start) - 1
+		var cols []int32
+		var vals []float64
 		for _, lo := range []int{0, 1, 63, 150, n} {
 			for _, m := range []int{0, 1, 13, 50} {
 				m = min(m, n-lo)
 				got, want := make([]float64, m), make([]float64, m)
-				start, col, val := sparseBlock(s, lo, m, d, w)
-				sparseDots(got, start, col, val, w)
-				sparseDotsGo(want, blk.Start[lo:lo+m+1], blk.Col, blk.Val, w)
+				sparseDotsAt(s, lo, d, got, w)
+				b := sparseBlock(s, lo, m, d, w)
+				sparseDotsGo(want, b.start, b.col, b.val, w, b.hotCol, b.hot, b.hots)
 				for r := range got {
+					i := lo + r
+					var sum, u float64
+					for k := blk.Start[i]; k < blk.Start[i+1]; k++ {
+						sum += blk.Val[k] * w[blk.Col[k]]
+					}
+					if tc.hots > 0 {
+						for _, j := range blk.HotCol[i*tc.hots : (i+1)*tc.hots] {
+							u += w[j]
+						}
+						sum += blk.HotVal[i] * u
+					}
+					if math.Float64bits(want[r]) != math.Float64bits(sum) {
+						t.Fatalf("d = %d, %d one-hot: Go's dot of row %d is %v, want %v", d, tc.hots, i, want[r], sum)
+					}
 					if math.Float64bits(got[r]) != math.Float64bits(want[r]) {
-						t.Fatalf("d = %d, rows %d+%d: dot %d is %v, want %v", d, lo, m, r, got[r], want[r])
+						t.Fatalf("d = %d, %d one-hot, rows %d+%d: dot %d is %v, want %v", d, tc.hots, lo, m, r, got[r], want[r])
 					}
 				}
-				y, yGo := randVec(rng, d, 1), make([]float64, d)
+				y, yGo, ySum := randVec(rng, d, 1), make([]float64, d), make([]float64, d)
 				y[0] = math.Copysign(0, -1)
 				copy(yGo, y)
-				start, col, val = sparseBlock(s, lo, m, d, y)
-				sparseAxpys(y, c[lo:lo+m], start, col, val)
-				sparseAxpysGo(yGo, c[lo:lo+m], blk.Start[lo:lo+m+1], blk.Col, blk.Val)
+				copy(ySum, y)
+				sparseAxpysAt(s, lo, d, y, c[lo:lo+m])
+				sparseAxpysGo(yGo, c[lo:lo+m], b.start, b.col, b.val, b.hotCol, b.hot, b.hots)
+				for r, cr := range c[lo : lo+m] {
+					if cr != 0 {
+						cols, vals = s.Entries(lo+r, cols, vals)
+						for k, j := range cols {
+							ySum[j] += cr * vals[k]
+						}
+					}
+				}
 				for j := range y {
-					if math.Float64bits(y[j]) != math.Float64bits(yGo[j]) && !(math.IsNaN(y[j]) && math.IsNaN(yGo[j])) {
-						t.Fatalf("d = %d, rows %d+%d: axpys entry %d is %v, want %v", d, lo, m, j, y[j], yGo[j])
+					if !same(yGo[j], ySum[j]) {
+						t.Fatalf("d = %d, %d one-hot, rows %d+%d: Go's axpys entry %d is %v, want %v", d, tc.hots, lo, m, j, yGo[j], ySum[j])
+					}
+					if !same(y[j], yGo[j]) {
+						t.Fatalf("d = %d, %d one-hot, rows %d+%d: axpys entry %d is %v, want %v", d, tc.hots, lo, m, j, y[j], yGo[j])
 					}
 				}
 			}
@@ -175,7 +231,7 @@ func TestDenseKernelsMatchGo(t *testing.T) {
 
 // TestKernelsCheckLengths: a vector shorter than the rows panics before a kernel runs.
 func TestKernelsCheckLengths(t *testing.T) {
-	s, w, _ := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4)
+	s, w, _ := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4, 1)
 	for name, f := range map[string]func(){
 		"short": func() { sparseBlock(s, 0, 3, 4, w[:3]) },
 		"rows":  func() { sparseBlock(s, 8, 3, 4, w) },

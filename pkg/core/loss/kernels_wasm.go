@@ -3,12 +3,12 @@ package loss
 // sparseDots is sparseDotsGo (kernels.go) in WebAssembly assembly (kernels_wasm.s).
 //
 //go:noescape
-func sparseDots(z []float64, start []int, col []int32, val, w []float64)
+func sparseDots(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int)
 
 // sparseAxpys is sparseAxpysGo (kernels.go) in WebAssembly assembly (kernels_wasm.s).
 //
 //go:noescape
-func sparseAxpys(y, c []float64, start []int, col []int32, val []float64)
+func sparseAxpys(y, c []float64, start []int, col []int32, val []float64, hotCol []int32, hot []float64, hots int)
 
 // nonZeros is nonZerosGo (kernels.go) in WebAssembly assembly (kernels_wasm.s).
 //

@@ -7,17 +7,25 @@
 // ADD adds the constant n to the i64 register r.
 #define ADD(r, n) Get r; I64Const $n; I64Add; Set r
 
-// func sparseDots(z []float64, start []int, col []int32, val, w []float64)
+// COLUMN replaces the address of an int32 column j and the address a below it with a + 8·j,
+// the address of entry j of the float64 vector at a.
+#define COLUMN I32WrapI64; I64Load32S $0; I64Const $3; I64Shl; I64Add
+
+// func sparseDots(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int)
 //
 // R0 &z[r], R1 rows left, R2 &start[r], R3 &col[0], R4 &val[0], R5 &w[0],
-// R6 k, R7 start[r+1], F16 the row's sum.
-TEXT ·sparseDots(SB), NOSPLIT, $0-120
+// R6 k, R7 start[r+1], R8 &hot[r], R9 &hotCol[r·hots], R10 hots, R11 the one-hot entries left,
+// F16 the row's sum, F17 the sum of w over its one-hot columns.
+TEXT ·sparseDots(SB), NOSPLIT, $0-176
 	MOVD z_base+0(FP), R0
 	MOVD z_len+8(FP), R1
 	MOVD start_base+24(FP), R2
 	MOVD col_base+48(FP), R3
 	MOVD val_base+72(FP), R4
 	MOVD w_base+96(FP), R5
+	MOVD hotCol_base+120(FP), R9
+	MOVD hot_base+144(FP), R8
+	MOVD hots+168(FP), R10
 
 	// k = start[0]; each row's entries begin where the previous row's end.
 	Get R2
@@ -64,11 +72,7 @@ TEXT ·sparseDots(SB), NOSPLIT, $0-120
 			I64Const $2
 			I64Shl
 			I64Add
-			I32WrapI64
-			I64Load32S $0
-			I64Const $3
-			I64Shl
-			I64Add
+			COLUMN
 			I32WrapI64
 			F64Load $0
 			F64Mul
@@ -80,6 +84,46 @@ TEXT ·sparseDots(SB), NOSPLIT, $0-120
 		End
 		End
 
+		// s += hot[r] * Σ w[hotCol[r·hots + t]], when hots > 0
+		Get R10
+		I64Eqz
+		I32Eqz
+		If
+			F64Const $(0.0)
+			Set F17
+			Get R10
+			Set R11
+			Block
+			Loop
+				Get R11
+				I64Eqz
+				BrIf $1
+
+				Get F17
+				Get R5
+				Get R9
+				COLUMN
+				I32WrapI64
+				F64Load $0
+				F64Add
+				Set F17
+
+				ADD(R9, 4)
+				ADD(R11, -1)
+				Br $0
+			End
+			End
+
+			Get F16
+			Get R8
+			I32WrapI64
+			F64Load $0
+			Get F17
+			F64Mul
+			F64Add
+			Set F16
+		End
+
 		// z[r] = s
 		Get R0
 		I32WrapI64
@@ -87,23 +131,28 @@ TEXT ·sparseDots(SB), NOSPLIT, $0-120
 		F64Store $0
 
 		ADD(R0, 8)
+		ADD(R8, 8)
 		ADD(R1, -1)
 		Br $0
 	End
 	End
 	RET
 
-// func sparseAxpys(y, c []float64, start []int, col []int32, val []float64)
+// func sparseAxpys(y, c []float64, start []int, col []int32, val []float64, hotCol []int32, hot []float64, hots int)
 //
 // R0 &y[0], R1 &c[r], R2 rows left, R3 &start[r], R4 &col[0], R5 &val[0],
-// R6 k, R7 start[r+1], R8 &y[col[k]], F16 c[r].
-TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
+// R6 k, R7 start[r+1], R8 &y[col[k]], R9 &hotCol[r·hots], R10 hots, R11 the one-hot entries
+// left, R12 &hot[r], R13 &hotCol[(r+1)·hots], F16 c[r], F17 c[r]·hot[r].
+TEXT ·sparseAxpys(SB), NOSPLIT, $0-176
 	MOVD y_base+0(FP), R0
 	MOVD c_base+24(FP), R1
 	MOVD c_len+32(FP), R2
 	MOVD start_base+48(FP), R3
 	MOVD col_base+72(FP), R4
 	MOVD val_base+96(FP), R5
+	MOVD hotCol_base+120(FP), R9
+	MOVD hot_base+144(FP), R12
+	MOVD hots+168(FP), R10
 
 	Block
 	Loop
@@ -142,11 +191,7 @@ TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
 				I64Const $2
 				I64Shl
 				I64Add
-				I32WrapI64
-				I64Load32S $0
-				I64Const $3
-				I64Shl
-				I64Add
+				COLUMN
 				Tee R8
 				I32WrapI64
 				Get R8
@@ -168,10 +213,58 @@ TEXT ·sparseAxpys(SB), NOSPLIT, $0-120
 				Br $0
 			End
 			End
+
+			// y[j] += c[r]·hot[r] for the row's one-hot columns j, when hots > 0
+			Get R10
+			I64Eqz
+			I32Eqz
+			If
+				Get F16
+				Get R12
+				I32WrapI64
+				F64Load $0
+				F64Mul
+				Set F17
+				Get R9
+				Set R13
+				Get R10
+				Set R11
+				Block
+				Loop
+					Get R11
+					I64Eqz
+					BrIf $1
+
+					Get R0
+					Get R13
+					COLUMN
+					Tee R8
+					I32WrapI64
+					Get R8
+					I32WrapI64
+					F64Load $0
+					Get F17
+					F64Add
+					F64Store $0
+
+					ADD(R13, 4)
+					ADD(R11, -1)
+					Br $0
+				End
+				End
+			End
 		End
 
+		// R9 += 4·hots
+		Get R9
+		Get R10
+		I64Const $2
+		I64Shl
+		I64Add
+		Set R9
 		ADD(R1, 8)
 		ADD(R3, 8)
+		ADD(R12, 8)
 		ADD(R2, -1)
 		Br $0
 	End

@@ -47,8 +47,7 @@ func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
 func (l *Linear) rowDot(i int, w []float64) float64 {
 	if l.sparse != nil {
 		var z [1]float64
-		start, col, val := sparseBlock(l.sparse, i, 1, l.d, w)
-		sparseDots(z[:], start, col, val, w)
+		sparseDotsAt(l.sparse, i, l.d, z[:], w)
 		return z[0]
 	}
 	return dot(l.x[i*l.d:(i+1)*l.d], w)
@@ -57,8 +56,7 @@ func (l *Linear) rowDot(i int, w []float64) float64 {
 // addRows adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order.
 func (l *Linear) addRows(y, c []float64, lo int) {
 	if l.sparse != nil {
-		start, col, val := sparseBlock(l.sparse, lo, len(c), l.d, y)
-		sparseAxpys(y, c, start, col, val)
+		sparseAxpysAt(l.sparse, lo, l.d, y, c)
 		return
 	}
 	for r, cr := range c {
@@ -196,8 +194,7 @@ const rowBlock = 64
 // one block of rows (data.BlockRows).
 func (l *Linear) predictions(z, w []float64, lo int) {
 	if l.sparse != nil {
-		start, col, val := sparseBlock(l.sparse, lo, len(z), l.d, w)
-		sparseDots(z, start, col, val, w)
+		sparseDotsAt(l.sparse, lo, l.d, z, w)
 		return
 	}
 	for k := range z {

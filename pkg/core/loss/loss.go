@@ -170,12 +170,14 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 		}
 	}
 	limit := b.X * (1 + Slack)
+	var col []int32
+	var row []float64
 	for i := 0; i < ds.N; i++ {
 		if !ds.Holds(i) {
 			continue // a block that a part of the rows leaves out (data.EncodePart)
 		}
 		// A row's stored entries: the norm of a sparse row's is the dense row's, bit for bit.
-		col, row := ds.Entries(i)
+		col, row = ds.Entries(i, col, row)
 		n := geom.Norm(row, b.XNorm)
 		if math.IsNaN(n) || math.IsInf(n, 0) { // a non-finite entry, or finite ones whose norm overflows
 			for k, v := range row {

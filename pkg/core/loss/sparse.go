@@ -3,17 +3,20 @@ package loss
 import "github.com/privopt/privopt/pkg/core/data"
 
 // A linear-model loss reads rows held sparse (data.Sparse) through the sparse kernels: its
-// dots add the stored terms in column order, one accumulator, the same value as the dense dot up
-// to rounding (an error of order d·2⁻⁵³·‖x‖‖w‖ for both), not the same bits; the bits are the
-// same natively on amd64 and in wasm (TestSparseReleasesIdenticalEverywhere in package mech pins
-// them). A stored entry that is ±0 changes neither a dot nor an axpy when the weights are finite
-// (the accumulator starts at +0 and is never −0 under rounding to nearest), so rows held with
-// their zeros or without them give the same bits.
+// dots add the stored terms that are not one-hot in column order into one accumulator, and a
+// row's one-hot value times the sum of the weights of its one-hot columns to that; the same
+// value as the dense dot up to rounding (an error of order d·2⁻⁵³·‖x‖‖w‖ for both), not the
+// same bits; the bits are the same natively on amd64 and in wasm (in package mech,
+// TestSparseReleasesIdenticalEverywhere and TestOneHotReleasesIdenticalEverywhere pin them). Its axpys
+// give every coordinate the bits of the dense axpy. A stored entry that is ±0 changes neither a
+// dot nor an axpy when the weights are finite (the accumulator starts at +0 and is never −0
+// under rounding to nearest), so rows held with their zeros or without them give the same bits.
 //
 // The kernels (kernels.go) rely on what data.Sparse.Check establishes when the loss is built:
-// in every block, Start is non-decreasing from 0 to len(Col) = len(Val), and every column is in
-// [0, d); and the rows of a pass's block of rowBlock rows lie in one data block (chunkRows is
-// data.BlockRows, a multiple of rowBlock).
+// in every block, Start is non-decreasing from 0 to len(Col) = len(Val), HotCol and HotVal have
+// Hots columns and one value a row, and every column is in [0, d); and the rows of a pass's
+// block of rowBlock rows lie in one data block (chunkRows is data.BlockRows, a multiple of
+// rowBlock).
 
 // SparseRows reports whether a linear-model loss (NewLinear) holds n rows of d entries held
 // dense, nnz of them non-zero, sparse: when at most a quarter of the entries are non-zero
@@ -37,9 +40,11 @@ type Width struct {
 // quantities only) or a release.
 func RowWidth(ds *data.Dataset, leftOut []bool) Width {
 	n, nnz := 0, 0
+	var col []int32
+	var val []float64
 	for i := range ds.N {
 		if leftOut == nil || !leftOut[i] {
-			_, val := ds.Entries(i)
+			col, val = ds.Entries(i, col, val)
 			n, nnz = n+1, nnz+nonZeros(val)
 		}
 	}
@@ -86,17 +91,47 @@ func sparseOf(ds *data.Dataset) *data.Sparse {
 	return s
 }
 
+// sparseRows are the slices of some rows of a block of data.Sparse rows that the sparse
+// kernels read (see kernels.go).
+type sparseRows struct {
+	start  []int
+	col    []int32
+	val    []float64
+	hotCol []int32
+	hot    []float64
+	hots   int
+}
+
 // sparseBlock returns the slices of the rows lo to lo + rows − 1 of s, which lie in one block,
-// for the sparse kernels: their starts (rows + 1 of them), and the block's columns and values.
-// It panics when v, a vector the kernels will read or write, is shorter than the rows' d
-// entries, which the kernels, unchecked under WebAssembly, would read or write past.
+// for the sparse kernels: their starts (rows + 1 of them), the block's columns and values, and
+// the rows' one-hot columns and values. It panics when v, a vector the kernels will read or
+// write, is shorter than the rows' d entries, which the kernels, unchecked under WebAssembly,
+// would read or write past.
 //
 //go:noinline
-func sparseBlock(s *data.Sparse, lo, rows, d int, v []float64) ([]int, []int32, []float64) {
+func sparseBlock(s *data.Sparse, lo, rows, d int, v []float64) sparseRows {
 	checkWidth(v, d)
 	blk := &s.Blocks[lo/data.BlockRows]
 	r := lo % data.BlockRows
-	return blk.Start[r : r+rows+1], blk.Col, blk.Val
+	b := sparseRows{start: blk.Start[r : r+rows+1], col: blk.Col, val: blk.Val, hots: s.Hots}
+	if s.Hots > 0 {
+		b.hotCol, b.hot = blk.HotCol[r*s.Hots:(r+rows)*s.Hots], blk.HotVal[r:r+rows]
+	}
+	return b
+}
+
+// sparseDotsAt writes ⟨x_{lo+r}, w⟩ into z[r] for the rows lo to lo + len(z) − 1 of s (d
+// entries each), which lie in one block: sparseDots on their slices (sparseBlock).
+func sparseDotsAt(s *data.Sparse, lo, d int, z, w []float64) {
+	b := sparseBlock(s, lo, len(z), d, w)
+	sparseDots(z, b.start, b.col, b.val, w, b.hotCol, b.hot, b.hots)
+}
+
+// sparseAxpysAt adds c[r]·x_{lo+r} to y for the rows lo to lo + len(c) − 1 of s (d entries
+// each), which lie in one block: sparseAxpys on their slices (sparseBlock).
+func sparseAxpysAt(s *data.Sparse, lo, d int, y, c []float64) {
+	b := sparseBlock(s, lo, len(c), d, y)
+	sparseAxpys(y, c, b.start, b.col, b.val, b.hotCol, b.hot, b.hots)
 }
 
 // checkWidth panics when v is shorter than the rows' d entries, which the kernels, unchecked

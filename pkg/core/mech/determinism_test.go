@@ -2,7 +2,9 @@ package mech
 
 import (
 	"context"
+	"fmt"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"strings"
 	"testing"
 
 	"github.com/privopt/privopt/internal/stattest"
@@ -104,14 +106,53 @@ func TestSparseReleasesIdenticalEverywhere(t *testing.T) {
 		blk.Start = append(blk.Start, len(blk.Col))
 	}
 	for _, ds := range []*data.Dataset{ds, &held} {
-		sparseReleases(t, ds)
+		sparseReleases(t, ds, pinnedSparseReleases)
 	}
 }
 
-// sparseReleases checks the pinned releases of TestSparseReleasesIdenticalEverywhere on ds.
-func sparseReleases(t *testing.T, ds *data.Dataset) {
+// pinnedOneHotReleases are the digests of seeded releases on rows that Encode holds sparse with
+// their one-hot entries apart (see TestOneHotReleasesIdenticalEverywhere).
+var pinnedOneHotReleases = map[string]uint64{
+	"noisy-gd":      0x1002a56a1d33a4e0,
+	"outpert-gauss": 0xc80701a9ddde7093,
+	"rem":           0x40936e93e14642e1,
+}
+
+// TestOneHotReleasesIdenticalEverywhere pins releases of a gradient method, output
+// perturbation's solver and REM's per-example values on a file of 2 numeric and 3 categorical
+// columns as Encode holds it (data.Sparse with its one-hot entries apart, which the kernels
+// read in their own loop), natively and under js/wasm.
+func TestOneHotReleasesIdenticalEverywhere(t *testing.T) {
+	schema, err := data.LoadSchema(strings.NewReader(`{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"},
+ "columns": [
+  {"name": "a", "kind": "numeric", "min": 0, "max": 10},
+  {"name": "p", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h"]},
+  {"name": "b", "kind": "numeric", "min": -1, "max": 1},
+  {"name": "q", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h"]},
+  {"name": "r", "kind": "categorical", "categories": ["a", "b", "c", "d", "e", "f", "g", "h"]},
+  {"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text strings.Builder
+	text.WriteString("a,p,b,q,r,y\n")
+	for i := range 300 {
+		fmt.Fprintf(&text, "%d,%c,%.2f,%c,%c,%d\n", i%11, 'a'+i%8, float64(i%21-10)/10, 'a'+i*3%8, 'a'+i*5%7, (i/3+i%2)%2)
+	}
+	ds, _, err := data.Encode(strings.NewReader(text.String()), schema)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ds.Sparse == nil || ds.Sparse.Hots != 3 {
+		t.Fatalf("rows held sparse: %v, want with 3 one-hot entries a row", ds.Sparse != nil)
+	}
+	sparseReleases(t, ds, pinnedOneHotReleases)
+}
+
+// sparseReleases checks the pinned releases pins on ds (TestSparseReleasesIdenticalEverywhere).
+func sparseReleases(t *testing.T, ds *data.Dataset, pins map[string]uint64) {
 	t.Helper()
-	for name, want := range pinnedSparseReleases {
+	for name, want := range pins {
 		m, err := ByName(name)
 		if err != nil {
 			t.Fatal(err)
