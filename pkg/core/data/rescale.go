@@ -156,10 +156,12 @@ func (ds *Dataset) at(i, j int) float64 {
 	if ds.Sparse == nil {
 		return ds.X[i*ds.D+j]
 	}
-	for e := ds.Sparse.entries(i); e.next(); {
-		if int(e.col) == j {
-			return e.val
-		}
+	cols, vals, hotCol, hot := ds.Sparse.stored(i)
+	if k, ok := slices.BinarySearch(cols, int32(j)); ok {
+		return vals[k]
+	}
+	if _, ok := slices.BinarySearch(hotCol, int32(j)); ok {
+		return hot
 	}
 	return 0
 }

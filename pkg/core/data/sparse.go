@@ -65,6 +65,8 @@ func (s *Sparse) Check(n, d int) error {
 	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
 		return fmt.Errorf("%d blocks of sparse rows of %d columns, %d of them one-hot, for %d rows", len(s.Blocks), d, s.Hots, n)
 	}
+	var col []int32
+	var val []float64
 	for b := range s.Blocks {
 		blk := &s.Blocks[b]
 		if blk.absent() {
@@ -83,9 +85,10 @@ func (s *Sparse) Check(n, d int) error {
 			}
 			// Merged in order, both sets of columns are increasing and disjoint exactly when
 			// the merge is increasing.
+			col, val = s.appendEntries(b*BlockRows+r, col[:0], val[:0], 0)
 			prev := int32(-1)
-			for e := s.entries(b*BlockRows + r); ok && e.next(); prev = e.col {
-				ok = prev < e.col && int(e.col) < d
+			for _, c := range col {
+				ok, prev = ok && prev < c && int(c) < d, c
 			}
 		}
 		if !ok {
@@ -105,24 +108,30 @@ func (s *Sparse) Entries(i int, col []int32, val []float64) ([]int32, []float64)
 	return s.appendEntries(i, col[:0], val[:0], 0)
 }
 
-// appendEntries appends the columns and values of row i's entries to col and val, the columns
-// of its one-hot entries xor mark (^0 marks them as sparseBuilder.add takes them).
+// appendEntries appends the columns and values of row i's entries to col and val, in column
+// order, the columns of its one-hot entries xor mark (^0 marks them as sparseBuilder.add takes
+// them).
 func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([]int32, []float64) {
-	for e := s.entries(i); e.next(); {
-		c := e.col
-		if e.isHot {
-			c ^= mark
+	cols, vals, hotCol, hot := s.stored(i)
+	k := 0
+	for _, h := range hotCol {
+		for ; k < len(cols) && cols[k] < h; k++ {
+			col, val = append(col, cols[k]), append(val, vals[k])
 		}
-		col, val = append(col, c), append(val, e.val)
+		col, val = append(col, h^mark), append(val, hot)
 	}
-	return col, val
+	return append(col, cols[k:]...), append(val, vals[k:]...)
 }
 
 // Row writes row i into x, dense: its value in every one of the len(x) = D columns.
 func (s *Sparse) Row(i int, x []float64) {
 	clear(x)
-	for e := s.entries(i); e.next(); {
-		x[e.col] = e.val
+	cols, vals, hotCol, hot := s.stored(i)
+	for k, c := range cols {
+		x[c] = vals[k]
+	}
+	for _, c := range hotCol {
+		x[c] = hot
 	}
 }
 
@@ -148,7 +157,6 @@ type entryReader struct {
 	k, h   int // the next entries of cols and hotCol
 	col    int32
 	val    float64
-	isHot  bool // whether the entry is one-hot
 }
 
 // entries returns a reader of row i's entries.
@@ -161,9 +169,8 @@ func (s *Sparse) entries(i int) entryReader {
 // next moves to the next entry and reports whether there is one.
 func (e *entryReader) next() bool {
 	k, h := e.k, e.h
-	e.isHot = k == len(e.cols) || h < len(e.hotCol) && e.hotCol[h] < e.cols[k]
 	switch {
-	case !e.isHot:
+	case k < len(e.cols) && (h == len(e.hotCol) || e.cols[k] < e.hotCol[h]):
 		e.col, e.val, e.k = e.cols[k], e.vals[k], k+1
 	case h < len(e.hotCol):
 		e.col, e.val, e.h = e.hotCol[h], e.hot, h+1
@@ -176,12 +183,14 @@ func (e *entryReader) next() bool {
 // setValues makes the values of row i's entries val, in the order of Entries: the one-hot
 // ones must be equal (they are when a row's features are all scaled by one factor).
 func (s *Sparse) setValues(i int, val []float64) {
-	e := s.entries(i)
-	for k := 0; e.next(); k++ {
-		if e.isHot {
-			s.Blocks[i/BlockRows].HotVal[i%BlockRows] = val[k]
+	cols, vals, hotCol, _ := s.stored(i)
+	k := 0
+	for e, v := range val {
+		if e-k < len(hotCol) && (k == len(cols) || hotCol[e-k] < cols[k]) {
+			s.Blocks[i/BlockRows].HotVal[i%BlockRows] = v
 		} else {
-			e.vals[e.k-1] = val[k]
+			vals[k] = v
+			k++
 		}
 	}
 }
