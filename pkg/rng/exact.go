@@ -53,27 +53,74 @@ func (r *Rand) bernoulliRatio(a, n *big.Int, s *exactScratch) bool {
 	}
 }
 
+// bernoulliRatio64 is bernoulliRatio for n < 2^63 in uint64 arithmetic: the same comparisons
+// (2·rem < 2n fits), so the same bits drawn and the same result.
+func (r *Rand) bernoulliRatio64(a, n uint64) bool {
+	if a >= n {
+		return true
+	}
+	if a == 0 {
+		return false
+	}
+	rem := a
+	for {
+		rem <<= 1
+		bit := rem >= n
+		if bit {
+			rem -= n
+		}
+		if r.bit() != bit {
+			return bit
+		}
+		if rem == 0 {
+			return false
+		}
+	}
+}
+
 // bernoulliExpFrac returns true with probability exp(−a/b) exactly, for 0 ≤ a ≤ b, b > 0.
 //
 // Method: CKS20 Algorithm 1 for γ = a/b ∈ [0, 1]: draw A_k ~ Bernoulli(γ/k) for k = 1, 2, …
-// until the first 0, at index K; then P(K odd) = e^(−γ).
+// until the first 0, at index K; then P(K odd) = e^(−γ). When b < 2^63 it runs in uint64
+// arithmetic (bernoulliExpFrac64), drawing the same bits.
 func (r *Rand) bernoulliExpFrac(a, b *big.Int, s *exactScratch) bool {
-	k := int64(1)
-	for {
+	if b.BitLen() < 64 && b.Uint64() < 1<<63 {
+		return r.bernoulliExpFrac64(a.Uint64(), b.Uint64(), s)
+	}
+	return r.bernoulliExpFracFrom(1, a, b, s)
+}
+
+// bernoulliExpFracFrom runs bernoulliExpFrac's trials from A_k on, in big integers (a and b
+// may be s.a and s.b).
+func (r *Rand) bernoulliExpFracFrom(k int64, a, b *big.Int, s *exactScratch) bool {
+	for ; ; k++ {
 		s.n.SetInt64(k)
 		s.n.Mul(&s.n, b)
 		if !r.bernoulliRatio(a, &s.n, s) {
 			return k%2 == 1
 		}
-		k++
+	}
+}
+
+// bernoulliExpFrac64 is bernoulliExpFrac for uint64 a and b: its trials in uint64 arithmetic
+// while k·b < 2^63 (bernoulliRatio64), and on in big integers if k·b grows past that.
+func (r *Rand) bernoulliExpFrac64(a, b uint64, s *exactScratch) bool {
+	for k := uint64(1); ; k++ {
+		hi, n := bits.Mul64(k, b)
+		if hi != 0 || n >= 1<<63 {
+			s.a.SetUint64(a)
+			s.b.SetUint64(b)
+			return r.bernoulliExpFracFrom(int64(k), &s.a, &s.b, s)
+		}
+		if !r.bernoulliRatio64(a, n) {
+			return k%2 == 1
+		}
 	}
 }
 
 // bernoulliExpMinusOne returns true with probability e^−1 exactly.
 func (r *Rand) bernoulliExpMinusOne(s *exactScratch) bool {
-	s.a.SetInt64(1)
-	s.b.SetInt64(1)
-	return r.bernoulliExpFrac(&s.a, &s.b, s)
+	return r.bernoulliExpFrac64(1, 1, s)
 }
 
 // bernoulliExp returns true with probability exp(−num/den) exactly, for num ≥ 0, den > 0
@@ -101,9 +148,7 @@ var bigOne = big.NewInt(1)
 func (r *Rand) discreteLaplace(t uint64, shift uint, s *exactScratch) (negative bool) {
 	for {
 		u := r.uint64n(t)
-		s.q.SetUint64(u)
-		s.tmp.SetUint64(t)
-		if !r.bernoulliExpFrac(&s.q, &s.tmp, s) {
+		if !r.bernoulliExpFrac64(u, t, s) {
 			continue
 		}
 		var v uint64

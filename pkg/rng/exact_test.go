@@ -44,6 +44,42 @@ func TestExactBernoulli(t *testing.T) {
 	}
 }
 
+// TestExactUint64PathsDrawAsBig checks that the uint64 paths of the exact Bernoulli trials
+// (bernoulliRatio64, bernoulliExpFrac64) return what the big-integer ones return and draw the
+// same bits, for denominators of every width below 2^63 and for b ≥ 2^61, where k·b passes
+// 2^63 at k ≤ 4 and the trials go on in big integers: two generators seeded alike stay in step.
+func TestExactUint64PathsDrawAsBig(t *testing.T) {
+	fast, slow, pick := Seeded(21), Seeded(21), Seeded(22)
+	var sf, ss exactScratch
+	inStep := func(what string, i int) {
+		t.Helper()
+		if fast.nBits != slow.nBits || fast.bitBuf != slow.bitBuf {
+			t.Fatalf("%s, trial %d: the uint64 path drew other bits than the big one", what, i)
+		}
+	}
+	below := func(width uint64) uint64 { return max(1, pick.src.Uint64()>>(64-width)) } // in [1, 2^width)
+	for i := range 20000 {
+		n := below(1 + pick.uint64n(63))
+		a := pick.uint64n(n + 1)
+		if got, want := fast.bernoulliRatio64(a, n), slow.bernoulliRatio(new(big.Int).SetUint64(a), new(big.Int).SetUint64(n), &ss); got != want {
+			t.Fatalf("bernoulliRatio64(%d, %d) = %t, the big path %t", a, n, got, want)
+		}
+		inStep("bernoulliRatio64", i)
+		b := below(1 + pick.uint64n(63))
+		if i%2 == 0 {
+			b = 1<<61 + pick.uint64n(1<<62+1<<61) // k·b ≥ 2^63 from k = 2, 3 or 4
+		}
+		a = pick.uint64n(b + 1)
+		if got, want := fast.bernoulliExpFrac64(a, b, &sf), slow.bernoulliExpFracFrom(1, new(big.Int).SetUint64(a), new(big.Int).SetUint64(b), &ss); got != want {
+			t.Fatalf("bernoulliExpFrac64(%d, %d) = %t, the big path %t", a, b, got, want)
+		}
+		inStep("bernoulliExpFrac64", i)
+	}
+	if fast.src.Uint64() != slow.src.Uint64() {
+		t.Fatal("the generators are out of step")
+	}
+}
+
 func TestDyadic(t *testing.T) {
 	for _, tc := range []struct {
 		x float64
