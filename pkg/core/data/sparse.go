@@ -65,8 +65,6 @@ func (s *Sparse) Check(n, d int) error {
 	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
 		return fmt.Errorf("%d blocks of sparse rows of %d columns, %d of them one-hot, for %d rows", len(s.Blocks), d, s.Hots, n)
 	}
-	var col []int32
-	var val []float64
 	for b := range s.Blocks {
 		blk := &s.Blocks[b]
 		if blk.absent() {
@@ -83,19 +81,46 @@ func (s *Sparse) Check(n, d int) error {
 			if ok = blk.Start[r] <= blk.Start[r+1] && blk.Start[r+1] <= len(blk.Col); !ok {
 				break
 			}
-			// Merged in order, both sets of columns are increasing and disjoint exactly when
-			// the merge is increasing.
-			col, val = s.appendEntries(b*BlockRows+r, col[:0], val[:0], 0)
-			prev := int32(-1)
-			for _, c := range col {
-				ok, prev = ok && prev < c && int(c) < d, c
-			}
+			cols, _, hotCol, _ := s.stored(b*BlockRows + r)
+			ok = entriesIncreasing(cols, hotCol, d)
 		}
 		if !ok {
 			return fmt.Errorf("block %d of the sparse rows: its slices are not those of %d rows with %d one-hot entries each, or a row's columns are not increasing in [0, %d) or repeat", b, rows, s.Hots, d)
 		}
 	}
 	return nil
+}
+
+// entriesIncreasing reports whether a row's numeric and one-hot columns, merged, are
+// increasing in [0, d): each set increasing in [0, d), and no column in both.
+func entriesIncreasing(cols, hotCol []int32, d int) bool {
+	return increasing(cols, d) && increasing(hotCol, d) && disjoint(cols, hotCol)
+}
+
+// increasing reports whether cols is increasing in [0, d).
+func increasing(cols []int32, d int) bool {
+	prev := int32(-1)
+	for _, c := range cols {
+		if c <= prev {
+			return false
+		}
+		prev = c
+	}
+	return int(prev) < d
+}
+
+// disjoint reports whether the increasing a and b have no column in common.
+func disjoint(a, b []int32) bool {
+	k := 0
+	for _, h := range b {
+		for k < len(a) && a[k] < h {
+			k++
+		}
+		if k < len(a) && a[k] == h {
+			return false
+		}
+	}
+	return true
 }
 
 // Holds reports whether s holds row i: false when its block is absent, which only a part of the
@@ -113,14 +138,20 @@ func (s *Sparse) Entries(i int, col []int32, val []float64) ([]int32, []float64)
 // them).
 func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([]int32, []float64) {
 	cols, vals, hotCol, hot := s.stored(i)
+	at, n := len(col), len(cols)+len(hotCol)
+	col, val = slices.Grow(col, n)[:at+n], slices.Grow(val, n)[:at+n]
 	k := 0
 	for _, h := range hotCol {
 		for ; k < len(cols) && cols[k] < h; k++ {
-			col, val = append(col, cols[k]), append(val, vals[k])
+			col[at], val[at] = cols[k], vals[k]
+			at++
 		}
-		col, val = append(col, h^mark), append(val, hot)
+		col[at], val[at] = h^mark, hot
+		at++
 	}
-	return append(col, cols[k:]...), append(val, vals[k:]...)
+	copy(col[at:], cols[k:])
+	copy(val[at:], vals[k:])
+	return col, val
 }
 
 // Row writes row i into x, dense: its value in every one of the len(x) = D columns.

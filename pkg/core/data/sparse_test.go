@@ -348,6 +348,7 @@ func TestSparseCheck(t *testing.T) {
 		"hots":         {func(s *Sparse) { s.Hots = 2 }, BlockRows + 2, 4},
 		"no hots":      {func(s *Sparse) { s.Hots = 0 }, BlockRows + 2, 4},
 		"one-hot past": {func(s *Sparse) { s.Blocks[0].HotCol[1] = 4 }, BlockRows + 2, 4},
+		"numeric past": {func(s *Sparse) { s.Blocks[0].Col[1] = 4 }, BlockRows + 2, 4},
 		"decreasing":   {func(s *Sparse) { s.Blocks[0].Start[5] = 0 }, BlockRows + 2, 4},
 		"past the end": {func(s *Sparse) { s.Blocks[0].Start[1] = 1 << 20 }, BlockRows + 2, 4},
 		"row count":    {func(s *Sparse) { s.Blocks[0].Start = s.Blocks[0].Start[:10] }, BlockRows + 2, 4},

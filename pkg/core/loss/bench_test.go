@@ -265,3 +265,14 @@ func BenchmarkEncodedPass(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkEncodedCheck times building a loss over the rows of BenchmarkEncodedPass: the check
+// of every row (structure, norm, bias, label), which a run makes once before its passes.
+func BenchmarkEncodedCheck(b *testing.B) {
+	ds := encodedScaleRows(b, 200_000)
+	for b.Loop() {
+		if _, err := NewLinear(Logistic{}, ds, Bounds{X: 1, XNorm: 2}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
