@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"sort"
 
 	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/rng"
@@ -191,7 +190,6 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 		return nil, fmt.Errorf("mech: the private ranges' noise (%.3g rows per count) is too large for their rows: they would clip more than an eighth of each tail", p.noiseSD())
 	}
 	out := &Ranges{Intervals: make([]Interval, p.Columns), Level: p.Level, Queries: p.queries(), NoiseSD: p.NoiseSD()}
-	sorted := []float64(nil)
 	for k := range p.Columns {
 		values, err := column(k)
 		if err != nil {
@@ -200,18 +198,16 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 		if len(values) > maxRangeRows {
 			return nil, fmt.Errorf("mech: %d rows, more than the %d private ranges can count exactly", len(values), maxRangeRows)
 		}
-		sorted = append(sorted[:0], values...)
-		for _, v := range sorted {
+		for _, v := range values {
 			if !(v >= 0 && v <= 1) {
 				return nil, fmt.Errorf("mech: a private range's column %d has the value %g outside [0, 1]", k, v)
 			}
 		}
-		slices.Sort(sorted)
-		lo, err := p.search(sorted, p.Level, r)
+		lo, err := p.search(values, p.Level, r)
 		if err != nil {
 			return nil, err
 		}
-		hi, err := p.search(sorted, 1-p.Level, r)
+		hi, err := p.search(values, 1-p.Level, r)
 		if err != nil {
 			return nil, err
 		}
@@ -237,15 +233,15 @@ func (p *RangesPlan) Run(column func(k int) ([]float64, error), r *rng.Rand) (*R
 
 // search returns the index in 0 … rangeGridSize of the smallest grid point whose noisy answer
 // f_L(t) + noise is ≥ 0 (rangeGridSize when none is): exactly rangeSteps queries.
-func (p *RangesPlan) search(sorted []float64, level float64, r *rng.Rand) (int, error) {
-	n := float64(len(sorted))
+func (p *RangesPlan) search(values []float64, level float64, r *rng.Rand) (int, error) {
+	n := float64(len(values))
 	lo, hi := 0, rangeGridSize // the answer is in [lo, hi]
 	in, out := make([]float64, 1), make([]float64, 1)
 	for range rangeSteps {
 		mid := (lo + hi) / 2
 		t := p.points[mid]
-		below := sort.Search(len(sorted), func(i int) bool { return sorted[i] > t }) // #{zᵢ ≤ t}
-		in[0] = float64(below) - level*n                                             // exact: see the comment on private ranges
+		below := atMost(values, t)
+		in[0] = float64(below) - level*n // exact: see the comment on private ranges
 		watched := releasing(in)
 		grid, err := p.add(r, out, in)
 		if err != nil {
@@ -262,6 +258,18 @@ func (p *RangesPlan) search(sorted []float64, level float64, r *rng.Rand) (int, 
 		return 0, errors.New("mech: internal error: the private ranges' search did not end")
 	}
 	return lo, nil
+}
+
+// atMost returns #{zᵢ ≤ t}, counted: the rangeSteps counts of a search cost less than sorting
+// the column.
+func atMost(values []float64, t float64) int {
+	n := 0
+	for _, v := range values {
+		if v <= t {
+			n++
+		}
+	}
+	return n
 }
 
 // interval turns the searches' indices into a range: the grid point before the lower search's
