@@ -154,7 +154,11 @@ build() {
 		github.com/privopt/privopt/pkg/core/mech/... github.com/privopt/privopt/pkg/core/data/...
 		github.com/privopt/privopt/pkg/core/privacy/... github.com/privopt/privopt/pkg/plot/...
 		github.com/privopt/privopt/pkg/core/geom/... math/big sort encoding/csv strings bytes)
-	local wasmflags=(-trimpath -ldflags=-s\ -w) p
+	# The revision is set here, not read from the toolchain's record (internal/version).
+	local rev
+	rev=$(git -C "$ROOT" rev-parse --short=12 HEAD 2>/dev/null || true)
+	if [ -n "$rev" ] && [ -n "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ]; then rev="$rev+modified"; fi
+	local wasmflags=(-trimpath "-ldflags=-s -w -X github.com/privopt/privopt/internal/version.rev=$rev") p
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.
 	GOOS=js GOARCH=wasm go build -tags demofetched "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
