@@ -53,8 +53,10 @@ type ColumnDiagnostics struct {
 type colPlan struct {
 	col         *Column
 	num         numericScale       // the scale of a numeric column
-	lookup      map[string]float64 // categorical codes, binary ±1, class indices
-	fallback    float64            // the value of a text outside lookup, when hasFallback
+	keys        []string           // the texts of a categorical, binary or class column
+	values      []float64          // their values: categorical codes, binary ±1, class indices
+	lookup      map[string]float64 // keys to values, when there are more than scanKeys
+	fallback    float64            // the value of a text outside keys, when hasFallback
 	hasFallback bool
 }
 
@@ -72,30 +74,30 @@ const (
 // column, one whose range and transform are valid).
 func newColumnPlan(c *Column) *colPlan {
 	p := &colPlan{col: c}
-	index := func(values []string) map[string]float64 {
-		m := make(map[string]float64, len(values))
-		for k, v := range values {
-			m[v] = float64(k)
+	add := func(texts []string, value func(k int) float64) {
+		for k, t := range texts {
+			p.keys, p.values = append(p.keys, t), append(p.values, value(k))
 		}
-		return m
 	}
+	index := func(k int) float64 { return float64(k) }
 	switch c.Kind {
 	case Numeric, NumericLabel:
 		p.num = c.numericScale()
 	case Categorical:
-		p.lookup = index(c.Categories)
+		add(c.Categories, index)
 		p.fallback, p.hasFallback = float64(len(c.Categories)), c.Other
 	case ClassLabel:
-		p.lookup = index(c.Classes)
+		add(c.Classes, index)
 	case BinaryLabel:
-		p.lookup = make(map[string]float64, len(c.Positive)+len(c.Negative))
-		for _, v := range c.Positive {
-			p.lookup[v] = 1
-		}
-		for _, v := range c.Negative {
-			p.lookup[v] = -1
-		}
+		add(c.Positive, func(int) float64 { return 1 })
+		add(c.Negative, func(int) float64 { return -1 })
 		p.fallback, p.hasFallback = -1, c.RestNegative
+	}
+	if len(p.keys) > scanKeys {
+		p.lookup = make(map[string]float64, len(p.keys))
+		for k, t := range p.keys {
+			p.lookup[t] = p.values[k]
+		}
 	}
 	return p
 }
@@ -112,7 +114,7 @@ func (p *colPlan) encode(text []byte) (float64, note, error) {
 		v, n := p.num.encode(x)
 		return v, n, nil
 	}
-	if v, ok := p.lookup[string(text)]; ok {
+	if v, ok := p.find(text); ok {
 		return v, asIs, nil
 	}
 	if p.hasFallback {
@@ -126,6 +128,24 @@ func (p *colPlan) encode(text []byte) (float64, note, error) {
 	default:
 		return 0, asIs, fmt.Errorf("%s is not a declared class", quote(text))
 	}
+}
+
+// scanKeys is the most keys that find compares one by one: a few comparisons of short texts
+// cost less than hashing one (in WebAssembly, without a hardware hash, most of all).
+const scanKeys = 16
+
+// find returns the value of a text among the column's keys (which a valid column lists once).
+func (p *colPlan) find(text []byte) (float64, bool) {
+	if p.lookup != nil {
+		v, ok := p.lookup[string(text)]
+		return v, ok
+	}
+	for k, key := range p.keys {
+		if key == string(text) {
+			return p.values[k], true
+		}
+	}
+	return 0, false
 }
 
 // parseNumber parses a decimal number: an optional sign, digits with an optional decimal

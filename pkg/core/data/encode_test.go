@@ -254,3 +254,54 @@ func TestEncodeForPrediction(t *testing.T) {
 		t.Error("an undeclared column: no error")
 	}
 }
+
+// TestCategoryLookup checks that every declared category, class and binary label value is
+// found, whether the column's texts are compared one by one (up to scanKeys) or hashed, and that
+// a text outside them is not: a categorical column of k categories puts row c's one in feature
+// c, a class label gives its index, a binary label ±1.
+func TestCategoryLookup(t *testing.T) {
+	for _, k := range []int{1, scanKeys, scanKeys + 1, 41} {
+		names := make([]string, k)
+		for c := range names {
+			names[c] = fmt.Sprintf(`"v%d"`, c)
+		}
+		list := strings.Join(names, ",")
+		s := mustSchema(t, `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit": "scale"}, "columns": [`+
+			`{"name": "c", "kind": "categorical", "categories": [`+list+`]},`+
+			`{"name": "y", "kind": "class-label", "classes": [`+list+`]}]}`)
+		var text strings.Builder
+		text.WriteString("c,y\n")
+		for c := range k {
+			fmt.Fprintf(&text, "v%d,v%d\n", c, k-1-c)
+		}
+		ds, _, err := Encode(strings.NewReader(text.String()), s)
+		if err != nil {
+			t.Fatalf("%d categories: %v", k, err)
+		}
+		row := make([]float64, ds.D)
+		for i := range k {
+			row = ds.Row(i, row)
+			for j := range k {
+				if (row[j] != 0) != (j == i) {
+					t.Fatalf("%d categories: row %d has feature %d = %g", k, i, j, row[j])
+				}
+			}
+			if ds.Y[i] != float64(k-1-i) {
+				t.Fatalf("%d classes: row %d has the label %g, want %d", k, i, ds.Y[i], k-1-i)
+			}
+		}
+		if _, _, err := Encode(strings.NewReader("c,y\nv0,w\n"), s); err == nil {
+			t.Errorf("%d classes: a label outside them is accepted", k)
+		}
+		if _, _, err := Encode(strings.NewReader(fmt.Sprintf("c,y\nv%d,v0\n", k)), s); err == nil {
+			t.Errorf("%d categories: a category outside them is accepted", k)
+		}
+	}
+	s := mustSchema(t, `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit": "scale"}, "columns": [`+
+		`{"name": "x", "kind": "numeric", "min": 0, "max": 1},`+
+		`{"name": "y", "kind": "binary-label", "positive": ["yes", "ok"], "negative": ["no"]}]}`)
+	ds, _, err := Encode(strings.NewReader("x,y\n0.5,yes\n0.5,no\n0.5,ok\n"), s)
+	if err != nil || !slices.Equal(ds.Y, []float64{1, -1, 1}) {
+		t.Errorf("binary labels %v (%v), want [1 -1 1]", ds.Y, err)
+	}
+}
