@@ -1,11 +1,13 @@
 // One seeded noisy-gd fit in the page with 1, 2 and 4 engine workers (the test sets
 // navigator.hardwareConcurrency): with more workers than runs, the idle ones help the run,
-// computing ranges of its full passes (wasm/engine/farm.go) and posting their sums to the
-// running worker over MessagePorts, never through the page. The release must be the same with
-// any number of workers (and so must the training loss at the release, all its bits), the
-// helpers must have computed ranges, and the page's main thread must stay free (its long tasks
-// are measured). A helper that is terminated during the run leaves the run to compute its
-// ranges itself: the same release, some seconds later.
+// computing ranges of its full passes (wasm/engine/farm.go), never through the page: from
+// shared queues in shared memory, the page being cross-origin isolated as privopt serve makes
+// it, and over MessagePorts in a page that is not (the test strips the page's
+// Cross-Origin-Embedder-Policy). The release must be the same with any number of workers, either
+// way (and so must the training loss at the release, all its bits), the helpers must have
+// computed ranges, and the page's main thread must stay free (its long tasks are measured). A
+// helper that is terminated during the run leaves the run to compute its ranges itself: the
+// same release, some seconds later.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -47,10 +49,21 @@ function rows(n) {
 const file = { name: 'workers.csv', mimeType: 'text/csv', buffer: Buffer.from(rows(40000)) };
 
 // fit runs the fit in a page with the given number of workers and returns the release file's
-// models, the run's label, how many ranges the helpers answered, and the long tasks during the
-// fit; kill, when set, closes the helper once it has answered a range.
-async function fit(workers, kill = false) {
+// models, the run's label, how many ranges the helpers answered (the passes a helper took
+// chunks of, from shared queues), how many chunks the run took from its helpers' shared queues,
+// whether the page was cross-origin isolated, and the long tasks during the fit; kill, when
+// set, closes the helper once it has answered a range; isolated = false strips the page's
+// Cross-Origin-Embedder-Policy.
+async function fit(workers, { kill = false, isolated = true } = {}) {
   const context = await env.browser.newContext({ acceptDownloads: true });
+  if (!isolated) {
+    await context.route((url) => url.pathname === new URL(env.server.url).pathname, async (route) => {
+      const response = await route.fetch();
+      const headers = response.headers();
+      delete headers['cross-origin-embedder-policy'];
+      await route.fulfill({ response, headers });
+    });
+  }
   await context.addInitScript((n) => {
     Object.defineProperty(Navigator.prototype, 'hardwareConcurrency', { get: () => n });
   }, workers);
@@ -84,37 +97,46 @@ async function fit(workers, kill = false) {
   await page.waitForSelector('#results', { timeout: 180000 });
   const label = await page.textContent('label[for="run-progress"]');
   let answered = 0;
-  for (const w of page.workers()) answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+  let stolen = 0;
+  for (const w of page.workers()) {
+    answered += await w.evaluate(() => self.privoptRangesAnswered || 0).catch(() => 0);
+    stolen += await w.evaluate(() => self.privoptChunksStolen || 0).catch(() => 0);
+  }
+  const shared = await page.evaluate(() => self.crossOriginIsolated);
   const trainLoss = (await lastRelease(page))?.result.release.diagnostics.train_loss;
   const longTasks = await page.evaluate(() => window.fitLongTasks);
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
   const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
   await context.close();
   assert.deepEqual(errors, []);
-  return { models: saved.models.map((m) => m.model), trainLoss, label, answered, longTasks };
+  return { models: saved.models.map((m) => m.model), trainLoss, label, answered, stolen, shared, longTasks };
 }
 
 test('a seeded fit gives the same release with 1, 2 and 4 workers, the idle ones helping', async () => {
   const one = await fit(1);
   assert.match(one.label, /1 of 1 runs: 1 done \(in one Web Worker\)/);
   assert.equal(one.answered, 0);
+  assert.equal(one.shared, true, 'privopt serve\'s page is not cross-origin isolated');
   assert.equal(one.models[0].weights.length, 4 + 32 + 1);
   console.log(`1 worker: ${one.longTasks.length} long tasks on the page's thread during the fit, the longest ${Math.max(0, ...one.longTasks).toFixed(0)} ms`);
-  for (const workers of [2, 4]) {
-    const many = await fit(workers);
+  for (const [workers, isolated] of [[2, true], [4, true], [2, false]]) {
+    const many = await fit(workers, { isolated });
+    const how = `${workers} workers, ${isolated ? 'shared queues' : 'MessagePorts'}`;
+    assert.equal(many.shared, isolated, `${how}: crossOriginIsolated`);
     assert.match(many.label, new RegExp(`in one Web Worker, helped by ${workers - 1} more`));
-    assert.ok(many.answered > 0, `${workers} workers: the helpers computed no range`);
-    assert.deepEqual(many.models, one.models, `${workers} workers: another release than one worker's`);
-    assert.ok(typeof one.trainLoss === 'number' && Object.is(many.trainLoss, one.trainLoss), `${workers} workers: training loss ${many.trainLoss}, with one ${one.trainLoss}`);
+    assert.ok(many.answered > 0, `${how}: the helpers computed no range`);
+    if (!isolated) assert.equal(many.stolen, 0, `${how}: the run took chunks from shared queues`);
+    assert.deepEqual(many.models, one.models, `${how}: another release than one worker's`);
+    assert.ok(typeof one.trainLoss === 'number' && Object.is(many.trainLoss, one.trainLoss), `${how}: training loss ${many.trainLoss}, with one ${one.trainLoss}`);
     const longest = Math.max(0, ...many.longTasks);
-    console.log(`${workers} workers: ${many.answered} ranges answered by helpers; ${many.longTasks.length} long tasks on the page's thread during the fit, the longest ${longest.toFixed(0)} ms`);
-    assert.ok(longest < 1000, `${workers} workers: the page's thread was blocked for ${longest} ms`);
+    console.log(`${how}: ${many.answered} ranges answered by helpers, ${many.stolen} chunks taken back by the run; ${many.longTasks.length} long tasks on the page's thread during the fit, the longest ${longest.toFixed(0)} ms`);
+    assert.ok(longest < 1000, `${how}: the page's thread was blocked for ${longest} ms`);
   }
 });
 
 test('a helper terminated during the run leaves the same release', async () => {
   const one = await fit(1);
-  const killed = await fit(2, true);
+  const killed = await fit(2, { kill: true });
   assert.deepEqual(killed.models, one.models);
   assert.ok(Object.is(killed.trainLoss, one.trainLoss), `training loss ${killed.trainLoss}, with one worker ${one.trainLoss}`);
 });

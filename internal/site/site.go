@@ -35,13 +35,17 @@ const PermissionsPolicy = "accelerometer=(), autoplay=(), camera=(), display-cap
 	"microphone=(), midi=(), payment=(), picture-in-picture=(), publickey-credentials-get=(), " +
 	"screen-wake-lock=(), usb=(), xr-spatial-tracking=()"
 
-// SecurityHeaders are the headers every response carries.
+// SecurityHeaders are the headers every response carries. With both cross-origin policies the
+// page is cross-origin isolated: its Web Workers may share memory (SharedArrayBuffer), which a
+// fit farmed out to several of them uses (web/engine-worker.js); the page loads nothing from
+// another origin, so require-corp blocks nothing it uses.
 var SecurityHeaders = map[string]string{
-	"Content-Security-Policy":    ContentSecurityPolicy,
-	"X-Content-Type-Options":     "nosniff",
-	"Referrer-Policy":            "no-referrer",
-	"Permissions-Policy":         PermissionsPolicy,
-	"Cross-Origin-Opener-Policy": "same-origin",
+	"Content-Security-Policy":      ContentSecurityPolicy,
+	"X-Content-Type-Options":       "nosniff",
+	"Referrer-Policy":              "no-referrer",
+	"Permissions-Policy":           PermissionsPolicy,
+	"Cross-Origin-Opener-Policy":   "same-origin",
+	"Cross-Origin-Embedder-Policy": "require-corp",
 }
 
 // contentTypes fixes the types the app depends on, whatever the system's MIME tables say.

@@ -208,11 +208,10 @@ type Engine struct {
 	run     *activeRun // the run in progress, or nil
 	helping helping    // the run this worker helps (see farm.go), if any
 
-	// link, when set, connects a run to the workers of its helpers (see farm.go): it returns
-	// the function that hands the link a pass and returns own, and a function that ends the
-	// link; the link sends its answers on replies without blocking. Serve links the
-	// MessagePorts the page posts with a "run"; tests link engines in one process.
-	link func(req Request, replies chan<- []float64) (post func([]float64) int, end func())
+	// link, when set, connects a run to the workers of its helpers (see farm.go, farmLink);
+	// the link sends its answers on replies without blocking. Serve links the MessagePorts the
+	// page posts with a "run"; tests link engines in one process.
+	link func(req Request, replies chan<- []float64) farmLink
 
 	// memory is what the data may take in this worker (WorkerMemory unless a test lowers it).
 	memory int64

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"errors"
+	"slices"
 
 	"github.com/privopt/privopt/pkg/core/data"
 
@@ -22,11 +23,18 @@ import (
 // computes any chunk they did not give; the pass adds every chunk's sums in chunk order, so the
 // release has the bits of a run on one worker.
 //
+// Where the page's workers share memory (a cross-origin isolated page: SharedArrayBuffer), the
+// helpers' ranges are shared queues of chunks instead of fixed ranges: a helper takes the chunks
+// of its range from the front, one at a time, and the run, once it has computed its own range,
+// takes what is left of them from the back (steal) and computes them itself, so that neither
+// waits for the other longer than one chunk whichever is slowed; the link's answer then holds
+// the chunks the helpers computed. engine-worker.js describes the shared memory.
+//
 // The messages are arrays of float64 (in the page, Uint8Arrays of their bytes, which
 // engine-worker.js posts over MessagePorts that the page hands to the run and to each helper,
 // never through the page's thread):
 //
-//	run → link, a pass:                  [seq, op, clip, 0, chunks, rows, θ...]
+//	run → link, a pass:                  [seq, op, clip, width, chunks, rows, θ...]
 //	link → helper, its range of it:      [seq, op, clip, first, last, rows, θ...]
 //	helper → link, the range's sums:     [seq, 1, scalars (last − first)..., vectors ((last − first)·width)...], or [seq, 0]
 //	helper → link, first, once it holds the loss (Answer of an empty message): [0, 1, part, parts], or [0, 0]
@@ -40,13 +48,21 @@ import (
 // for it when the run is cancelled. The chunks whose sums the run lacks it computes itself:
 // whatever a helper does, the release is the same, at worst slower.
 
+// farmLink is a run's side of its link to its helpers.
+type farmLink struct {
+	post  func([]float64) int // hands a pass to the link and returns own (0: no helper takes a range)
+	steal func() int          // a chunk of a helper's range of the pass that the run computes, or −1 for none left; nil: none ever
+	end   func()              // ends the link, after the run
+}
+
 // farm is a run's loss.Runner: it computes the passes of the run's loss with its helpers.
 type farm struct {
-	ref     loss.Loss           // the run's loss: the passes of any other loss run here
-	post    func([]float64) int // hands a pass to the link and returns own (0: no helper takes a range)
-	replies chan []float64      // the link's answers, which it sends without blocking
-	done    <-chan struct{}     // closed when the run is cancelled
-	seq     float64             // the number of the last pass farmed out
+	farmLink
+	ref     loss.Loss       // the run's loss: the passes of any other loss run here
+	replies chan []float64  // the link's answers, which it sends without blocking
+	done    <-chan struct{} // closed when the run is cancelled
+	seq     float64         // the number of the last pass farmed out
+	stolen  []bool          // the chunks of the pass under way that the run took from its helpers
 }
 
 // Sums computes the chunks of the passes of f's loss with the helpers (loss.Runner).
@@ -56,11 +72,22 @@ func (f *farm) Sums(p *loss.Pass, scalars, vectors []float64) bool {
 		return false
 	}
 	f.seq++
-	own := f.post(append([]float64{f.seq, float64(p.Op), p.Clip, 0, float64(n), float64(p.Loss.Len())}, p.W...))
+	own := f.post(append([]float64{f.seq, float64(p.Op), p.Clip, float64(w), float64(n), float64(p.Loss.Len())}, p.W...))
 	if own <= 0 || own > n {
 		return false
 	}
 	p.Sums(own, n, scalars[own:], vectors[own*w:])
+	f.stolen = slices.Grow(f.stolen[:0], own)[:own]
+	clear(f.stolen)
+	for k := 0; f.steal != nil && k <= own; k++ { // until the link has none left (the link answers then)
+		c := f.steal()
+		if c < 0 {
+			break
+		} else if c < own && !f.stolen[c] {
+			p.Sums(c, c+1, scalars[c:], vectors[c*w:])
+			f.stolen[c] = true
+		}
+	}
 	var m []float64
 	for len(m) == 0 || m[0] != f.seq { // skipping the answers to earlier passes
 		select {
@@ -71,7 +98,9 @@ func (f *farm) Sums(p *loss.Pass, scalars, vectors []float64) bool {
 	}
 	got := len(m) == 1+own*(w+2)
 	for c := range own {
-		if got && m[1+c] == 1 {
+		if f.stolen[c] {
+			continue
+		} else if got && m[1+c] == 1 {
 			scalars[c] = m[1+own+c]
 			copy(vectors[c*w:(c+1)*w], m[1+2*own+c*w:])
 		} else {

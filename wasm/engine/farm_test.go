@@ -79,13 +79,15 @@ func farmSpec() *fit.Spec {
 type fakeLink struct {
 	helpers     []*Engine
 	fault       func(i int, a []float64) []float64
+	steal       int // the chunks at the back of each helper's range that the run takes (steal)
 	ranges      atomic.Int64
+	stolen      atomic.Int64 // the chunks the run took
 	mu          sync.Mutex
 	ready, busy []bool
 	part        []int
 }
 
-func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) int, func()) {
+func (fl *fakeLink) link(_ Request, replies chan<- []float64) farmLink {
 	parts := len(fl.helpers) + 1
 	fl.ready, fl.busy, fl.part = make([]bool, len(fl.helpers)), make([]bool, len(fl.helpers)), make([]int, len(fl.helpers))
 	for i, h := range fl.helpers {
@@ -94,6 +96,18 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 		if fl.ready[i] {
 			fl.part[i] = int(a[2])
 		}
+	}
+	var stealable []int // the chunks the run may take from the back of the helpers' ranges
+	steal := func() int {
+		fl.mu.Lock()
+		defer fl.mu.Unlock()
+		if len(stealable) == 0 {
+			return -1
+		}
+		c := stealable[0]
+		stealable = stealable[1:]
+		fl.stolen.Add(1)
+		return c
 	}
 	post := func(msg []float64) int {
 		fl.mu.Lock()
@@ -124,6 +138,9 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 			m := slices.Clone(msg) // a message is copied to another worker
 			k := fl.part[i]
 			m[3], m[4] = float64(k*n/parts), float64((k+1)*n/parts)
+			for c := int(m[4]) - 1; c >= max(int(m[4])-fl.steal, int(m[3])); c-- {
+				stealable = append(stealable, c)
+			}
 			fl.ranges.Add(1)
 			go func() {
 				a := fl.helpers[i].Answer(m)
@@ -154,6 +171,9 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 					}
 					copy(out[1+own+r.first:], r.a[2:2+k])
 					copy(out[1+2*own+r.first*w:], r.a[2+k:])
+					for c := max(r.last-fl.steal, r.first); c < r.last; c++ {
+						out[1+own+c] = math.NaN() // the run took these chunks: their sums are not read
+					}
 				} else {
 					fl.ready[r.i] = false
 				}
@@ -166,7 +186,7 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) (func([]float64) i
 		}()
 		return own
 	}
-	return post, func() {}
+	return farmLink{post: post, steal: steal, end: func() {}}
 }
 
 // helped returns an engine holding file with schema (a fifth held out), and a fakeLink to
@@ -271,17 +291,32 @@ func TestFarmedPasses(t *testing.T) {
 					}
 				}
 			}
-			f := &farm{ref: l, replies: make(chan []float64, 16)}
-			f.post, _ = e.link(Request{}, f.replies)
-			loss.SetRunner(f)
-			got := passes()
-			loss.SetRunner(nil)
-			if fl.ranges.Load() != int64(3*helpers) {
-				t.Errorf("%d levels, %d helpers: %d ranges posted, want %d", levels, helpers, fl.ranges.Load(), 3*helpers)
-			}
-			for j := range want {
-				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-					t.Fatalf("%d levels, %d helpers: result %d is %v, in one worker %v", levels, helpers, j, got[j], want[j])
+			// With steal = 2 the run takes the last two chunks of each helper's range, as it
+			// does from the shared queues (farmLink.steal), and the link's answer holds NaN for
+			// their sums.
+			for _, steal := range []int{0, 2} {
+				fl.steal = steal
+				fl.ranges.Store(0)
+				fl.stolen.Store(0)
+				f := &farm{ref: l, replies: make(chan []float64, 16)}
+				f.farmLink = e.link(Request{}, f.replies)
+				loss.SetRunner(f)
+				got := passes()
+				loss.SetRunner(nil)
+				if fl.ranges.Load() != int64(3*helpers) {
+					t.Errorf("%d levels, %d helpers: %d ranges posted, want %d", levels, helpers, fl.ranges.Load(), 3*helpers)
+				}
+				stolen := 0
+				for k := range helpers {
+					stolen += 3 * min(steal, (k+1)*chunks/(helpers+1)-k*chunks/(helpers+1))
+				}
+				if fl.stolen.Load() != int64(stolen) {
+					t.Errorf("%d levels, %d helpers, steal %d: the run took %d chunks, want %d", levels, helpers, steal, fl.stolen.Load(), stolen)
+				}
+				for j := range want {
+					if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+						t.Fatalf("%d levels, %d helpers, steal %d: result %d is %v, in one worker %v", levels, helpers, steal, j, got[j], want[j])
+					}
 				}
 			}
 		}

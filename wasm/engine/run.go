@@ -80,7 +80,8 @@ func (e *Engine) start(req Request) (Response, error) {
 		// Without the run's loss the run has no passes to farm out (its mechanism says why).
 		if ref, err := runLoss(*req.Spec, e.data.summary.Facts, d); err == nil {
 			f = &farm{ref: ref, replies: make(chan []float64, 16), done: ctx.Done()}
-			f.post, end = e.link(req, f.replies)
+			f.farmLink = e.link(req, f.replies)
+			end = f.end
 		}
 	}
 	e.run = &activeRun{id: req.ID, cancel: cancel}

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"runtime/debug"
+	"slices"
 	"syscall/js"
 	"time"
 	"unsafe"
@@ -29,23 +30,29 @@ func Serve() {
 	debug.SetGCPercent(gcPercent)
 	e := New(func(r Response) { js.Global().Call("postMessage", Encode(r)) }, func() { time.Sleep(time.Millisecond) })
 	// A run's messages to its helpers and theirs go over MessagePorts that engine-worker.js
-	// holds, with the helpers' states: privoptFarm(bytes) hands it a pass and returns own, and
+	// holds, with the helpers' states: privoptFarm(bytes) hands it a pass and returns own,
+	// privoptSteal() returns a chunk the run takes from a helper's shared queue (−1: none), and
 	// pass(0, bytes) hands Go the helpers' sums of the pass (the link's answer); pass(−1, bytes)
-	// answers the run this worker helps. bytes is a Uint8Array of float64s (see farm.go).
+	// answers the run this worker helps, and pass(−2) computes the chunks it takes from its
+	// shared queue (helpShared). bytes is a Uint8Array of float64s (see farm.go).
 	var replies chan<- []float64 // the farm of the run under way, or nil
-	e.link = func(_ Request, r chan<- []float64) (func([]float64) int, func()) {
+	e.link = func(_ Request, r chan<- []float64) farmLink {
 		replies = r
-		return func(msg []float64) int { return js.Global().Call("privoptFarm", bytesOf(msg)).Int() }, func() { replies = nil }
+		return farmLink{
+			post:  func(msg []float64) int { return js.Global().Call("privoptFarm", bytesOf(msg)).Int() },
+			steal: func() int { return js.Global().Call("privoptSteal").Int() },
+			end:   func() { replies = nil },
+		}
 	}
 	pass := js.FuncOf(func(_ js.Value, args []js.Value) any {
-		b := args[1]
-		msg := make([]float64, b.Length()/8)
-		if len(msg) > 0 {
-			js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&msg[0])), 8*len(msg)), b)
+		switch args[0].Int() {
+		case -2:
+			helpShared(e)
+			return nil
+		case -1:
+			return bytesOf(e.Answer(floatsOf(args[1])))
 		}
-		if args[0].Int() < 0 {
-			return bytesOf(e.Answer(msg))
-		}
+		msg := floatsOf(args[1])
 		select {
 		case replies <- msg: // a nil channel: no run takes it
 		default:
@@ -73,6 +80,41 @@ func Serve() {
 	})
 	js.Global().Call("privoptEngineStarted", handler, pass)
 	select {} // keep the Go runtime alive to serve messages
+}
+
+// helpShared computes the chunks that this worker takes, as a helper, from the front of its
+// shared queue (engine-worker.js): privoptTake() takes a batch ([tag, first, count], null
+// when none is left), privoptHead() returns the pass of the batch taken (a pass ends only when
+// every chunk taken is done: it is read again when the tag changes), and privoptDone(tag,
+// first, count, sums) takes the batch's sums (Answer's, or [seq, 0] when it cannot).
+func helpShared(e *Engine) {
+	g := js.Global()
+	var head []float64
+	tag := -1
+	for {
+		t := g.Call("privoptTake")
+		if t.IsNull() {
+			return
+		}
+		tg, first, k := t.Index(0).Int(), t.Index(1).Int(), t.Index(2).Int()
+		if tg != tag {
+			head, tag = floatsOf(g.Call("privoptHead")), tg
+		}
+		msg := slices.Clone(head)
+		if len(msg) > 4 {
+			msg[3], msg[4] = float64(first), float64(first+k)
+		}
+		g.Call("privoptDone", tg, first, k, bytesOf(e.Answer(msg)))
+	}
+}
+
+// floatsOf returns the float64s whose bytes a Uint8Array holds.
+func floatsOf(b js.Value) []float64 {
+	v := make([]float64, b.Length()/8)
+	if len(v) > 0 {
+		js.CopyBytesToGo(unsafe.Slice((*byte)(unsafe.Pointer(&v[0])), 8*len(v)), b)
+	}
+	return v
 }
 
 // bytesOf returns a Uint8Array of v's bytes.
