@@ -156,7 +156,7 @@ func (ds *Dataset) at(i, j int) float64 {
 	if ds.Sparse == nil {
 		return ds.X[i*ds.D+j]
 	}
-	cols, vals, hotCol, hot := ds.Sparse.Stored(i)
+	cols, vals, hotCol, hot := ds.Sparse.stored(i)
 	if k, ok := slices.BinarySearch(cols, int32(j)); ok {
 		return vals[k]
 	}

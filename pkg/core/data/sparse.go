@@ -81,7 +81,7 @@ func (s *Sparse) Check(n, d int) error {
 			if ok = blk.Start[r] <= blk.Start[r+1] && blk.Start[r+1] <= len(blk.Col); !ok {
 				break
 			}
-			cols, _, hotCol, _ := s.Stored(b*BlockRows + r)
+			cols, _, hotCol, _ := s.stored(b*BlockRows + r)
 			ok = entriesIncreasing(cols, hotCol, d)
 		}
 		if !ok {
@@ -137,7 +137,7 @@ func (s *Sparse) Entries(i int, col []int32, val []float64) ([]int32, []float64)
 // order, the columns of its one-hot entries xor mark (^0 marks them as sparseBuilder.add takes
 // them).
 func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([]int32, []float64) {
-	cols, vals, hotCol, hot := s.Stored(i)
+	cols, vals, hotCol, hot := s.stored(i)
 	at, n := len(col), len(cols)+len(hotCol)
 	col, val = slices.Grow(col, n)[:at+n], slices.Grow(val, n)[:at+n]
 	k := 0
@@ -157,7 +157,7 @@ func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([
 // Row writes row i into x, dense: its value in every one of the len(x) = D columns.
 func (s *Sparse) Row(i int, x []float64) {
 	clear(x)
-	cols, vals, hotCol, hot := s.Stored(i)
+	cols, vals, hotCol, hot := s.stored(i)
 	for k, c := range cols {
 		x[c] = vals[k]
 	}
@@ -166,10 +166,9 @@ func (s *Sparse) Row(i int, x []float64) {
 	}
 }
 
-// Stored returns row i's entries as s holds them, without copying: the columns and values of
-// those not one-hot, the columns of its one-hot entries, and their value (0 when it has none).
-// The slices are s's own, not to be modified; row i must be held (Holds).
-func (s *Sparse) Stored(i int) (col []int32, val []float64, hotCol []int32, hot float64) {
+// stored returns row i's entries: the columns and values of those not one-hot, the columns of
+// its one-hot entries, and their value (0 when it has none).
+func (s *Sparse) stored(i int) (col []int32, val []float64, hotCol []int32, hot float64) {
 	blk := &s.Blocks[i/BlockRows]
 	r := i % BlockRows
 	lo, hi := blk.Start[r], blk.Start[r+1]
@@ -194,7 +193,7 @@ type entryReader struct {
 // entries returns a reader of row i's entries.
 func (s *Sparse) entries(i int) entryReader {
 	var e entryReader
-	e.cols, e.vals, e.hotCol, e.hot = s.Stored(i)
+	e.cols, e.vals, e.hotCol, e.hot = s.stored(i)
 	return e
 }
 
@@ -215,7 +214,7 @@ func (e *entryReader) next() bool {
 // setValues makes the values of row i's entries val, in the order of Entries: the one-hot
 // ones must be equal (they are when a row's features are all scaled by one factor).
 func (s *Sparse) setValues(i int, val []float64) {
-	cols, vals, hotCol, _ := s.Stored(i)
+	cols, vals, hotCol, _ := s.stored(i)
 	k := 0
 	for e, v := range val {
 		if e-k < len(hotCol) && (k == len(cols) || hotCol[e-k] < cols[k]) {

@@ -334,7 +334,7 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 			return nil, err
 		}
 		if pl.sym != nil {
-			pl.pre.sym = pl.sym
+			pl.pre.rowMap = pl.sym.row
 		}
 	}
 	t := m.StepScale * c.Smoothness * math.Sqrt(2*pl.rhoSteps()) / (pl.delta * math.Sqrt(float64(pl.dim)))

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
-	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -657,104 +656,5 @@ func TestNoisyGDSymmetric(t *testing.T) {
 	}
 	if _, err := pl.Run(context.Background(), base, rng.Seeded(1), nil); err == nil || !strings.Contains(err.Error(), "NoSymmetric") {
 		t.Errorf("rows whose numeric features leave [0, c]: %v", err)
-	}
-}
-
-// TestSymmetricSparseAsDense: on rows held sparse (with numeric features at 0, which they do not
-// store), the second moments have the bits of the same rows held dense, with the symmetric map
-// and without; the map's check accepts the same rows, with norms within a relative 10⁻¹⁵ of the
-// dense rows' (another order of summing), and refuses a row with a numeric feature beyond c at
-// the same row. Forgetting the mapped features a row does not store, or mapping a feature the
-// map leaves (the bias), fails it.
-func TestSymmetricSparseAsDense(t *testing.T) {
-	var schema, text strings.Builder
-	schema.WriteString(`{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"}, "columns": [`)
-	for j := range 6 {
-		fmt.Fprintf(&schema, `{"name": "x%d", "kind": "numeric", "min": 0, "max": 1}, {"name": "c%d", "kind": "categorical", "categories": ["a","b","c","d","e","f","g","h"]},`, j, j)
-		fmt.Fprintf(&text, "x%d,c%d,", j, j)
-	}
-	schema.WriteString(`{"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`)
-	text.WriteString("y\n")
-	r := rng.Seeded(3)
-	for range 3000 {
-		for range 6 {
-			x := 0.0 // a numeric feature at 0 a third of the time: not stored
-			if r.Float64() < 2.0/3 {
-				x = r.Float64()
-			}
-			fmt.Fprintf(&text, "%.4f,%c,", x, 'a'+int(8*r.Float64()))
-		}
-		fmt.Fprintf(&text, "%d\n", int(2*r.Float64()))
-	}
-	sc, err := data.LoadSchema(strings.NewReader(schema.String()))
-	if err != nil {
-		t.Fatal(err)
-	}
-	base, _, err := data.Encode(strings.NewReader(text.String()), sc)
-	if err != nil || base.Sparse == nil || base.Sparse.Hots == 0 {
-		t.Fatalf("%v (held sparse: %t)", err, err == nil && base.Sparse != nil)
-	}
-	p := adultReplayProblem(base, base.N)
-	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
-	pl, err := NoisyGD{}.Plan(b, p)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sym := pl.(*noisyGDPlan).sym
-	dense := *base
-	dense.X, dense.Sparse = denseRows(base, 0, base.N), nil
-	absent := 0
-	for i := range base.N {
-		cols, _, _, _ := base.Sparse.Stored(i)
-		absent += len(sym.numeric)
-		for _, c := range cols {
-			if sym.mapped[c] {
-				absent--
-			}
-		}
-	}
-	if absent == 0 {
-		t.Fatal("every row stores every mapped feature: the test would not see one missed")
-	}
-	for _, mapped := range []*symmetricMap{nil, sym} {
-		m, err := newSecondMoments(b, p.Bounds, base.N, base.D, 0.05, 1, 1, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m.sym = mapped
-		got, want := m.moments(base), m.moments(&dense)
-		for j := range want {
-			if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
-				t.Fatalf("map %t: v[%d] = %v held sparse, %v held dense", mapped != nil, j, got[j], want[j])
-			}
-		}
-	}
-	var x []float64
-	var seen []bool
-	row := make([]float64, base.D)
-	for i := range base.N {
-		x, seen = sym.mappedValues(base.Sparse, i, x[:0], seen)
-		row = dense.Row(i, row)
-		sym.row(row)
-		if a, d := geom.Norm(x, sym.p), geom.Norm(row, sym.p); math.Abs(a-d) > 1e-15*d {
-			t.Fatalf("row %d: mapped norm %v held sparse, %v held dense", i, a, d)
-		}
-	}
-	if err := sym.check(base); err != nil {
-		t.Fatal(err)
-	}
-	bad := 137
-	blk := &base.Sparse.Blocks[bad/data.BlockRows]
-	k := blk.Start[bad%data.BlockRows]
-	if !sym.mapped[blk.Col[k]] {
-		t.Fatalf("row %d's first entry is not a mapped feature", bad)
-	}
-	defer func(v float64) { blk.Val[k] = v }(blk.Val[k])
-	blk.Val[k] = 2 * sym.shift
-	dense.X[bad*base.D+int(blk.Col[k])] = 2 * sym.shift
-	for _, ds := range []*data.Dataset{base, &dense} {
-		if err := sym.check(ds); err == nil || !strings.Contains(err.Error(), fmt.Sprintf("row %d ", bad)) {
-			t.Errorf("held sparse %t: a feature at 2c: %v", ds.Sparse != nil, err)
-		}
 	}
 }

@@ -50,9 +50,9 @@ type secondMoments struct {
 	sigma  float64 // σ_v, the noise's standard deviation, in real units
 	rho    float64 // ρ_v
 	tv     float64 // the discrete noise's total-variation distance from rounded Gaussian noise
-	// sym, when not nil, maps each row before its squares are summed (symmetricMap.row, whose
-	// check bounds the mapped rows as the sensitivity assumes).
-	sym *symmetricMap
+	// rowMap, when not nil, maps each row before its squares are summed (symmetricMap.row,
+	// whose check bounds the mapped rows as the sensitivity assumes).
+	rowMap func(x []float64)
 }
 
 // newSecondMoments plans the release of v within rho (ρ_v ≤ rho, and within a relative 10⁻⁶
@@ -102,67 +102,23 @@ func (m *secondMoments) derivation(b privacy.Budget) string {
 	return fmt.Sprintf("√2·R₄²/n with n = %d (replace one example)", m.n)
 }
 
-// moments computes v from ds: the sums of squares divided by the public n. Each coordinate
-// adds the rows' squares in row order; a row held sparse adds those of its non-zero mapped
-// coordinates only (mappedValues' features), which the zeros of its dense row leave unchanged:
-// the same bits.
+// moments computes v from ds: the sums of squares divided by the public n.
 func (m *secondMoments) moments(ds *data.Dataset) []float64 {
 	v := make([]float64, m.dim)
-	if ds.Sparse == nil {
-		row := make([]float64, ds.D)
-		for i := range ds.N {
-			row = ds.Row(i, row)
-			if m.sym != nil {
-				m.sym.row(row)
-			}
-			for j, x := range row {
-				v[j] += x * x
-			}
+	row := make([]float64, ds.D)
+	for i := range ds.N {
+		row = ds.Row(i, row)
+		if m.rowMap != nil {
+			m.rowMap(row)
 		}
-	} else {
-		m.addSparseSquares(v, ds.Sparse, ds.N)
+		for j, x := range row {
+			v[j] += x * x
+		}
 	}
 	for j := range v {
 		v[j] /= float64(m.n)
 	}
 	return v
-}
-
-// addSparseSquares adds into v the squares of the n rows held sparse, mapped by m.sym when it
-// is not nil, coordinate by coordinate in row order.
-func (m *secondMoments) addSparseSquares(v []float64, rows *data.Sparse, n int) {
-	s := m.sym
-	var seen []bool
-	if s != nil {
-		seen = s.markMapped(nil)
-	}
-	for i := range n {
-		cols, vals, hotCol, hot := rows.Stored(i)
-		for k, c := range cols {
-			x := vals[k]
-			if s != nil {
-				x = s.value(seen, c, x)
-			}
-			v[c] += x * x
-		}
-		for _, c := range hotCol {
-			x := hot
-			if s != nil {
-				x = s.value(seen, c, x)
-			}
-			v[c] += x * x
-		}
-		if s == nil {
-			continue
-		}
-		for _, j := range s.numeric {
-			if seen[j] {
-				seen[j] = false
-			} else {
-				v[j] += s.shift * s.shift // (2·0 − c̃)², as row maps an absent feature
-			}
-		}
-	}
 }
 
 // release returns v̂ = round(v) + ξ on the grid, v computed from ds, whose rows the losses

@@ -38,7 +38,6 @@ import (
 // same X(1 + 2·Slack) their sensitivity assumes (secondMoments).
 type symmetricMap struct {
 	numeric []int   // the mapped features (the ranged numeric ones), increasing
-	mapped  []bool  // whether each of the D features is mapped
 	dim     int     // D, the row's width and a class block's
 	kappa   float64 // κ = c/b, rounded
 	shift   float64 // c̃ = κ·b, rounded: what 2x_j loses in x̂′
@@ -64,10 +63,6 @@ func newSymmetricMap(p Problem) *symmetricMap {
 	}
 	if len(s.numeric) == 0 {
 		return nil
-	}
-	s.mapped = make([]bool, s.dim)
-	for _, j := range s.numeric {
-		s.mapped[j] = true
 	}
 	s.growth = roundUp(2 + s.kappa*math.Sqrt(float64(len(s.numeric)))*(1+0x1p-50))
 	return s
@@ -111,65 +106,18 @@ func (s *symmetricMap) row(x []float64) {
 
 // check returns an error unless every row ds holds, mapped, has a computed norm of at most
 // X(1 + Slack), which holds when its mapped features are in [0, c] as the norm fit "scale"
-// makes them. A row held sparse is mapped from its entries (mappedValues): its norm is summed in
-// another order than the dense row's, within the same rounding bound.
+// makes them.
 func (s *symmetricMap) check(ds *data.Dataset) error {
 	x := make([]float64, ds.D)
-	var mapped []bool
 	for i := range ds.N {
 		if !ds.Holds(i) {
 			continue
 		}
-		if ds.Sparse == nil {
-			x = ds.Row(i, x)
-			s.row(x)
-		} else {
-			x, mapped = s.mappedValues(ds.Sparse, i, x[:0], mapped)
-		}
+		x = ds.Row(i, x)
+		s.row(x)
 		if n := geom.Norm(x, s.p); !(n <= s.bound) {
 			return fmt.Errorf("mech: noisy-gd: row %d on symmetric features has norm %g, above the bound %g: its ranged numeric features are not within [0, %g] as the norm fit \"scale\" makes them (NoSymmetric fits the rows as they are)", i, n, s.bound, s.shift)
 		}
 	}
 	return nil
-}
-
-// mappedValues appends to x the non-zero coordinates of row i of rows, mapped (as row maps
-// them), in no particular order: its stored entries, mapped where their feature is, then −c̃
-// for every mapped feature the row stores no entry of. seen (ds.D long once grown, or nil)
-// marks the mapped features the row stores; it returns x and seen for the next row.
-func (s *symmetricMap) mappedValues(rows *data.Sparse, i int, x []float64, seen []bool) ([]float64, []bool) {
-	seen = s.markMapped(seen)
-	cols, vals, hotCol, hot := rows.Stored(i)
-	for k, c := range cols {
-		x = append(x, s.value(seen, c, vals[k]))
-	}
-	for _, c := range hotCol {
-		x = append(x, s.value(seen, c, hot))
-	}
-	for _, j := range s.numeric {
-		if seen[j] {
-			seen[j] = false
-		} else {
-			x = append(x, -s.shift) // 2·0 − c̃, as row maps an absent feature
-		}
-	}
-	return x, seen
-}
-
-// markMapped returns seen, dim long, with no mark (a new slice the first time).
-func (s *symmetricMap) markMapped(seen []bool) []bool {
-	if len(seen) != s.dim {
-		seen = make([]bool, s.dim)
-	}
-	return seen
-}
-
-// value returns the value v of feature c mapped (2v − c̃ when the map changes c, marking it
-// seen), as row computes it.
-func (s *symmetricMap) value(seen []bool, c int32, v float64) float64 {
-	if s.mapped[c] {
-		seen[c] = true
-		return 2*v - s.shift
-	}
-	return v
 }
