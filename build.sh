@@ -54,6 +54,11 @@ Commands:
                    the same for N rows (1,000,000 by default), with the page's fit measured
                    with 1, 2, 2 and 1 engine workers (one run, the second worker helping it),
                    and the machine's load; writes docs/benchmarks/workers.md
+  wasm-sizes [OTHER.wasm]
+                   build, then list the functions of app.wasm that take the most, raw and
+                   compressed (internal/build/wasmsize), from a copy built with its names
+                   (tests/.bin/app-named.wasm); with OTHER.wasm (such a copy of another
+                   revision) the functions whose sizes changed since it
   test             every test: gofmt, go vet, Go tests natively and under js/wasm (node),
                    privopt export's ONNX models in onnxruntime-node, the browser tests in
                    headless Chromium and the Worker's tests in wrangler; installs what is missing
@@ -162,6 +167,10 @@ build() {
 	for p in "${noinline[@]}"; do wasmflags+=("-gcflags=$p=-l"); done
 	# The demo's files are fetched by the page while it loads (web/boot.js), not compiled in.
 	GOOS=js GOARCH=wasm go build -tags demofetched "${wasmflags[@]}" -o "$DIST/app.wasm" ./wasm/app
+	if [ -n "${APP_WASM_NAMED:-}" ]; then # wasm-sizes: the same module with its function names
+		wasmflags[1]="-ldflags=-X github.com/privopt/privopt/internal/version.rev=$rev"
+		GOOS=js GOARCH=wasm go build -tags demofetched "${wasmflags[@]}" -o "$APP_WASM_NAMED" ./wasm/app
+	fi
 	# The light curve widget (widget.html) links the privacy accounting and the plots, and no
 	# fmt, reflect, embed, Vugu or engine. Go's runtime is most of it: a program of syscall/js,
 	# strconv and math alone is 564,199 bytes (gzip) built like this. Compiling the runtime
@@ -517,6 +526,20 @@ run_tests() {
 	say "build.sh test: PASSED, $STEPS_DONE steps in $((SECONDS - TEST_START))s"
 }
 
+# wasm_sizes builds the page with a named copy of app.wasm and lists what its functions take
+# (or, given another named copy, what changed since it).
+wasm_sizes() {
+	mkdir -p "$ROOT/tests/.bin"
+	local named="$ROOT/tests/.bin/app-named.wasm" other=()
+	if [ $# -gt 0 ]; then
+		[ -f "$1" ] || die "wasm-sizes: no file $1"
+		other=("$(cd "$(dirname "$1")" && pwd)/$(basename "$1")")
+		[ "${other[0]}" != "$named" ] || die "wasm-sizes: copy $1 elsewhere first: the build overwrites it"
+	fi
+	APP_WASM_NAMED="$named" build
+	go run ./internal/build/wasmsize "${other[@]}" "$named"
+}
+
 # --- main ---------------------------------------------------------------------------------
 
 cmd=${1:-help}
@@ -540,6 +563,7 @@ worker) worker "$@" ;;
 worker-size) worker_size ;;
 worker-build) worker_build ;;
 test) run_tests ;;
+wasm-sizes) wasm_sizes "$@" ;;
 help | -h | --help) usage ;;
 *)
 	usage >&2
