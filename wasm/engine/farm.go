@@ -25,10 +25,11 @@ import (
 //
 // Where the page's workers share memory (a cross-origin isolated page: SharedArrayBuffer), the
 // helpers' ranges are shared queues of chunks instead of fixed ranges: a helper takes the chunks
-// of its range from the front, one at a time, and the run, once it has computed its own range,
-// takes what is left of them from the back (steal) and computes them itself, so that neither
-// waits for the other longer than one chunk whichever is slowed; the link's answer then holds
-// the chunks the helpers computed. engine-worker.js describes the shared memory.
+// of its range from the front, in batches of a quarter of what is left (helpShared), and the
+// run, once it has computed its own range, takes what is left from the back one chunk at a time
+// (steal) and computes them itself, so that a slowed helper holds a pass up by one small batch
+// at most; the link's answer then holds the chunks the helpers computed. engine-worker.js
+// describes the shared memory.
 //
 // The messages are arrays of float64 (in the page, Uint8Arrays of their bytes, which
 // engine-worker.js posts over MessagePorts that the page hands to the run and to each helper,
