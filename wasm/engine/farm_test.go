@@ -121,10 +121,7 @@ func (fl *fakeLink) link(_ Request, replies chan<- []float64) farmLink {
 		if len(idle) == 0 {
 			return 0
 		}
-		n, w := int(msg[4]), len(msg)-6
-		if loss.Op(msg[1]) == loss.OpValue {
-			w = 0
-		}
+		n, w := int(msg[4]), int(msg[3])
 		own := (parts - 1) * n / parts
 		out := make([]float64, 1+own*(w+2))
 		out[0] = msg[0]
@@ -243,8 +240,9 @@ func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec,
 	return append(r.Result.Release.Model.Weights, r.Result.Release.Diagnostics.TrainLoss), fl.ranges.Load()
 }
 
-// TestFarmedPasses checks that the passes of a run's loss farmed out to 1, 2 and 3 helpers
-// have the bits of the passes computed in one worker (a farm that put a helper's chunks in
+// TestFarmedPasses checks that the passes of a run's loss (values and gradients, clipped
+// gradients, values alone and the mapped rows' squares) farmed out to 1, 2 and 3 helpers have
+// the bits of the passes computed in one worker (a farm that put a helper's chunks in
 // another order or place would change them; a release's weights, rounded to the noise's grid,
 // might not show it), with rows held dense and sparse; held sparse, each helper holds the
 // training rows of its range only.
@@ -272,11 +270,20 @@ func TestFarmedPasses(t *testing.T) {
 				w[j] = 0.3 - 0.1*float64(j%7)
 			}
 			g := make([]float64, l.Dim())
+			a, c := make([]float64, d.train.D), make([]float64, d.train.D)
+			for j := range a {
+				a[j], c[j] = float64(1+j%2), float64(j%2)*0.1
+			}
 			passes := func() []float64 {
 				v := lin.Mean(g, w)
 				out := append([]float64{v}, g...)
 				lin.MeanClippedGrad(g, w, 0.2)
-				return append(append(out, g...), lin.Mean(nil, w))
+				out = append(append(out, g...), lin.Mean(nil, w))
+				squares, over, err := loss.Squares(l, a, c, 1)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return append(append(out, float64(over)), squares...)
 			}
 			want := passes()
 			if helpers == 0 {
@@ -303,12 +310,12 @@ func TestFarmedPasses(t *testing.T) {
 				loss.SetRunner(f)
 				got := passes()
 				loss.SetRunner(nil)
-				if fl.ranges.Load() != int64(3*helpers) {
-					t.Errorf("%d levels, %d helpers: %d ranges posted, want %d", levels, helpers, fl.ranges.Load(), 3*helpers)
+				if fl.ranges.Load() != int64(4*helpers) {
+					t.Errorf("%d levels, %d helpers: %d ranges posted, want %d", levels, helpers, fl.ranges.Load(), 4*helpers)
 				}
 				stolen := 0
 				for k := range helpers {
-					stolen += 3 * min(steal, (k+1)*chunks/(helpers+1)-k*chunks/(helpers+1))
+					stolen += 4 * min(steal, (k+1)*chunks/(helpers+1)-k*chunks/(helpers+1))
 				}
 				if fl.stolen.Load() != int64(stolen) {
 					t.Errorf("%d levels, %d helpers, steal %d: the run took %d chunks, want %d", levels, helpers, steal, fl.stolen.Load(), stolen)

@@ -243,8 +243,9 @@ func encodedScaleRows(b *testing.B, n int) *data.Dataset {
 	return ds
 }
 
-// BenchmarkEncodedPass measures a gradient pass (MeanGrad) and a pass of values (Mean) on one
-// worker over 200,000 rows that Encode holds sparse (encodedScaleRows).
+// BenchmarkEncodedPass measures a gradient pass (MeanGrad), a pass of values (Mean) and one of
+// the mapped rows' squares (Squares, as noisy-gd maps the numeric features) on one worker over
+// 200,000 rows that Encode holds sparse (encodedScaleRows).
 func BenchmarkEncodedPass(b *testing.B) {
 	defer SetWorkers(SetWorkers(1))
 	ds := encodedScaleRows(b, 200_000)
@@ -262,6 +263,20 @@ func BenchmarkEncodedPass(b *testing.B) {
 	b.Run("value", func(b *testing.B) {
 		for b.Loop() {
 			sink = l.Mean(nil, w)
+		}
+	})
+	a, c := make([]float64, ds.D), make([]float64, ds.D)
+	for j := range a {
+		a[j] = 1
+	}
+	for k := range 10 { // the numeric features: each column's, then its category's 8
+		a[9*k], c[9*k] = 2, 0.1
+	}
+	b.Run("squares", func(b *testing.B) {
+		for b.Loop() {
+			if _, _, err := Squares(l, a, c, 2); err != nil {
+				b.Fatal(err)
+			}
 		}
 	})
 }

@@ -3,10 +3,12 @@ package loss
 import (
 	"errors"
 	"runtime"
+	"slices"
 	"sync"
 	"sync/atomic"
 
 	"github.com/privopt/privopt/pkg/core/data"
+	"github.com/privopt/privopt/pkg/core/geom"
 )
 
 // The full passes over the rows (Mean, MeanClippedGrad) sum each chunk of chunkRows consecutive
@@ -124,12 +126,18 @@ const (
 	// OpClippedGrad sums the gradients of a *Linear loss with the derivatives clipped to
 	// [−Clip, Clip] (MeanClippedGrad; MeanGrad with Clip = +Inf).
 	OpClippedGrad
+	// OpSquares maps each row x (written out dense, D long) to x′ with x′_j = a_j·x_j − c_j,
+	// W = [a, c] (2·D long), sums the squares x′_j² (its vector, D long) and counts the rows
+	// whose ‖x′‖, in the loss's feature norm, is not at most Clip (its scalar): noisy-gd's
+	// second moments and its check of the mapped rows in one pass (package mech).
+	OpSquares
 )
 
-// Pass is a full pass over the rows of a *Linear or *Multinomial loss, described as data so
-// that another worker holding the same loss over the same rows can compute chunks of it: which
-// sums (Op), at which parameters W (Dim() long), with which clip. Its chunks are fixed by
-// Loss.Len() alone; chunk c holds the rows c·BlockRows to min((c+1)·BlockRows, Len()) − 1.
+// Pass is a full pass over the rows of a *Linear or *Multinomial loss (of a *Robust one too,
+// for OpSquares), described as data so that another worker holding the same loss over the same
+// rows can compute chunks of it: which sums (Op), at which parameters W (Dim() long; for
+// OpSquares the map), with which clip. Its chunks are fixed by Loss.Len() alone; chunk c holds
+// the rows c·BlockRows to min((c+1)·BlockRows, Len()) − 1.
 type Pass struct {
 	Loss Loss
 	Op   Op
@@ -140,10 +148,15 @@ type Pass struct {
 // Chunks returns the number of chunks of p's rows.
 func (p *Pass) Chunks() int { return (p.Loss.Len() + chunkRows - 1) / chunkRows }
 
-// Width returns the length of a chunk's vector: the loss's Dim(), or 0 for OpValue.
+// Width returns the length of a chunk's vector: the loss's Dim(), 0 for OpValue, and the
+// rows' width D for OpSquares.
 func (p *Pass) Width() int {
-	if p.Op == OpValue {
+	switch p.Op {
+	case OpValue:
 		return 0
+	case OpSquares:
+		r, _ := rowsOf(p.Loss)
+		return r.d
 	}
 	return p.Loss.Dim()
 }
@@ -152,14 +165,19 @@ func (p *Pass) Width() int {
 var errPass = errors.New("loss: not a pass of this loss")
 
 // Check returns an error unless p.Sums(first, last, …) computes chunks of p: p is a pass of a
-// *Linear loss with any Op (a clip above 0 for OpClippedGrad) or of a *Multinomial one with
-// OpMean or OpValue, W is Dim() long, and 0 ≤ first ≤ last ≤ p.Chunks(). A worker checks a
-// pass it receives.
+// *Linear loss with OpMean, OpValue or OpClippedGrad (a clip above 0), of a *Multinomial one
+// with OpMean or OpValue, W is Dim() long, or p is a pass of OpSquares over the rows of any of
+// them or of a *Robust loss with W 2·D long; and 0 ≤ first ≤ last ≤ p.Chunks(). A worker
+// checks a pass it receives.
 func (p *Pass) Check(first, last int) error {
 	_, lin := p.Loss.(*Linear)
 	_, multi := p.Loss.(*Multinomial)
-	if !(lin || multi) || len(p.W) != p.Loss.Dim() || p.Op > OpClippedGrad || (p.Op == OpClippedGrad && !(lin && p.Clip > 0)) ||
-		first < 0 || first > last || last > p.Chunks() {
+	rows, held := rowsOf(p.Loss)
+	ok := (lin || multi) && len(p.W) == p.Loss.Dim() && (p.Op < OpClippedGrad || p.Op == OpClippedGrad && lin && p.Clip > 0)
+	if p.Op == OpSquares {
+		ok = held && len(p.W) == 2*rows.d
+	}
+	if !ok || first < 0 || first > last || last > p.Chunks() {
 		return errPass
 	}
 	return nil
@@ -181,11 +199,74 @@ func (p *Pass) Sums(first, last int, scalars, vectors []float64) {
 // add adds the terms of p's rows lo to hi − 1 into part (zero when called) and returns their
 // scalar sum.
 func (p *Pass) add(lo, hi int, part []float64) float64 {
-	if p.Op == OpClippedGrad {
+	switch p.Op {
+	case OpClippedGrad:
 		p.Loss.(*Linear).addClippedGrads(part, p.W, p.Clip, lo, hi)
 		return 0
+	case OpSquares:
+		return p.addSquares(lo, hi, part)
 	}
 	return p.Loss.(rowSummer).addRowTerms(part, p.W, lo, hi)
+}
+
+// addSquares adds the squares of the rows lo to hi − 1 mapped by W (OpSquares), in row order,
+// into part and returns the number of mapped rows whose norm is not at most Clip.
+func (p *Pass) addSquares(lo, hi int, part []float64) float64 {
+	r, _ := rowsOf(p.Loss)
+	a, c := p.W[:r.d], p.W[r.d:2*r.d]
+	buf, x := make([]float64, r.d), make([]float64, r.d)
+	over := 0.0
+	for i := lo; i < hi; i++ {
+		for j, v := range denseRow(r.x, r.sparse, i, r.d, buf) {
+			x[j] = a[j]*v - c[j]
+		}
+		if !(geom.Norm(x, r.norm) <= p.Clip) {
+			over++
+		}
+		for j, v := range x {
+			part[j] += v * v
+		}
+	}
+	return over
+}
+
+// Squares returns the sums over the rows of l (a *Linear, *Multinomial or *Robust loss), each
+// mapped to x′ with x′_j = a_j·x_j − c_j (a and c D long), of the squares x′_j², and the number
+// of rows whose mapped norm, in the loss's feature norm, is not at most bound: a full pass
+// (OpSquares), so computed in chunks on Workers() goroutines, or by the Runner set, with the
+// same bits.
+func Squares(l Loss, a, c []float64, bound float64) (sums []float64, over int, err error) {
+	p := &Pass{Loss: l, Op: OpSquares, Clip: bound, W: append(slices.Clip(a), c...)}
+	if err := p.Check(0, p.Chunks()); err != nil || len(a) != len(c) {
+		return nil, 0, errPass
+	}
+	sums = make([]float64, p.Width())
+	return sums, int(sumChunks(sums, p)), nil
+}
+
+// heldRows are a loss's rows: held dense in x (nil when they are not), or sparse; d wide, with
+// the declared feature norm's exponent.
+type heldRows struct {
+	x      []float64
+	sparse *data.Sparse
+	d      int
+	norm   float64
+}
+
+// rowsOf returns the rows of l, and whether l reads its rows from a dataset (a *Linear,
+// *Multinomial or *Robust loss). (Not inlined: that takes 1.5 kB off the page's WebAssembly.)
+//
+//go:noinline
+func rowsOf(l Loss) (heldRows, bool) {
+	switch l := l.(type) {
+	case *Linear:
+		return heldRows{l.x, l.sparse, l.d, l.b.XNorm}, true
+	case *Multinomial:
+		return heldRows{l.x, l.sparse, l.d, l.b.XNorm}, true
+	case *Robust:
+		return heldRows{l.x, l.sparse, l.d, l.b.XNorm}, true
+	}
+	return heldRows{}, false
 }
 
 // A Runner computes the chunks' sums of full passes elsewhere: in the page, in other Web

@@ -1,6 +1,7 @@
 package loss
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -238,3 +239,108 @@ func TestPassesFarmedOut(t *testing.T) {
 type declining struct{}
 
 func (declining) Sums(*Pass, []float64, []float64) bool { return false }
+
+// TestSquares checks the pass of the mapped rows' squares (OpSquares) on rows that make several
+// chunks — dense, one-hot (held sparse), multinomial and robust — against an independent
+// account: each chunk's mapped squares summed in row order, the chunks added in chunk order, bit
+// for bit, and the rows whose mapped norm exceeds the bound counted one by one; the same bits
+// with 1 and 4 workers and farmed out in 3 parts; and a map of the wrong length refused.
+func TestSquares(t *testing.T) {
+	defer SetWorkers(SetWorkers(0))
+	defer SetRunner(nil)
+	rng := rand.New(rand.NewPCG(65, 66))
+	n := 3*chunkRows + 123
+	b := Bounds{X: 1, XNorm: 2, Y: 1}
+	for _, tc := range []struct {
+		name  string
+		ds    *data.Dataset
+		build func(*data.Dataset) Loss
+	}{
+		{"dense", randData(rng, n, 7, 2, 1, signLabel(rng)), func(ds *data.Dataset) Loss { return mustLinear(t, Logistic{}, ds, b) }},
+		{"one-hot", oneHotData(rng, n, 40, 0.1), func(ds *data.Dataset) Loss { return mustLinear(t, Squared{}, ds, b) }},
+		{"multinomial", randData(rng, n, 5, 2, 1, func() float64 { return float64(rng.IntN(3)) }), func(ds *data.Dataset) Loss {
+			m, err := NewMultinomial(ds, 3, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return m
+		}},
+		{"robust", randData(rng, n, 6, 2, 1, signLabel(rng)), func(ds *data.Dataset) Loss {
+			r, err := NewRobust(Hinge{}, 0.1, 2, ds, b)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			l, d := tc.build(tc.ds), tc.ds.D
+			a, c := make([]float64, d), make([]float64, d)
+			for j := range d {
+				a[j] = float64(1 + j%2)
+				c[j] = float64(j%2) * 0.3
+			}
+			want, part := make([]float64, d), make([]float64, d)
+			norms := make([]float64, n)
+			x := make([]float64, d)
+			for lo := 0; lo < n; lo += chunkRows {
+				clear(part)
+				for i := lo; i < min(lo+chunkRows, n); i++ {
+					for j, v := range tc.ds.Row(i, x) {
+						m := a[j]*v - c[j]
+						part[j] += m * m
+						norms[i] += m * m
+					}
+					norms[i] = math.Sqrt(norms[i])
+				}
+				for j, v := range part {
+					want[j] += v
+				}
+			}
+			bound := slices.Sorted(slices.Values(norms))[n/2] * (1 + 1e-9) // the median, and rows tied with it
+			wantOver := 0
+			for _, v := range norms {
+				if v > bound {
+					wantOver++
+				}
+			}
+			if wantOver == 0 || wantOver == n {
+				t.Fatalf("%d of %d rows over the bound: the test needs some on each side", wantOver, n)
+			}
+			check := func(what string) {
+				t.Helper()
+				sums, over, err := Squares(l, a, c, bound)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if over != wantOver {
+					t.Errorf("%s: %d rows over the bound, want %d", what, over, wantOver)
+				}
+				for j := range want {
+					if math.Float64bits(sums[j]) != math.Float64bits(want[j]) {
+						t.Fatalf("%s: sum %d = %v, the chunks' in order %v", what, j, sums[j], want[j])
+					}
+				}
+			}
+			for _, workers := range []int{1, 4} {
+				SetWorkers(workers)
+				check(fmt.Sprintf("%d workers", workers))
+			}
+			if _, farmable := l.(rowSummer); farmable {
+				r := &remoteRunner{local: l, remote: tc.build(copyRows(tc.ds)), parts: 3}
+				SetRunner(r)
+				check("farmed out")
+				SetRunner(nil)
+				if r.used != 1 {
+					t.Errorf("the runner computed %d passes, not 1", r.used)
+				}
+			}
+			if _, _, err := Squares(l, a[:d-1], c[:d-1], bound); err == nil {
+				t.Error("a map of D − 1 features accepted")
+			}
+			if err := (&Pass{Loss: l, Op: OpSquares, W: a}).Check(0, 1); err == nil {
+				t.Error("a pass of OpSquares with W D long accepted")
+			}
+		})
+	}
+}

@@ -562,10 +562,16 @@ func (s *noisySteps) fit(ctx context.Context, f fitted, ds *data.Dataset, r *rng
 	if err != nil {
 		return nil, err
 	}
+	var squares []float64 // the rows' squares, mapped as the steps map them
+	if s.pre != nil || f.rule.mapped != nil {
+		if squares, err = f.rule.mapped.squares(l, f.problem.Dim); err != nil {
+			return nil, err
+		}
+	}
 	rule := f.rule
 	switch {
 	case s.pre != nil:
-		vhat, err := s.pre.release(ds, r)
+		vhat, err := s.pre.release(squares, r)
 		if err != nil {
 			return nil, err
 		}

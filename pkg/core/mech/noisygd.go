@@ -333,9 +333,6 @@ func (m NoisyGD) Plan(b privacy.Budget, p Problem) (Plan, error) {
 			pl.momentsGridUnits(p.Dim)); err != nil {
 			return nil, err
 		}
-		if pl.sym != nil {
-			pl.pre.rowMap = pl.sym.row
-		}
 	}
 	t := m.StepScale * c.Smoothness * math.Sqrt(2*pl.rhoSteps()) / (pl.delta * math.Sqrt(float64(pl.dim)))
 	if err := m.defaultSteps(t); err != nil {
@@ -449,9 +446,6 @@ func (pl *noisyGDPlan) Run(ctx context.Context, ds *data.Dataset, r *rng.Rand, p
 			len(pl.problem.Categorical), pl.ridge, pl.mech.RidgeScale, rowsName(pl.budget))
 	}
 	if pl.sym != nil {
-		if err := pl.sym.check(ds); err != nil {
-			return nil, err
-		}
 		rule.mapped = pl.sym
 		notes = strings.TrimSpace(notes + fmt.Sprintf(" The steps ran on the %d numeric features with a private range mapped from [0, c] to [−c, c] (2x − c, c = %.6g, the rows' scale factor: every row checked within the same bound, so the sensitivity is unchanged) and the released weights are mapped back onto the rows as encoded (twice the numeric weights, and the bias weight less c/b times their sum: the same scores; post-processing).", len(pl.sym.numeric), pl.problem.Scale))
 	}

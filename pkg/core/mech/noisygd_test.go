@@ -573,7 +573,9 @@ func TestNoisyGDSymmetric(t *testing.T) {
 	for i := range base.N {
 		x := mapped.X[i*base.D : (i+1)*base.D]
 		base.Row(i, x)
-		sym.row(x)
+		for _, j := range sym.numeric {
+			x[j] = 2*x[j] - sym.shift
+		}
 	}
 	for _, classes := range []int{0, 3} {
 		q := p
@@ -597,6 +599,23 @@ func TestNoisyGDSymmetric(t *testing.T) {
 		lm, err := LossOver(b, q, dm)
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The pass of the mapped squares (the second moments' sums, and the check) reads the
+		// rows as stored and maps them as the mapped rows are.
+		squares, err := sym.squares(l, base.D)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := make([]float64, base.D)
+		for j := range base.D {
+			want := 0.0
+			for i := range base.N {
+				v := dm.Row(i, x)[j]
+				want += v * v
+			}
+			if math.Abs(squares[j]-want) > 1e-12*want {
+				t.Fatalf("%d classes: the squares of mapped feature %d sum to %g, want %g", classes, j, squares[j], want)
+			}
 		}
 		r := rng.Seeded(uint64(classes) + 1)
 		theta := make([]float64, q.params())

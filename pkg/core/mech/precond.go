@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/privacy"
@@ -27,7 +26,7 @@ import (
 // Rounding. The squares of the rows both datasets share are computed identically. A computed
 // square is within u = 2⁻⁵³ relative of the exact one, so the differing rows' computed s are
 // non-negative with norm at most (1 + u)R₄², and the argument above bounds their difference
-// by (1 + u)·Δ_v. Each dataset's computed mean is within 2(n + 3)·u·(1 + u)R₄² of the exact mean
+// by (1 + u)·Δ_v. Each dataset's computed mean (its squares summed in chunks, loss.Squares) is within 2(n + 3)·u·(1 + u)R₄² of the exact mean
 // of its computed squares (the argument of meanGradientRounding, coordinatewise errors being
 // at most γ_{n+1}·Σᵢ s_j(xᵢ)), so the computed v of neighbours differ by at most
 // Δ_v + u·Δ_v + 4(n + 3)·u·(1 + u)R₄² ≤ Δ_v + meanGradientRounding(n, R₄²) = Δ_v +
@@ -50,9 +49,6 @@ type secondMoments struct {
 	sigma  float64 // σ_v, the noise's standard deviation, in real units
 	rho    float64 // ρ_v
 	tv     float64 // the discrete noise's total-variation distance from rounded Gaussian noise
-	// rowMap, when not nil, maps each row before its squares are summed (symmetricMap.row,
-	// whose check bounds the mapped rows as the sensitivity assumes).
-	rowMap func(x []float64)
 }
 
 // newSecondMoments plans the release of v within rho (ρ_v ≤ rho, and within a relative 10⁻⁶
@@ -102,29 +98,20 @@ func (m *secondMoments) derivation(b privacy.Budget) string {
 	return fmt.Sprintf("√2·R₄²/n with n = %d (replace one example)", m.n)
 }
 
-// moments computes v from ds: the sums of squares divided by the public n.
-func (m *secondMoments) moments(ds *data.Dataset) []float64 {
-	v := make([]float64, m.dim)
-	row := make([]float64, ds.D)
-	for i := range ds.N {
-		row = ds.Row(i, row)
-		if m.rowMap != nil {
-			m.rowMap(row)
-		}
-		for j, x := range row {
-			v[j] += x * x
-		}
+// moments turns the sums of the rows' squares (symmetricMap.squares) into v, in place: each
+// divided by the public n.
+func (m *secondMoments) moments(sums []float64) []float64 {
+	for j := range sums {
+		sums[j] /= float64(m.n)
 	}
-	for j := range v {
-		v[j] /= float64(m.n)
-	}
-	return v
+	return sums
 }
 
-// release returns v̂ = round(v) + ξ on the grid, v computed from ds, whose rows the losses
-// have accepted (so that they obey the bound the sensitivity assumes).
-func (m *secondMoments) release(ds *data.Dataset, r *rng.Rand) ([]float64, error) {
-	v := m.moments(ds)
+// release returns v̂ = round(v) + ξ on the grid, v computed in place from the sums of the
+// squares of rows that the losses have accepted (so that they obey the bound the sensitivity
+// assumes), mapped as noisy-gd maps them (symmetricMap.squares, which checks the mapped rows).
+func (m *secondMoments) release(sums []float64, r *rng.Rand) ([]float64, error) {
+	v := m.moments(sums)
 	noise, err := m.grid.DiscreteGaussian(m.sigma)
 	if err != nil {
 		return nil, err

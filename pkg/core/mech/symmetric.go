@@ -5,8 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"github.com/privopt/privopt/pkg/core/data"
-	"github.com/privopt/privopt/pkg/core/geom"
 	"github.com/privopt/privopt/pkg/core/loss"
 )
 
@@ -24,7 +22,7 @@ import (
 // w of the released θ′ (post-processing).
 //
 // Privacy. With κ the computed c/b, the per-example gradients at θ′ are ℓ′·Mx, of norm
-// |ℓ′|·‖Mx‖. Run checks every row before the first step: the computed norm of x̂′ (each
+// |ℓ′|·‖Mx‖. The run checks every row before the first step (squares): the computed norm of x̂′ (each
 // coordinate 2x_j − c̃ rounded, c̃ = κ·b rounded) must be at most X(1 + loss.Slack), the loss's
 // own acceptance rule, so the exact ‖x̂′‖ is at most X(1 + Slack)(1 + D·2⁻⁵³), and since
 // |Mx − x̂′|_j ≤ 2·2⁻⁵³·c, ‖Mx‖ ≤ X(1 + 2·Slack) for D up to 10⁶: the bound every constant is
@@ -97,27 +95,25 @@ func (s *symmetricMap) gradient(g []float64) {
 	}
 }
 
-// row maps a dense row x to x̂′ in place: 2x_j − c̃ on the numeric features.
-func (s *symmetricMap) row(x []float64) {
-	for _, j := range s.numeric {
-		x[j] = 2*x[j] - s.shift
+// squares returns the sums over l's rows (d wide) of their squares mapped to x̂′ (2x_j − c̃ on
+// the numeric features), or as they are when s is nil, in one full pass (loss.Squares); and an
+// error when a mapped row's computed norm exceeds X(1 + Slack), which holds when its mapped
+// features are in [0, c] as the norm fit "scale" makes them.
+func (s *symmetricMap) squares(l loss.Loss, d int) ([]float64, error) {
+	a, c := make([]float64, d), make([]float64, d)
+	for j := range a {
+		a[j] = 1
 	}
-}
-
-// check returns an error unless every row ds holds, mapped, has a computed norm of at most
-// X(1 + Slack), which holds when its mapped features are in [0, c] as the norm fit "scale"
-// makes them.
-func (s *symmetricMap) check(ds *data.Dataset) error {
-	x := make([]float64, ds.D)
-	for i := range ds.N {
-		if !ds.Holds(i) {
-			continue
+	bound := math.Inf(1)
+	if s != nil {
+		for _, j := range s.numeric {
+			a[j], c[j] = 2, s.shift
 		}
-		x = ds.Row(i, x)
-		s.row(x)
-		if n := geom.Norm(x, s.p); !(n <= s.bound) {
-			return fmt.Errorf("mech: noisy-gd: row %d on symmetric features has norm %g, above the bound %g: its ranged numeric features are not within [0, %g] as the norm fit \"scale\" makes them (NoSymmetric fits the rows as they are)", i, n, s.bound, s.shift)
-		}
+		bound = s.bound
 	}
-	return nil
+	sums, over, err := loss.Squares(l, a, c, bound)
+	if err == nil && over > 0 {
+		err = fmt.Errorf("mech: noisy-gd: %d rows on symmetric features have norms above the bound %g: their ranged numeric features are not within [0, %g] as the norm fit \"scale\" makes them (NoSymmetric fits the rows as they are)", over, s.bound, s.shift)
+	}
+	return sums, err
 }
