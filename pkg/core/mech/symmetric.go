@@ -22,9 +22,9 @@ import (
 // w of the released θ′ (post-processing).
 //
 // Privacy. With κ the computed c/b, the per-example gradients at θ′ are ℓ′·Mx, of norm
-// |ℓ′|·‖Mx‖. The run checks every row before the first step (squares): the computed norm of x̂′ (each
-// coordinate 2x_j − c̃ rounded, c̃ = κ·b rounded) must be at most X(1 + loss.Slack), the loss's
-// own acceptance rule, so the exact ‖x̂′‖ is at most X(1 + Slack)(1 + D·2⁻⁵³), and since
+// |ℓ′|·‖Mx‖. The run checks every row before the first step (squares): the computed norm of
+// x̂′ (each coordinate 2x_j − c̃ rounded, c̃ = κ·b rounded) must be at most X(1 + loss.Slack),
+// the loss's own acceptance rule, so the exact ‖x̂′‖ is at most X(1 + Slack)(1 + D·2⁻⁵³), and since
 // |Mx − x̂′|_j ≤ 2·2⁻⁵³·c, ‖Mx‖ ≤ X(1 + 2·Slack) for D up to 10⁶: the bound every constant is
 // computed with (loss.Slack). The drift's exact sensitivity is therefore the plain one. Its
 // rounding: the computed mean gradient ĝ is within 2(n + 3)·u·G of the exact one
