@@ -172,9 +172,9 @@ var errPass = errors.New("loss: not a pass of this loss")
 func (p *Pass) Check(first, last int) error {
 	_, lin := p.Loss.(*Linear)
 	_, multi := p.Loss.(*Multinomial)
-	rows, held := rowsOf(p.Loss)
 	ok := (lin || multi) && len(p.W) == p.Loss.Dim() && (p.Op < OpClippedGrad || p.Op == OpClippedGrad && lin && p.Clip > 0)
 	if p.Op == OpSquares {
+		rows, held := rowsOf(p.Loss)
 		ok = held && len(p.W) == 2*rows.d
 	}
 	if !ok || first < 0 || first > last || last > p.Chunks() {
