@@ -116,12 +116,13 @@ func (a *App) Receive(w int, r engine.Response) {
 		}
 	case "calibrate":
 		a.Rate, a.calibrating = r.Rate, false
+		a.prefetch()
 	case "load":
 		a.receiveLoad(r)
 	case "dataset":
 		if w == 0 {
 			a.receiveCheck(r)
-		} else if r.Kind == "error" && w <= a.runWorkers {
+		} else if r.Kind == "error" && a.Running && w <= a.runWorkers {
 			a.RunErr = r.Error // the run that follows fails for want of data and says so too (a helper's run does not)
 		}
 	case "plan":

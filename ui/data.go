@@ -598,6 +598,16 @@ func (a *App) CheckData() {
 	a.send(0, req)
 }
 
+// prefetch has worker 1, which runs the first fit, read the checked data while the person
+// chooses the model and the budget, so that Run finds it there ("dataset" is answered at once
+// by a worker that holds the same data; a large file takes seconds to read). Nothing when the
+// check is not current or runs are under way; a failure is the first run's to report.
+func (a *App) prefetch() {
+	if a.Dataset != nil && a.checked == a.checkKey() && !a.Running {
+		a.send(1, a.datasetRequest())
+	}
+}
+
 // datasetRequest is the "dataset" request for the current data, schema and split.
 func (a *App) datasetRequest() engine.Request {
 	req := engine.Request{Kind: "dataset", Source: a.Loaded.Source, Schema: []byte(a.schemaJSON()), SplitSeed: a.splitSeed, SplitByContent: a.splitByContent()}

@@ -127,11 +127,14 @@ func (a *App) RadiusLabel() string {
 // replaced by the label's first loss (with its default domain, unless a domain was chosen),
 // and the mechanisms are planned. The first time, the
 // engine also measures this machine's query rate for the predicted times (after the page
-// has loaded and the data is read, so that nothing else slows the measurement).
+// has loaded and the data is read, so that nothing else slows the measurement); then worker 1
+// reads the data for the first run (prefetch).
 func (a *App) dataReady() {
 	if a.Rate == nil && !a.calibrating {
 		a.calibrating = true
 		a.send(0, engine.Request{Kind: "calibrate"})
+	} else if !a.calibrating {
+		a.prefetch()
 	}
 	if choices := a.LossChoices(); !slices.Contains(choices, a.Loss) {
 		a.Loss = choices[0]

@@ -15,13 +15,14 @@ type setupTimes struct {
 	pingSent, checkSent time.Time
 	start, encode       float64        // seconds, 0 until measured
 	started             map[int]bool   // the workers sent a request, whose engines have started
-	holds               map[int]string // the last "dataset" request each worker was sent
+	sent                map[int]string // the last "dataset" request each worker was sent
+	holds               map[int]string // the last "dataset" request each worker answered
 }
 
 // noteSent records a request sent to worker w at now.
 func (t *setupTimes) noteSent(w int, req engine.Request, now time.Time) {
 	if t.started == nil {
-		t.started, t.holds = map[int]bool{}, map[int]string{}
+		t.started, t.sent, t.holds = map[int]bool{}, map[int]string{}, map[int]string{}
 	}
 	if !t.started[w] && w == 0 && req.Kind == "ping" {
 		t.pingSent = now
@@ -31,7 +32,7 @@ func (t *setupTimes) noteSent(w int, req engine.Request, now time.Time) {
 		if w == 0 && req.Check {
 			t.checkSent = now
 		}
-		t.holds[w] = datasetKey(req)
+		t.sent[w] = datasetKey(req)
 	}
 }
 
@@ -43,12 +44,16 @@ func (t *setupTimes) noteAnswer(w int, kind string, now time.Time) {
 	case w == 0 && kind == "dataset" && !t.checkSent.IsZero():
 		t.encode = now.Sub(t.checkSent).Seconds()
 	}
+	if kind == "dataset" {
+		t.holds[w] = t.sent[w] // a worker answers its requests in order; the last one sent counts
+	}
 }
 
 // forget records that worker w was replaced (a cancel may terminate it): the next one starts
 // afresh.
 func (t *setupTimes) forget(w int) {
 	delete(t.started, w)
+	delete(t.sent, w)
 	delete(t.holds, w)
 }
 

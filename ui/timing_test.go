@@ -32,6 +32,11 @@ func TestSetupTimes(t *testing.T) {
 	}
 	s.noteSent(1, data, t0)
 	s.noteSent(2, data, t0)
+	if got := s.seconds(data, 2); !near(got, 0.6) {
+		t.Errorf("two started workers still reading the data: %v s, want 0.6 (reading it)", got)
+	}
+	s.noteAnswer(1, "dataset", t0)
+	s.noteAnswer(2, "dataset", t0)
 	if got := s.seconds(data, 2); got != 0 {
 		t.Errorf("two workers holding the data: %v s, want 0", got)
 	}
@@ -52,13 +57,18 @@ func TestSetupTimes(t *testing.T) {
 // TestRemainingCountsSetup checks that before any progress the remaining time predicted for
 // the demo counts the workers' start and reading of the data, not the fits alone (a noisy-gd
 // fit of the demo is predicted at a few hundredths of a second, and the page once said
-// "about 0.00 s").
+// "about 0.00 s"): with two runs, worker 2 is fresh, while worker 1 has read the checked data
+// already (prefetch).
 func TestRemainingCountsSetup(t *testing.T) {
 	a, h := demoApp(t, 2)
 	a.SetMechanism("noisy-gd")
 	if a.setup.start <= 0 || a.setup.encode <= 0 {
 		t.Fatalf("start %v s, encode %v s: not measured", a.setup.start, a.setup.encode)
 	}
+	if data := datasetKey(a.datasetRequest()); a.setup.holds[1] != data || a.setup.holds[2] == data {
+		t.Fatalf("after the check, worker 1 holds %q and worker 2 %q: want the checked data on worker 1 only", a.setup.holds[1], a.setup.holds[2])
+	}
+	a.Runs.Value = 2
 	a.Run()
 	if a.runSetup < a.setup.start+a.setup.encode {
 		t.Errorf("predicted setup %v s, below a fresh worker's start and read (%v + %v s)", a.runSetup, a.setup.start, a.setup.encode)

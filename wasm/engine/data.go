@@ -251,6 +251,11 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if held != nil && held.key == key {
 		return Response{Kind: "dataset", Dataset: held.summary}, nil
 	}
+	if !req.Check { // the rows held are replaced: drop them first, so that the worker never holds both
+		e.mu.Lock()
+		e.data = nil
+		e.mu.Unlock()
+	}
 	schema, err := data.LoadSchema(bytes.NewReader(req.Schema))
 	if err != nil {
 		return Response{}, err

@@ -239,6 +239,14 @@ func TestDatasetDemo(t *testing.T) {
 	if again.Dataset != d || len(posted) != 0 {
 		t.Errorf("the second identical request read the data again")
 	}
+	// A check keeps the rows held; a request for other data drops them before it reads (here,
+	// a schema it refuses), so that a worker never holds two datasets.
+	if r := e.Handle(Request{ID: 5, Kind: "dataset", Source: "demo", Schema: l.Loaded.Schema, Holdout: 0.3, Check: true}, nil); r.Kind != "dataset" || e.data == nil {
+		t.Errorf("a check: %s %s, rows held %v", r.Kind, r.Error, e.data != nil)
+	}
+	if r := e.Handle(Request{ID: 6, Kind: "dataset", Source: "demo", Schema: json.RawMessage(`{"privopt_schema":1}`)}, nil); r.Kind != "error" || e.data != nil {
+		t.Errorf("other data: %s, rows held %v", r.Kind, e.data != nil)
+	}
 }
 
 func equalFacts(a, b fit.Facts) bool {
