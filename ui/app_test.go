@@ -64,7 +64,9 @@ func (h *testHost) Send(w int, req engine.Request) {
 	h.sent = append(h.sent, delivery{w: w, resp: engine.Response{ID: req.ID, Kind: req.Kind}, req: req})
 	e, ok := h.engines[w]
 	if !ok {
-		e = engine.New(func(r engine.Response) { h.posted <- delivery{w: w, resp: r} }, nil)
+		// A run yields as the page's engine does (serve_js.go) when it posts progress: under
+		// js/wasm Go runs on one thread, and a run that never yields ends before a cancel.
+		e = engine.New(func(r engine.Response) { h.posted <- delivery{w: w, resp: r} }, func() { time.Sleep(time.Millisecond) })
 		h.engines[w] = e
 	}
 	if req.Kind == "calibrate" { // the engine's tests measure; here a fixed rate will do
