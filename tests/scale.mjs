@@ -20,7 +20,10 @@
 // numbers of engine workers ("1 2"): the page's fit is then measured once with each, the page
 // told that the machine has that many cores (navigator.hardwareConcurrency), so that with one
 // run the workers beyond the first help it (wasm/engine/farm.go); otherwise the page uses the
-// machine's cores. ./build.sh bench --workers runs it so.
+// machine's cores. ./build.sh bench --workers runs it so. PRIVOPT_SCALE_PAUSE may give seconds
+// to wait between the plans shown and Run, as a person choosing model and budget would: the
+// run's worker reads the checked file meanwhile (ui/data.go's prefetch), so "fit" then counts
+// what is left of that read.
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,6 +38,7 @@ const skip = process.env.PRIVOPT_SCALE_SKIP || '';
 // A phase of the page (loading the data, or fitting it) that takes longer is stopped.
 const phaseSeconds = Number(process.env.PRIVOPT_SCALE_PHASE_SECONDS || 1800);
 const workerCounts = (process.env.PRIVOPT_SCALE_WORKERS || '').split(/\s+/).filter(Boolean).map(Number);
+const pauseSeconds = Number(process.env.PRIVOPT_SCALE_PAUSE || 0);
 
 const schemaPath = path.join(scratch, 'scale.schema.json');
 const fileOf = (n) => path.join(scratch, `scale-${n}.csv`);
@@ -167,6 +171,7 @@ async function page(browser, server, n, workers) {
       r.loadPlanSeconds = (Date.now() - t0) / 1000;
       // The one engine started by now is the planning worker's, which checked the data.
       planning = [...(await wasmMemory(p)).keys()];
+      if (pauseSeconds > 0) await p.waitForTimeout(pauseSeconds * 1000);
       await p.evaluate(() => { window.scalePhase = 'fit'; });
       await keepReleases(p);
       await p.click('#run-button');
@@ -242,6 +247,8 @@ const lines = [
   '10 numeric columns and 10 categorical columns of 8 levels each and a binary label, about 90 bytes',
   'a row (91 encoded features with the bias); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults',
   '(private ranges, and in the page 20 % of the rows held out).',
+  ...(pauseSeconds > 0 ? ['', `The page waited ${pauseSeconds} s between showing its plans and Run (PRIVOPT_SCALE_PAUSE), as a person`,
+    'choosing model and budget would; the run\'s worker reads the checked file meanwhile.'] : []),
   ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(', ')} engine workers, in this order (**page: workers**; the page is told the`,
     'machine has that many cores): with one run, the workers beyond the first help it, each computing',
     'its range of the chunks of every full pass (docs/scaling.md); each helper reads the file too, while',
