@@ -250,7 +250,9 @@ func ProblemSize(s Spec, f Facts) (int, error) {
 // the loss suits the label (a margin loss for a binary label, a regression loss for a
 // numeric one, the multinomial loss for classes) and that the domain and radius are valid.
 func Problem(s Spec, f Facts) (mech.Problem, error) {
-	if f.N < 1 || f.D < 1 {
+	// Under add/remove a training set may have no rows (a split by content may hold out every
+	// row): the mechanisms then fit on no rows, as refusing would tell that there are none.
+	if f.N < 0 || f.N == 0 && s.Budget.Neighbouring != privacy.AddRemove || f.D < 1 {
 		return mech.Problem{}, fmt.Errorf("fit: no data: %d rows of %d features", f.N, f.D)
 	}
 	n, err := ProblemSize(s, f)

@@ -3,6 +3,7 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"io"
 	"math"
 	"slices"
 	"strings"
@@ -27,11 +28,11 @@ func runResult(t *testing.T, e *Engine, posted chan Response, id int, spec *fit.
 	return r
 }
 
-// releaseOf returns the release file of one run's result, written and read back as the page's
-// download is.
-func releaseOf(t *testing.T, spec fit.Spec, facts fit.Facts, res *Result) *release.File {
+// releaseOf returns the release file of one run's result on data of the schema, written and
+// read back as the page's download is.
+func releaseOf(t *testing.T, schema io.Reader, spec fit.Spec, facts fit.Facts, res *Result) *release.File {
 	t.Helper()
-	s, err := data.LoadSchema(demo.Schema())
+	s, err := data.LoadSchema(schema)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +89,7 @@ func TestRunPrivateEvaluation(t *testing.T) {
 	if err := json.Unmarshal([]byte(Encode(r)), &back); err != nil || back.Result.Private == nil || !slices.Equal(back.Result.Private.Sums, ev.Sums) || *back.Result.HeldOut != *res.HeldOut {
 		t.Errorf("JSON round trip: %v", err)
 	}
-	f := releaseOf(t, *spec, d.Facts, back.Result)
+	f := releaseOf(t, demo.Schema(), *spec, d.Facts, back.Result)
 	g, err := f.Guarantee()
 	if err != nil {
 		t.Fatal(err)
@@ -124,7 +125,7 @@ func TestRunPrivateEvaluationAddRemove(t *testing.T) {
 	if ev == nil || r.Result.HeldOut == nil || r.Result.HeldOut.Rows != 0 || math.Abs(ev.Rows-1000) > 10*ev.NoiseSD || ev.Report.Neighbouring != privacy.AddRemove {
 		t.Fatalf("private evaluation %+v, held out %+v", ev, r.Result.HeldOut)
 	}
-	if _, err := releaseOf(t, *spec, d.Facts, r.Result).Guarantee(); err != nil {
+	if _, err := releaseOf(t, demo.Schema(), *spec, d.Facts, r.Result).Guarantee(); err != nil {
 		t.Error(err)
 	}
 }
@@ -157,6 +158,36 @@ func TestRunPrivateEvaluationWithoutRows(t *testing.T) {
 	r := runResult(t, e, posted, 4, spec, nil)
 	if r.Kind != "release" || r.Result.Test != nil || r.Result.Private == nil || r.Result.HeldOut.Rows != 0 {
 		t.Errorf("an empty held-out set under add/remove: %+v", r)
+	}
+}
+
+// Under add/remove a split by content may hold out every row: the run then fits on no rows
+// (its noise alone, as its neighbour with one row more would fit on one), with the private
+// ranges and the evaluation, and releases; refusing would tell that no row is left to train on.
+func TestRunWithEveryRowHeldOut(t *testing.T) {
+	_, schema := fourKinds()
+	file := memFile{"x.csv", []byte("x,y\n1,a\n2,b\n")}
+	spec := &fit.Spec{Loss: "logistic", Domain: fit.Whole, Radius: 10, Mechanism: "noisy-gd", ScaleShare: fit.DefaultScaleShare, EvalShare: 0.1,
+		Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.AddRemove}, PublicN: 1000}
+	e, posted := newEngine()
+	for seed := uint64(1); ; seed++ { // a split seed whose split by content holds out both rows
+		r := e.Handle(Request{ID: 1, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.5, SplitSeed: seed, SplitByContent: true}, file)
+		if r.Kind != "dataset" {
+			t.Fatalf("dataset: %+v", r)
+		}
+		if r.Dataset.Test == r.Dataset.Rows {
+			break
+		}
+	}
+	r := runResult(t, e, posted, 2, spec, nil)
+	if r.Kind != "release" || r.Result.Private == nil || r.Result.Test == nil || r.Result.Test.Rows != 2 {
+		t.Fatalf("every row held out under add/remove: %+v", r)
+	}
+	if _, err := json.Marshal(r); err != nil { // as the page's worker posts it
+		t.Errorf("the answer: %v", err)
+	}
+	if _, err := releaseOf(t, bytes.NewReader(schema), *spec, e.data.summary.Facts, r.Result).Guarantee(); err != nil {
+		t.Error(err)
 	}
 }
 

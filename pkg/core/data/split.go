@@ -67,9 +67,9 @@ func RandomHoldout(n int, testFraction float64, src rng.Source) (inTest []bool, 
 // row can move another row between the sets, and the training sets then differ by a
 // replacement); under replace-one it does, and it keeps the sets' sizes public, which this
 // split does not (they depend on the rows). Counting copies makes repeated rows split like
-// distinct ones. The test set may be empty (a few rows may all hash to the training side; the
-// training set is then every row, as the split would make it anyway); an empty training set
-// is an error.
+// distinct ones. Either set may be empty (a few rows may all hash to one side), and that is
+// never an error: under add/remove whether a side is empty depends on the rows, so a split
+// that refused it would tell whether a row is in the file (the mechanisms run on no rows).
 func SplitByContent(ds *Dataset, testFraction float64, key uint64) (train, test *Dataset, err error) {
 	inTest, err := ContentHoldout(ds, testFraction, key)
 	if err != nil {
@@ -87,16 +87,10 @@ func ContentHoldout(ds *Dataset, testFraction float64, key uint64) (inTest []boo
 	}
 	copyIndex := ds.copyIndices()
 	inTest = make([]bool, ds.N)
-	nTest := 0
 	x := make([]float64, ds.D)
 	for i := range ds.N {
 		x = ds.Row(i, x)
-		if inTest[i] = rowHash(key, x, ds.Y[i], copyIndex[i]) < testFraction; inTest[i] {
-			nTest++
-		}
-	}
-	if nTest == ds.N {
-		return nil, fmt.Errorf("data: split: a test fraction of %v of %d rows put every row in the test set, none to train on", testFraction, ds.N)
+		inTest[i] = rowHash(key, x, ds.Y[i], copyIndex[i]) < testFraction
 	}
 	return inTest, nil
 }

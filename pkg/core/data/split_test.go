@@ -168,11 +168,21 @@ func TestSplitByContentKeepsNeighbours(t *testing.T) {
 	if err != nil || math.Abs(float64(test.N)/20000-0.2) > 0.02 {
 		t.Errorf("20,000 rows at 0.2: %d in the test set, %v (7 standard deviations: a false failure about 1e-11 for a key)", test.N, err)
 	}
-	for key := range uint64(64) { // one row: either trained on with nothing held out, or refused
+	// One row, and no rows: never refused (that would tell whether a row is in the file), the
+	// row on one side; over 64 keys on each side (a false failure 2^-63 at a fraction 0.5).
+	sides := [2]int{}
+	for key := range uint64(64) {
 		train, test, err := SplitByContent(indexedDataset(1), 0.5, key)
-		if err == nil && (train.N != 1 || test.N != 0) || err != nil && !strings.Contains(err.Error(), "none to train on") {
-			t.Errorf("one row, key %d: %v, %v, %v", key, train, test, err)
+		if err != nil || train.N+test.N != 1 {
+			t.Fatalf("one row, key %d: %v, %v, %v", key, train, test, err)
 		}
+		sides[test.N]++
+		if train, test, err := SplitByContent(indexedDataset(0), 0.5, key); err != nil || train.N != 0 || test.N != 0 {
+			t.Fatalf("no rows, key %d: %v, %v, %v", key, train, test, err)
+		}
+	}
+	if sides[0] == 0 || sides[1] == 0 {
+		t.Errorf("one row over 64 keys: %d times trained on, %d times held out", sides[0], sides[1])
 	}
 }
 

@@ -153,7 +153,7 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 		return err
 	}
 	switch {
-	case ds.N < 1 || ds.D < 1:
+	case ds.N < 0 || ds.D < 1:
 		return fmt.Errorf("dataset of %d rows and %d features", ds.N, ds.D)
 	case ds.Sparse != nil && ds.X != nil:
 		return errors.New("dataset holds its rows both dense and sparse")

@@ -412,9 +412,11 @@ type Model struct {
 type Diagnostics struct {
 	NotPrivate string `json:"not_private"`
 	// TrainLoss is the mean loss over the rows at the released model (the plain mean: under
-	// add/remove, the sum divided by the observed number of rows, not by the public N).
+	// add/remove, the sum divided by the observed number of rows, not by the public N); 0 when
+	// there are no rows (under add/remove a run may have none).
 	TrainLoss float64 `json:"train_loss"`
-	// TrainAccuracy is the training accuracy of a classifier (NaN for regression is omitted).
+	// TrainAccuracy is the training accuracy of a classifier (omitted for regression, and when
+	// there are no rows).
 	TrainAccuracy *float64 `json:"train_accuracy,omitempty"`
 	// Seconds is the wall time of the run.
 	Seconds float64 `json:"seconds"`
@@ -456,6 +458,9 @@ func newModel(p Problem, ds *data.Dataset, w []float64) Model {
 // diagnose computes the local diagnostics of a model on the training data.
 func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.Time, details map[string]float64) Diagnostics {
 	d := Diagnostics{NotPrivate: notPrivate, TrainLoss: l.Mean(nil, w), Seconds: time.Since(start).Seconds(), Details: details}
+	if ds.N == 0 {
+		return d
+	}
 	if ds.N != p.N { // l.Mean divides by N: rescale to the mean over the rows
 		d.TrainLoss *= float64(p.N) / float64(ds.N)
 	}
@@ -472,10 +477,10 @@ func diagnose(l loss.Loss, p Problem, ds *data.Dataset, w []float64, start time.
 func regression(name string) bool { return name == LossSquared || name == LossHuber }
 
 // Accuracy returns the accuracy of a classifier on a dataset (the fraction of rows whose sign,
-// or arg-max class, matches the label) and false for a regression loss.
+// or arg-max class, matches the label) and false for a regression loss or a dataset of no rows.
 func Accuracy(p Problem, ds *data.Dataset, w []float64) (float64, bool) {
 	switch {
-	case regression(p.Loss.Name):
+	case regression(p.Loss.Name) || ds.N == 0:
 		return 0, false
 	case p.Loss.Name == LossMultinomial:
 		k := p.Loss.Classes
