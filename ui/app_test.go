@@ -559,6 +559,46 @@ func TestRunBlockers(t *testing.T) {
 	}
 }
 
+// The seed is read once, when Run is clicked: the private ranges and every run use it, however
+// the field changes while they run, so a release never mixes seeded ranges with runs that claim
+// privacy (or the reverse); and the verdict claims privacy only when the whole release does.
+func TestSeedReadOnceAtRun(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ before, during string }{{"7", ""}, {"", "7"}} {
+		a, h := demoApp(t, 1)
+		a.SetMechanism("noisy-gd")
+		a.SetRuns("2")
+		a.SetSeed(c.before)
+		h.settle(a)
+		a.Run()
+		if !a.Running {
+			t.Fatalf("Run refused: %s", a.RunErr)
+		}
+		a.SetSeed(c.during) // typed or cleared while the ranges are estimated
+		h.settle(a)
+		if a.rel == nil || a.rel.Ranges == nil || len(a.rel.Models) != 2 {
+			t.Fatalf("seed %q then %q: no release with ranges and two models: %s", c.before, c.during, a.relErr)
+		}
+		seeded := c.before != ""
+		var kinds []string
+		for _, d := range h.sent {
+			if d.req.Kind == "scale" || d.req.Kind == "run" {
+				kinds = append(kinds, d.req.Kind)
+				if (d.req.Seed != nil) != seeded || seeded && *d.req.Seed != 7 {
+					t.Errorf("seed %q then %q: a %q request has seed %v", c.before, c.during, d.req.Kind, d.req.Seed)
+				}
+			}
+		}
+		if len(kinds) != 3 {
+			t.Errorf("seed %q then %q: requests %v, want the ranges' and two runs'", c.before, c.during, kinds)
+		}
+		private := a.rel.Ranges.Report.Private && a.rel.Models[0].Report.Private && a.rel.Models[1].Report.Private
+		if private == seeded || a.Private() == seeded || a.rel.Private() == seeded || strings.HasPrefix(a.rel.Statements.Plain, "NO PRIVACY") != seeded {
+			t.Errorf("seed %q then %q: parts private %v, page %v, file %v; statement %.60q", c.before, c.during, private, a.Private(), a.rel.Private(), a.rel.Statements.Plain)
+		}
+	}
+}
+
 // A link reproduces the configuration: applied to a fresh page, it gives the same link.
 func TestLinkRoundTrip(t *testing.T) {
 	t.Parallel()

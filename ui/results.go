@@ -139,10 +139,11 @@ func (a *App) ReportRows() []ReportRow {
 	return rows
 }
 
-// Private reports whether the selected release claims privacy.
+// Private reports whether the selected release claims privacy: its report, and the release file
+// of the runs (the private ranges they were fitted with and the private evaluations too).
 func (a *App) Private() bool {
 	res := a.Result()
-	return res != nil && res.Release.Report.Private
+	return res != nil && res.Release.Report.Private && (a.rel == nil || a.rel.Private())
 }
 
 // Verdict is the results' verdict on the selected run's privacy, and its class: "ok" for a

@@ -33,6 +33,7 @@ type runState struct {
 
 	started, ended time.Time
 	runSpec        fit.Spec
+	runSeed        *uint64        // the seed field when Run was clicked: the ranges' and every run's
 	runData        engine.Request // the "dataset" request each run worker gets first
 	runFacts       fit.Facts
 	runCurves      *engine.Curves
@@ -113,6 +114,9 @@ func (a *App) Run() {
 		a.useState = useState{} // the previous runs' models are gone with their results
 	}
 	a.runSpec, a.runData, a.runFacts, a.runCurves = a.spec(), a.datasetRequest(), a.Dataset.Facts, a.Plans.Curves
+	// One seed for the ranges and every run, read once: a seed typed (or cleared) while they
+	// run must not leave seeded ranges under runs that claim privacy.
+	a.runSeed = a.seed()
 	a.runPredicted = 0
 	if s, ok := a.predictedSeconds(*a.ChosenPlan()); ok {
 		a.runPredicted = s
@@ -135,7 +139,7 @@ func (a *App) Run() {
 		a.send(h, a.helperData(h)) // the helpers encode their part of the data while worker 1 does
 	}
 	spec := a.runSpec
-	a.scaleID = a.send(1, engine.Request{Kind: "scale", Spec: &spec, Seed: a.seed()})
+	a.scaleID = a.send(1, engine.Request{Kind: "scale", Spec: &spec, Seed: a.runSeed})
 }
 
 // receiveScaled takes the runs' schema as used and the private ranges they share, and starts
@@ -182,7 +186,7 @@ func (a *App) dispatch(w int) {
 		a.send(w, a.runData) // answered at once when the worker holds this data
 		spec := a.runSpec
 		r.State, r.Worker = "running", w
-		req := engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.seed()}
+		req := engine.Request{Kind: "run", Spec: &spec, Run: r.Index, Seed: a.runSeed}
 		if a.runRanges != nil {
 			req.Scaled = a.runUsed
 		}

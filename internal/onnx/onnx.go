@@ -140,7 +140,7 @@ func build(f *release.File, k int) (message, error) {
 		{"privacy", f.Together},
 		{"privacy_statement", f.Statements.Plain},
 		{"model_privacy", m.Report.Statement},
-		{"private", strconv.FormatBool(m.Report.Private)},
+		{"private", strconv.FormatBool(f.Private())}, // the model with the ranges it was fitted with
 		{"model", fmt.Sprintf("%d of %d", k, len(f.Models))},
 		{"loss", m.Model.Loss},
 		{"mechanism", m.Report.Mechanism},

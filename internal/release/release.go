@@ -138,11 +138,17 @@ func New(s *data.Schema, spec fit.Spec, f fit.Facts, ranges *mech.Ranges, models
 		return nil, err
 	}
 	file.Together = file.together(curve)
-	reports := make([]privacy.Report, len(models))
-	for i, m := range models {
-		reports[i] = m.Report
+	in := statement.Input{Schema: s, Settings: spec, Facts: f, Curve: curve}
+	for _, m := range models {
+		in.Reports = append(in.Reports, m.Report)
+		if m.Evaluation != nil {
+			in.Evaluations = append(in.Evaluations, m.Evaluation.Report)
+		}
 	}
-	if file.Statements, err = statement.Of(statement.Input{Schema: s, Settings: spec, Facts: f, Curve: curve, Reports: reports}); err != nil {
+	if ranges != nil {
+		in.Ranges = &ranges.Report
+	}
+	if file.Statements, err = statement.Of(in); err != nil {
 		return nil, err
 	}
 	return file, nil
@@ -217,10 +223,8 @@ func (f *File) together(c privacy.Curve) string {
 	if f.Ranges != nil && !f.Ranges.Report.Private {
 		return "No privacy is claimed for these releases: the private ranges were not released privately (a seeded run)."
 	}
-	for _, m := range f.Models {
-		if !m.Report.Private || (m.Evaluation != nil && !m.Evaluation.Report.Private) {
-			return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified)."
-		}
+	if !f.Private() {
+		return "No privacy is claimed for these releases: see each model's report (a seeded run, or a sampler whose mixing is not certified)."
 	}
 	b := f.Settings.Budget
 	rel := fmt.Sprintf("the %s relation", b.Neighbouring)
@@ -247,6 +251,22 @@ func (f *File) together(c privacy.Curve) string {
 		}
 	}
 	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c)
+}
+
+// Private reports whether the file claims privacy: whether every part it releases (the private
+// ranges, each model and each private evaluation) certifies its guarantee, none of them seeded
+// or drawn by a sampler whose mixing is not certified. A model is only as private as the
+// ranges it was fitted with.
+func (f *File) Private() bool {
+	if f.Ranges != nil && !f.Ranges.Report.Private {
+		return false
+	}
+	for _, m := range f.Models {
+		if !m.Report.Private || (m.Evaluation != nil && !m.Evaluation.Report.Private) {
+			return false
+		}
+	}
+	return true
 }
 
 // Guarantee returns the privacy curve of releasing every model of the file together

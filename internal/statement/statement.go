@@ -39,6 +39,11 @@ type Input struct {
 	Curve privacy.Curve
 	// Reports are the released models' privacy reports, one per model.
 	Reports []privacy.Report
+	// Ranges is the report of the private ranges the models were fitted with, when they are
+	// released, and Evaluations the reports of the models' private evaluations: a release
+	// claims privacy only when these are private too.
+	Ranges      *privacy.Report
+	Evaluations []privacy.Report
 }
 
 // Statements are a release's privacy statements in three formats.
@@ -130,10 +135,19 @@ func newRelease(in Input) (*release, error) {
 			return nil, fmt.Errorf("statement: model %d's report is under the %s relation, the settings under %s", i+1, rep.Neighbouring, r.relation)
 		}
 		if !rep.Private {
-			r.notPrivate = append(r.notPrivate, whyNotPrivate(i+1, r.count, rep))
+			r.notPrivate = append(r.notPrivate, whyNotPrivate(modelNumbers(i+1, r.count), rep))
 		}
 		if strings.Contains(rep.Statement, "exact arithmetic") && !slices.Contains(r.exactOnly, rep.Mechanism) {
 			r.exactOnly = append(r.exactOnly, rep.Mechanism)
+		}
+	}
+	if in.Ranges != nil && !in.Ranges.Private {
+		r.notPrivate = append(r.notPrivate, whyNotPrivate("the private ranges' random numbers", *in.Ranges))
+	}
+	for _, rep := range in.Evaluations {
+		if !rep.Private {
+			r.notPrivate = append(r.notPrivate, whyNotPrivate("a private evaluation's random numbers", rep))
+			break
 		}
 	}
 	if err := r.claim(); err != nil {
@@ -142,14 +156,19 @@ func newRelease(in Input) (*release, error) {
 	return r, nil
 }
 
-// whyNotPrivate says why model k of models is not private.
-func whyNotPrivate(k, models int, rep privacy.Report) string {
-	which := "this release's random numbers"
+// modelNumbers names the random numbers of model k of models for whyNotPrivate.
+func modelNumbers(k, models int) string {
 	if models > 1 {
-		which = fmt.Sprintf("the random numbers of model %d", k)
+		return fmt.Sprintf("the random numbers of model %d", k)
 	}
+	return "this release's random numbers"
+}
+
+// whyNotPrivate says why a part of the release is not private; numbers names the part's random
+// numbers ("this release's random numbers", "the private ranges' random numbers").
+func whyNotPrivate(numbers string, rep privacy.Report) string {
 	if rep.Randomness == privacy.SeededNotPrivate {
-		return which + " came from a user-chosen seed, so anyone who knows or guesses the seed can reproduce the noise"
+		return numbers + " came from a user-chosen seed, so anyone who knows or guesses the seed can reproduce the noise"
 	}
 	return fmt.Sprintf("the sampler of %s does not certify its mixing, so its guarantee holds for the exact distribution only", rep.Mechanism)
 }

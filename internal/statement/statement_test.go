@@ -400,6 +400,20 @@ func TestNotPrivate(t *testing.T) {
 		in.Reports[1] = seeded.Reports[0]
 		check(t, in, "model 2 came from a user-chosen seed")
 	})
+	// Private models with seeded ranges or a seeded evaluation: a model is only as private as
+	// what it was fitted with, and an evaluation is part of the release.
+	t.Run("seeded ranges", func(t *testing.T) {
+		in := planned(t, s, adultSpec("noisy-gd", 1, 1e-6, privacy.ReplaceOne), facts, 1, privacy.OSSeeded)
+		seeded := planned(t, s, adultSpec("noisy-gd", 1, 1e-6, privacy.ReplaceOne), facts, 1, privacy.SeededNotPrivate)
+		in.Ranges = &seeded.Reports[0]
+		check(t, in, "the private ranges' random numbers came from a user-chosen seed")
+	})
+	t.Run("seeded evaluation", func(t *testing.T) {
+		in := planned(t, s, adultSpec("noisy-gd", 1, 1e-6, privacy.ReplaceOne), facts, 2, privacy.OSSeeded)
+		seeded := planned(t, s, adultSpec("noisy-gd", 1, 1e-6, privacy.ReplaceOne), facts, 1, privacy.SeededNotPrivate)
+		in.Evaluations = []privacy.Report{in.Reports[0], seeded.Reports[0]}
+		check(t, in, "a private evaluation's random numbers came from a user-chosen seed")
+	})
 	t.Run("uncertified sampler", func(t *testing.T) {
 		in := planned(t, s, adultSpec("outpert", 1, 0, privacy.ReplaceOne), facts, 1, privacy.OSSeeded)
 		rep := &in.Reports[0]
