@@ -228,7 +228,7 @@ func (r *release) entry() entry {
 		Composition:    r.composition(),
 	}
 	d.Implementation = implementation{
-		PreprocessingAndHyperparameterTuning: "Pre-processing reads only the declared schema: numeric columns are clipped to their declared ranges and mapped to [0, 1], categorical columns are one-hot encoded, missing values are replaced as declared, and rows are brought within the declared norm bound. No constant is computed from the data, and privopt refuses a schema whose bounds or categories were read from the data until a person confirms them. Every parameter of the mechanism is planned from the settings and public facts before the data is read. No exploratory analysis or tuning on the data is accounted for: if the settings were chosen by looking at the data or at earlier fits on it, that privacy loss is not covered.",
+		PreprocessingAndHyperparameterTuning: r.preprocessing(),
 		Mechanisms:                           r.mechanisms(),
 		Justification:                        "The data owner chose the settings: the loss, the parameter domain, the mechanism, the budget (ε, δ) and the neighbouring relation. privopt calibrates each mechanism's noise to the exact privacy curve of the declared problem, rounded toward privacy, and certifies the curve of the release; this entry is derived from that curve and from the public settings, not written by hand.",
 	}
@@ -298,19 +298,40 @@ func (r *release) parameterDetails() string {
 	return fmt.Sprintf("%s Beyond the single point, %s.%s", measure, r.curvePoints(), together)
 }
 
-// composition states how the models' privacy losses are composed.
-func (r *release) composition() string {
-	if r.count == 1 {
-		return fmt.Sprintf("One model is released: its guarantee is that of its mechanism, %s. Other releases from the same data are not accounted for and compose with this one.", r.curveName())
+// preprocessing states what is done to the data before the mechanism, and which constants come
+// from the data (the private ranges only, which are released and accounted).
+func (r *release) preprocessing() string {
+	constants := "No constant is computed from the data"
+	if r.in.Ranges != nil {
+		constants = fmt.Sprintf("The only constants computed from the data are the private ranges of %d columns, estimated by a differentially private mechanism with %s %% of the budget, released in the schema and composed into this entry's guarantee; those columns are then clipped to their private range and rescaled", ranged(r.in.Schema), num(100*r.in.Settings.ScaleShare))
 	}
-	return fmt.Sprintf("%d models are released together, each planned for (ε = %s, δ = %s); privopt composes their guarantees into one curve, %s, which gives the parameters above. Other releases from the same data are not accounted for and compose with this one.", r.count, num(r.budget.Epsilon), num(r.budget.Delta), r.curveName())
+	return "Pre-processing reads only the declared schema: numeric columns are clipped to their declared ranges and mapped to [0, 1], categorical columns are one-hot encoded, missing values are replaced as declared, and rows are brought within the declared norm bound. " +
+		constants + ", and privopt refuses a schema whose bounds or categories were read from the data until a person confirms them. Every parameter of the mechanism is planned from the settings and public facts before the data is read. No exploratory analysis or tuning on the data is accounted for: if the settings were chosen by looking at the data or at earlier fits on it, that privacy loss is not covered."
+}
+
+// composition states how the privacy losses of what is released are composed.
+func (r *release) composition() string {
+	const others = " Other releases from the same data are not accounted for and compose with this one."
+	b := r.beside()
+	if r.count == 1 && len(b) == 0 {
+		return fmt.Sprintf("One model is released: its guarantee is that of its mechanism, %s.", r.curveName()) + others
+	}
+	what := "one model, planned"
+	if r.count > 1 {
+		what = fmt.Sprintf("%d models, each planned", r.count)
+	}
+	return fmt.Sprintf("Released together: %s for (ε = %s, δ = %s)%s; privopt composes their guarantees into one curve, %s, which gives the parameters above.", what, num(r.budget.Epsilon), num(r.budget.Delta), strings.Join(append([]string{""}, b...), "; and "), r.curveName()) + others
 }
 
 // mechanisms describes each distinct mechanism of the reports and its implementation.
 func (r *release) mechanisms() string {
 	var lines []string
 	seen := map[string]bool{}
-	for _, rep := range r.in.Reports {
+	all := slices.Clone(r.in.Reports)
+	if r.in.Ranges != nil {
+		all = append(all, *r.in.Ranges)
+	}
+	for _, rep := range append(all, r.in.Evaluations...) {
 		if seen[rep.Mechanism] {
 			continue
 		}
