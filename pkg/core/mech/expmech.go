@@ -53,8 +53,10 @@ const maxFloorIterations = 20000
 // ExpMech releases one exact sample of the exponential mechanism π_D(w) ∝ exp(−β·F_D(w)) on a
 // bounded convex domain (a box or an ℓp ball), F_D the mean loss.
 // Guarantee: pure ε-DP under either relation, with β = ε/s for the range s of one example's
-// effect on F_D; the sample is drawn by exact rejection from data-independent proposals, so
-// the release has exactly the law π_D and is floating-point safe. Utility:
+// effect on F_D; the sample is drawn by rejection from data-independent proposals, so its bits
+// carry nothing beyond the accept decisions (floating-point safe in Mironov's sense), and it has
+// the law π_D up to the float64 rounding of the decisions (of F_D, relative about n·2⁻⁵³, and of
+// the exponential's tables), which the guarantee does not account. Utility:
 // E F_D(ŵ) − min_C F_D ≤ d/β. It has no settings; its cost grows as e^(β·range), so it suits
 // small dimensions and domains. The method and its proof are in the comment block above.
 type ExpMech struct{}

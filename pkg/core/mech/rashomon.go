@@ -81,8 +81,8 @@ const (
 
 // Rashomon releases one sample of the Gibbs measure of the loss thresholded at a certified
 // approximation of its minimum plus ψ, which is flat on the set of near-optimal models.
-// Guarantee: pure ε-DP by exact rejection sampling (δ = 0: a box or an ℓp ball, a smooth
-// loss; floating-point safe by exact tests), or (ε, δ)-DP under either relation by a noisy
+// Guarantee: pure ε-DP by rejection sampling (δ = 0: a box or an ℓp ball, a smooth loss;
+// floating-point safe as ExpMech's, up to the same unaccounted rounding of the decisions), or (ε, δ)-DP under either relation by a noisy
 // Langevin chain on a grid (δ > 0; its discretisation error folded into δ). Utility:
 // E F_D(ŵ) − F_D* ≤ ψ + d/β (with a ridge's λD²/2 in the (ε, δ) mode). Settings: Psi, the
 // threshold's share of the budget, the ridge and the chain's steps, each with a default from

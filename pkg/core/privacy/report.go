@@ -199,14 +199,21 @@ func reportEpsilons(target float64) []float64 {
 	return out
 }
 
-// statement is the report's statement in words. A seeded release says first that it is not
-// private, and then what the mechanism would guarantee with private randomness.
+// statement is the report's statement in words. A release that is not private (seeded, or drawn
+// by a sampler whose mixing is not certified) says so first, and then what the mechanism would
+// guarantee with private randomness and an exact sampler.
 func statement(r Report, certified Curve) string {
-	s := "The release is (ε = " + num(r.Achieved.Epsilon) + ", δ = " + sig(r.Achieved.Delta, 3) +
+	claim := "(ε = " + num(r.Achieved.Epsilon) + ", δ = " + sig(r.Achieved.Delta, 3) +
 		")-differentially private under the " + string(r.Neighbouring) + " relation: " + describe(certified) + "."
-	if r.Randomness == SeededNotPrivate {
-		s = "This release is NOT private: its random numbers came from a user-chosen seed, and anyone with the seed can reproduce the noise. With private randomness the mechanism would be (ε = " +
-			num(r.Achieved.Epsilon) + ", δ = " + sig(r.Achieved.Delta, 3) + ")-differentially private under the " + string(r.Neighbouring) + " relation: " + describe(certified) + "."
+	uncertified := !r.Sampler.Exact && !r.Sampler.Certified
+	var s string
+	switch {
+	case r.Randomness == SeededNotPrivate:
+		s = "This release is NOT private: its random numbers came from a user-chosen seed, and anyone with the seed can reproduce the noise. With private randomness the mechanism would be " + claim
+	case uncertified:
+		s = "This release is NOT private: its sampler's mixing is not certified. With an exact sampler the mechanism would be " + claim
+	default:
+		s = "The release is " + claim
 	}
 	switch {
 	case r.Sampler.Exact:

@@ -70,6 +70,10 @@ func TestReportRefusesAndLabels(t *testing.T) {
 		t.Errorf("split budget: %v, %+v", err, r)
 	}
 	spec.Sampler = SamplerStatus{Statement: "MALA"}
+	r, err = NewReport(GDP{Mu: mu}, spec)
+	if err != nil || r.Private || !strings.HasPrefix(r.Statement, "This release is NOT private: its sampler's mixing is not certified") {
+		t.Errorf("uncertified: %v, %+v", err, r)
+	}
 	spec.Randomness = SeededNotPrivate
 	r, err = NewReport(GDP{Mu: mu}, spec)
 	if err != nil || r.Private || !strings.Contains(r.Statement, "Mixing is not certified") || !strings.HasPrefix(r.Statement, "This release is NOT private") {
