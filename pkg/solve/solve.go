@@ -196,8 +196,9 @@ func errNonFinite(name string, it int) error {
 // The rounding of the step and of the projection is added to r (about κ·2⁻⁵⁰·‖x‖), so
 // targets below that floor are reported as not certified.
 // A reading of Lowy and Razaviyayn gives ‖w − w*‖ ≤ ‖w − w⁺‖/(1 − √(1 − 1/κ)) ≈ 2κ‖w − w⁺‖, valid but twice
-// as loose. The contraction argument needs λ and β on the whole space (y_k may leave the
-// domain); it holds for every objective of pkg/core/loss with a ridge regularizer.
+// as loose. The contraction argument needs λ and β wherever y_k may be, beyond the domain
+// (‖y_k‖ ≤ 3·sup_dom ‖w‖₂, as x_k, x_{k−1} lie in it): Smoothness must hold there (package
+// mech plans it so for tilted objectives, whose smoothness grows with the gradients' spread).
 //
 // It returns the first x_{k+1} with r ≤ Target, or an error wrapping ErrNotCertified after
 // MaxIter iterations.

@@ -196,7 +196,9 @@ func (m OutputPerturbation) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	}
 	pl.g, pl.beta = c.Lipschitz, c.Smoothness
 	smooth := !math.IsInf(pl.beta, 1)
-	pl.betaF = pl.beta + p.Loss.Tilt*pl.g*pl.g
+	if pl.betaF, err = solverSmoothness(p, c); err != nil {
+		return nil, err
+	}
 	pl.smoothForm = smooth && isWhole(p.Domain)
 	if m.CertificateShare == 0 {
 		m.CertificateShare = nonSmoothCertificate
@@ -253,6 +255,29 @@ func (m OutputPerturbation) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	}
 	pl.utility = pl.finalUtility()
 	return pl, nil
+}
+
+// solverSmoothness returns β_F, the smoothness of F_D (the mean loss, or the tilted mean: the
+// Hessian of (1/t)·log Σ e^{t·ℓᵢ}/n is Σ pᵢ∇²ℓᵢ + t·Cov_p(∇ℓᵢ) ⪯ (β + t·G²)·I) wherever the
+// solvers evaluate its gradient, given the loss's constants c on C. On a bounded C that is
+// beyond C: the accelerated method's momentum points y_k = x_k + m(x_k − x_{k−1}), m < 1, with
+// x_k ∈ C, have ‖y_k‖ ≤ 3·R_C (R_C = sup_C ‖w‖₂), and its certificate, on which the sensitivity
+// rests, needs β_F between y_k and w* (solve.AcceleratedProjected). So there β and G are those
+// of the ball of radius 3·R_C: the squared loss's gradients grow with ‖w‖, and a tilt turns
+// their spread into curvature. On the whole space c's constants hold everywhere.
+func solverSmoothness(p Problem, c loss.Constants) (float64, error) {
+	if !isWhole(p.Domain) && !math.IsInf(c.Smoothness, 1) {
+		ball, err := geom.NewBall(p.params(), 2, 3*p.Domain.Radius(2), nil)
+		if err != nil {
+			return 0, err
+		}
+		q := p
+		q.Domain = ball
+		if c, err = q.Constants(2); err != nil {
+			return 0, err
+		}
+	}
+	return c.Smoothness + p.Loss.Tilt*c.Lipschitz*c.Lipschitz, nil
 }
 
 // sensitivityNumerator returns L_g, the Lipschitz constant of F_D′ − F_D (see the type's

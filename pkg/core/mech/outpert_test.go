@@ -573,3 +573,43 @@ func TestOutPertStopsWhileSolving(t *testing.T) {
 		}
 	}
 }
+
+// TestOutPertTiltedSmoothnessWhereSolverGoes: the accelerated solver evaluates the gradient at
+// momentum points y_k = x_k + m(x_k − x_{k−1}), which may leave a bounded domain C (‖y_k‖ ≤
+// 3·R_C), and its certificate (hence the sensitivity) assumes the smoothness β_F of the tilted
+// objective there too. For tilted ERM that smoothness grows with the gradients' spread, which
+// grows outside C for the squared loss: the curvature measured at a point of norm 3·R_C, on
+// rows at the bounds with equal losses and orthogonal gradients, must not exceed the plan's β_F.
+func TestOutPertTiltedSmoothnessWhereSolverGoes(t *testing.T) {
+	const n, tilt, yBound = 200, 3.0, 0.1
+	var rows [][]float64
+	var labels []float64
+	for i := range n {
+		rows = append(rows, []float64{float64(1 - i%2), float64(i % 2)}) // e1 and e2, alternately
+		labels = append(labels, -yBound)
+	}
+	ds := rowsData(2, rows, labels)
+	ball, err := geom.NewBall(2, 2, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := Problem{Loss: LossSpec{Name: "squared", Tilt: tilt}, Dim: 2, N: n, Bounds: loss.Bounds{X: 1, XNorm: 2, Y: yBound}, Domain: ball, Radius: 1}
+	pl := planOutPert(t, OutputPerturbation{Gaussian: true}, privacy.Budget{Epsilon: 1, Delta: 1e-6}, p)
+	l, err := p.NewLoss(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	obj, err := loss.NewObjective(l, tilt, nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Along u = (e1 − e2)/√2 at w = 3·(e1 + e2)/√2 the curvature is about ½ + t·(2.22·√2)²/4 ≈ 7.9.
+	w, u, h := []float64{3 / math.Sqrt2, 3 / math.Sqrt2}, []float64{1 / math.Sqrt2, -1 / math.Sqrt2}, 1e-4
+	ga, gb := make([]float64, 2), make([]float64, 2)
+	obj.Grad(ga, []float64{w[0] + h*u[0], w[1] + h*u[1]})
+	obj.Grad(gb, []float64{w[0] - h*u[0], w[1] - h*u[1]})
+	curvature := ((ga[0]-gb[0])*u[0] + (ga[1]-gb[1])*u[1]) / (2 * h)
+	if !(curvature > 7) || !(curvature <= pl.betaF) {
+		t.Errorf("the tilted objective's curvature at ‖w‖ = 3·R_C is %.4g, the plan's β_F %.4g", curvature, pl.betaF)
+	}
+}
