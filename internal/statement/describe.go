@@ -38,28 +38,15 @@ func (r *release) models() string {
 	return fmt.Sprintf("%d %s (%d weights%s, %s loss) predicting %q", r.count, noun, weights, each, r.in.Settings.Loss, labelName(r.in.Schema))
 }
 
-// ranged counts the columns of the schema with a private range (recorded in the schema as
-// used).
-func ranged(s *data.Schema) int {
-	k := 0
-	for _, c := range s.Columns {
-		if c.Range != nil {
-			k++
-		}
-	}
-	return k
-}
-
 // beside lists what the release holds besides the models and their reports: the private
 // ranges and the private evaluations, each with its share of the budget.
 func (r *release) beside() []string {
 	var out []string
 	if r.in.Ranges != nil {
-		out = append(out, fmt.Sprintf("the private ranges of %d columns, estimated from the training rows with %s %% of the budget and recorded in the release's schema (each column is clipped to its range and rescaled)",
-			ranged(r.in.Schema), num(100*r.in.Settings.ScaleShare)))
+		out = append(out, fmt.Sprintf("the private ranges of %d columns, to which they are clipped and rescaled (%s %% of the budget; in the release's schema)", r.in.Facts.Scalable, num(100*r.in.Settings.ScaleShare)))
 	}
 	if len(r.in.Evaluations) > 0 {
-		out = append(out, fmt.Sprintf("the private evaluation of each model on held-out rows (noisy accuracy or error sums), with %s %% of the budget", num(100*r.in.Settings.EvalShare)))
+		out = append(out, "each model's private evaluation on held-out rows ("+num(100*r.in.Settings.EvalShare)+" % of the budget)")
 	}
 	return out
 }

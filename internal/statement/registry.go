@@ -303,7 +303,7 @@ func (r *release) parameterDetails() string {
 func (r *release) preprocessing() string {
 	constants := "No constant is computed from the data"
 	if r.in.Ranges != nil {
-		constants = fmt.Sprintf("The only constants computed from the data are the private ranges of %d columns, estimated by a differentially private mechanism with %s %% of the budget, released in the schema and composed into this entry's guarantee; those columns are then clipped to their private range and rescaled", ranged(r.in.Schema), num(100*r.in.Settings.ScaleShare))
+		constants = "The only constants computed from the data are the private ranges (see mechanisms), released and composed into this entry's guarantee"
 	}
 	return "Pre-processing reads only the declared schema: numeric columns are clipped to their declared ranges and mapped to [0, 1], categorical columns are one-hot encoded, missing values are replaced as declared, and rows are brought within the declared norm bound. " +
 		constants + ", and privopt refuses a schema whose bounds or categories were read from the data until a person confirms them. Every parameter of the mechanism is planned from the settings and public facts before the data is read. No exploratory analysis or tuning on the data is accounted for: if the settings were chosen by looking at the data or at earlier fits on it, that privacy loss is not covered."
@@ -316,18 +316,14 @@ func (r *release) composition() string {
 	if r.count == 1 && len(b) == 0 {
 		return fmt.Sprintf("One model is released: its guarantee is that of its mechanism, %s.", r.curveName()) + others
 	}
-	what := "one model, planned"
-	if r.count > 1 {
-		what = fmt.Sprintf("%d models, each planned", r.count)
-	}
-	return fmt.Sprintf("Released together: %s for (ε = %s, δ = %s)%s; privopt composes their guarantees into one curve, %s, which gives the parameters above.", what, num(r.budget.Epsilon), num(r.budget.Delta), strings.Join(append([]string{""}, b...), "; and "), r.curveName()) + others
+	return fmt.Sprintf("Released together: %s, each model planned for (ε = %s, δ = %s)%s; privopt composes their guarantees into one curve, %s, which gives the parameters above.", r.models(), num(r.budget.Epsilon), num(r.budget.Delta), strings.Join(append([]string{""}, b...), "; and "), r.curveName()) + others
 }
 
 // mechanisms describes each distinct mechanism of the reports and its implementation.
 func (r *release) mechanisms() string {
 	var lines []string
 	seen := map[string]bool{}
-	all := slices.Clone(r.in.Reports)
+	all := append([]privacy.Report(nil), r.in.Reports...)
 	if r.in.Ranges != nil {
 		all = append(all, *r.in.Ranges)
 	}

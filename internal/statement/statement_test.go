@@ -561,18 +561,10 @@ func TestBesideTheModels(t *testing.T) {
 	spec := adultSpec("noisy-gd", 1, 1e-6, privacy.ReplaceOne)
 	alone := planned(t, s, spec, facts, 1, privacy.OSSeeded)
 	with := planned(t, s, spec, facts, 1, privacy.OSSeeded)
-	used := *s
-	used.Columns = slices.Clone(s.Columns)
-	for i, k := 0, 0; k < 2; i++ { // two numeric columns with private ranges
-		if used.Columns[i].Kind == data.Numeric {
-			used.Columns[i].Range = &data.Range{Lo: 1, Hi: 2}
-			k++
-		}
-	}
 	ranges, evaluation := alone.Reports[0], alone.Reports[0]
 	ranges.Mechanism, evaluation.Mechanism = "private ranges (test)", "private evaluation (test)"
-	with.Schema, with.Ranges, with.Evaluations = &used, &ranges, []privacy.Report{evaluation}
-	with.Settings.ScaleShare, with.Settings.EvalShare = 0.2, 0.1
+	with.Ranges, with.Evaluations = &ranges, []privacy.Report{evaluation}
+	with.Settings.ScaleShare, with.Settings.EvalShare, with.Facts.Scalable = 0.2, 0.1, 2 // two columns ranged
 	for _, c := range []struct {
 		in   Input
 		want bool
@@ -583,10 +575,10 @@ func TestBesideTheModels(t *testing.T) {
 		e := parseEntry(t, st.Registry)
 		for what, has := range map[string]bool{
 			"released: ranges":          strings.Contains(released, "the private ranges of 2 columns") && strings.Contains(released, "20 % of the budget"),
-			"released: evaluation":      strings.Contains(released, "private evaluation") && strings.Contains(released, "10 % of the budget"),
+			"released: evaluation":      strings.Contains(released, "private evaluation") && strings.Contains(released, "(10 % of the budget)"),
 			"covered":                   strings.Contains(st.Plain, "Also covered: the private ranges of 2 columns"),
-			"constants from the data":   strings.Contains(str(t, e, "deployment.implementation.preprocessing_and_hyperparameter_tuning"), "The only constants computed from the data are the private ranges of 2 columns"),
-			"composition":               strings.HasPrefix(str(t, e, "deployment.accounting.composition"), "Released together: one model"),
+			"constants from the data":   strings.Contains(str(t, e, "deployment.implementation.preprocessing_and_hyperparameter_tuning"), "The only constants computed from the data are the private ranges"),
+			"composition":               strings.HasPrefix(str(t, e, "deployment.accounting.composition"), "Released together: 1 linear model"),
 			"mechanism: ranges":         strings.Contains(str(t, e, "deployment.implementation.mechanisms"), "private ranges (test)"),
 			"mechanism: evaluation":     strings.Contains(str(t, e, "deployment.implementation.mechanisms"), "private evaluation (test)"),
 			"no constant (models only)": strings.Contains(str(t, e, "deployment.implementation.preprocessing_and_hyperparameter_tuning"), "No constant is computed from the data"),

@@ -287,9 +287,11 @@ func (h *host) Download(name, mime string, content []byte) {
 func (h *host) Now() time.Time { return time.Now() }
 
 // tick renders twice a second while the engine works (App.Working), so that progress and the
-// elapsed time advance.
+// elapsed time advance. It sleeps rather than ranging over time.Tick, whose ticker machinery
+// costs the page's WebAssembly 1.6 kB compressed.
 func (h *host) tick() {
-	for range time.Tick(500 * time.Millisecond) {
+	for {
+		time.Sleep(500 * time.Millisecond)
 		h.env.RLock()
 		working := h.app.Working()
 		h.env.RUnlock()
