@@ -5,6 +5,7 @@ import (
 	"github.com/privopt/privopt/pkg/core/mech"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/privopt/privopt/internal/fit"
@@ -38,17 +39,17 @@ func (r *release) models() string {
 	return fmt.Sprintf("%d %s (%d weights%s, %s loss) predicting %q", r.count, noun, weights, each, r.in.Settings.Loss, labelName(r.in.Schema))
 }
 
-// beside lists what the release holds besides the models and their reports: the private
-// ranges and the private evaluations, each with its share of the budget.
-func (r *release) beside() []string {
+// beside states what the release holds besides the models and their reports: the private
+// ranges and the private evaluations, each with its share of the budget ("" for neither).
+func (r *release) beside() string {
 	var out []string
 	if r.in.Ranges != nil {
-		out = append(out, fmt.Sprintf("the private ranges of %d columns, to which they are clipped and rescaled (%s %% of the budget; in the release's schema)", r.in.Facts.Scalable, num(100*r.in.Settings.ScaleShare)))
+		out = append(out, "the private ranges of "+strconv.Itoa(r.in.Facts.Scalable)+" columns, to which they are clipped and rescaled ("+num(100*r.in.Settings.ScaleShare)+" % of the budget; in the release's schema)")
 	}
 	if len(r.in.Evaluations) > 0 {
 		out = append(out, "each model's private evaluation on held-out rows ("+num(100*r.in.Settings.EvalShare)+" % of the budget)")
 	}
-	return out
+	return strings.Join(out, "; and ")
 }
 
 // labelName returns the name of the schema's label column.

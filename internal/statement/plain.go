@@ -19,8 +19,7 @@ func (r *release) plain() string {
 		add("NO PRIVACY IS CLAIMED for this release: %s. Do not publish it as differentially private, and do not rely on it to protect anyone.", strings.Join(r.notPrivate, "; "))
 	}
 	add("Privacy statement of this privopt release, following NIST SP 800-226 (Guidelines for Evaluating Differential Privacy Guarantees).")
-	released := fmt.Sprintf("%s, fitted by the mechanism %s, with %s", r.models(), r.in.Settings.Mechanism, reports(r.count))
-	add("Released: %s.", strings.Join(append([]string{released}, r.beside()...), "; and "))
+	add("Released: %s, fitted by the mechanism %s, with %s.", r.models(), r.in.Settings.Mechanism, reports(r.count))
 	if !r.private() {
 		add("For reference only: with private randomness and a certified sampler, these settings would make the release %s under the %s relation (%s). No such claim is made for this release.", r.guarantee(), r.relation, r.curvePoints())
 		add("Public: %s.", strings.Join(r.public(), "; "))
@@ -43,8 +42,8 @@ func (r *release) plain() string {
 	add("Attacker's view: %s.", r.attackerText())
 	add("Public, not protected: %s.", strings.Join(r.public(), "; "))
 	add("Covered: the released model weights and %s, and anything computed from them alone, such as predictions on other data or this statement.", reports(r.count))
-	if b := r.beside(); len(b) > 0 {
-		add("Also covered: %s. The guarantee above is for everything released together.", strings.Join(b, "; and "))
+	if b := r.beside(); b != "" {
+		add("Also released and covered: %s. The guarantee above is for everything released together.", b)
 	}
 	add("Not covered: %s.", strings.Join(r.notCovered(), "; "))
 	add("Trust: the data owner runs privopt on the data (the central model) and sees the data; the guarantee protects the people in the data from everyone who sees the release, whatever else they know, not from the data owner.")

@@ -313,10 +313,13 @@ func (r *release) preprocessing() string {
 func (r *release) composition() string {
 	const others = " Other releases from the same data are not accounted for and compose with this one."
 	b := r.beside()
-	if r.count == 1 && len(b) == 0 {
+	if r.count == 1 && b == "" {
 		return fmt.Sprintf("One model is released: its guarantee is that of its mechanism, %s.", r.curveName()) + others
 	}
-	return fmt.Sprintf("Released together: %s, each model planned for (ε = %s, δ = %s)%s; privopt composes their guarantees into one curve, %s, which gives the parameters above.", r.models(), num(r.budget.Epsilon), num(r.budget.Delta), strings.Join(append([]string{""}, b...), "; and "), r.curveName()) + others
+	if b != "" {
+		b = "; and " + b
+	}
+	return fmt.Sprintf("Released together: %s, each model planned for (ε = %s, δ = %s)%s; privopt composes their guarantees into one curve, %s, which gives the parameters above.", r.models(), num(r.budget.Epsilon), num(r.budget.Delta), b, r.curveName()) + others
 }
 
 // mechanisms describes each distinct mechanism of the reports and its implementation.

@@ -135,7 +135,11 @@ func newRelease(in Input) (*release, error) {
 			return nil, fmt.Errorf("statement: model %d's report is under the %s relation, the settings under %s", i+1, rep.Neighbouring, r.relation)
 		}
 		if !rep.Private {
-			r.notPrivate = append(r.notPrivate, whyNotPrivate(modelNumbers(i+1, r.count), rep))
+			which := "this release's random numbers"
+			if r.count > 1 {
+				which = "the random numbers of model " + strconv.Itoa(i+1)
+			}
+			r.notPrivate = append(r.notPrivate, whyNotPrivate(which, rep))
 		}
 		if strings.Contains(rep.Statement, "exact arithmetic") && !slices.Contains(r.exactOnly, rep.Mechanism) {
 			r.exactOnly = append(r.exactOnly, rep.Mechanism)
@@ -154,14 +158,6 @@ func newRelease(in Input) (*release, error) {
 		return nil, err
 	}
 	return r, nil
-}
-
-// modelNumbers names the random numbers of model k of models for whyNotPrivate.
-func modelNumbers(k, models int) string {
-	if models > 1 {
-		return fmt.Sprintf("the random numbers of model %d", k)
-	}
-	return "this release's random numbers"
 }
 
 // whyNotPrivate says why a part of the release is not private; numbers names the part's random
