@@ -52,7 +52,8 @@ type fitOutput struct {
 
 // dataDiagnostics say what encoding the training file changed: the rows shrunk onto the
 // declared norm bound and, per column, the missing values replaced, the values clipped to the
-// declared range and the values put in an other bucket. Computed from data: local, not private.
+// declared range or to the column's private range and the values put in an other bucket.
+// Computed from data: local, not private.
 type dataDiagnostics struct {
 	NotPrivate  string          `json:"not_private"`
 	Rows        int             `json:"rows"`
@@ -63,10 +64,11 @@ type dataDiagnostics struct {
 // columnChanges counts the values of one column not encoded as they stood (only columns with
 // any are listed).
 type columnChanges struct {
-	Name    string `json:"name"`
-	Missing int    `json:"missing_replaced,omitempty"`
-	Clipped int    `json:"clipped,omitempty"`
-	Other   int    `json:"other,omitempty"`
+	Name           string `json:"name"`
+	Missing        int    `json:"missing_replaced,omitempty"`
+	Clipped        int    `json:"clipped,omitempty"`
+	ClippedToRange int    `json:"clipped_to_private_range,omitempty"`
+	Other          int    `json:"other,omitempty"`
 }
 
 // newDataDiagnostics summarises an encoding's diagnostics.
@@ -74,11 +76,36 @@ func newDataDiagnostics(d *data.Diagnostics) *dataDiagnostics {
 	out := &dataDiagnostics{NotPrivate: "local diagnostics computed from the data: not private",
 		Rows: d.Rows, ClippedRows: d.ClippedRows}
 	for _, c := range d.Columns {
-		if c.Missing+c.Clipped+c.Other > 0 {
-			out.Columns = append(out.Columns, columnChanges{c.Name, c.Missing, c.Clipped, c.Other})
+		if c.Missing+c.Clipped+c.ClippedToRange+c.Other > 0 {
+			out.Columns = append(out.Columns, columnChanges{c.Name, c.Missing, c.Clipped, c.ClippedToRange, c.Other})
 		}
 	}
 	return out
+}
+
+// countRangeClips adds to d, column by column, the values of ds (encoded with the declared
+// schema) outside the private ranges that the schema as used adds: data.Rescale clipped them
+// to those ranges. (A file encoded with a schema that holds ranges counts them itself.)
+func countRangeClips(d *data.Diagnostics, ds *data.Dataset, declared, used *data.Schema) error {
+	for i, c := range used.Columns {
+		if c.Range == nil || declared.Columns[i].Range != nil {
+			continue
+		}
+		z, err := data.ColumnValues(ds, declared, c.Name)
+		if err != nil {
+			return err
+		}
+		k := slices.IndexFunc(d.Columns, func(cd data.ColumnDiagnostics) bool { return cd.Name == c.Name })
+		if k < 0 {
+			return fmt.Errorf("privopt: internal error: no diagnostics for column %q", c.Name)
+		}
+		for _, v := range z {
+			if v < c.Range.Lo || v > c.Range.Hi {
+				d.Columns[k].ClippedToRange++
+			}
+		}
+	}
+	return nil
 }
 
 // warnings returns one line for each kind of change, for stderr: nothing is changed silently.
@@ -92,7 +119,7 @@ func (d *dataDiagnostics) warnings() []string {
 			n    int
 			what string
 		}{{c.Missing, "missing values replaced by the declared constant"}, {c.Clipped, "values outside the declared range clipped to it"},
-			{c.Other, "values outside the declared lists put in the other bucket (or read as negative)"}} {
+			{c.ClippedToRange, "values outside the private range clipped to it"}, {c.Other, "values outside the declared lists put in the other bucket (or read as negative)"}} {
 			if k.n > 0 {
 				out = append(out, fmt.Sprintf("column %q: %d %s", c.Name, k.n, k.what))
 			}
@@ -238,10 +265,6 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	dataDiag := newDataDiagnostics(diag)
-	for _, w := range dataDiag.warnings() {
-		fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.data, w)
-	}
 	facts, err := fit.FactsOf(train, schema)
 	if err != nil {
 		return err
@@ -267,6 +290,13 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := countRangeClips(diag, train, schema, scaled.Schema); err != nil {
+		return err
+	}
+	dataDiag := newDataDiagnostics(diag)
+	for _, w := range dataDiag.warnings() {
+		fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.data, w)
+	}
 	ctx, stop := interruptible()
 	defer stop()
 	rel, err := plan.Run(ctx, scaled.Train, r, progress)
@@ -284,6 +314,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 			return err
 		}
 		test, err := data.Rescale(declared, schema, scaled.Schema)
+		if err == nil {
+			err = countRangeClips(diag, declared, schema, scaled.Schema)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
 		}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -450,15 +451,19 @@ func TestFitReportsTestFileChanges(t *testing.T) {
 // TestFitRegressionRanges fits a regression whose feature lives in 0.1 % of its declared range
 // and whose label in 3 % of its own: the fit estimates both ranges, suggests log1p for the
 // feature (on stderr and in the output), maps the label to [−1, 1], and reports the held-out
-// RMSE in the label's units, close to the noise's 1 (the label is 100 + 3·v + N(0, 1)).
+// RMSE in the label's units, close to the noise's 1 (the label is 100 + 3·v + N(0, 1)). It
+// reports, for the training and the held-out file, how many values of each column fell outside
+// its private range and were clipped to it (local diagnostics), as counted from the file.
 func TestFitRegressionRanges(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("v,y\n")
 	r := rng.Seeded(3)
+	var vs []float64
 	for range 4000 {
 		v := 10 * r.Float64()
 		fmt.Fprintf(&b, "%.6f,%.4f\n", v, 100+3*v+r.Normal())
+		vs = append(vs, v)
 	}
 	csv, test, schema := filepath.Join(dir, "d.csv"), filepath.Join(dir, "t.csv"), filepath.Join(dir, "s.json")
 	for path, text := range map[string]string{csv: b.String(), test: b.String(),
@@ -473,8 +478,26 @@ func TestFitRegressionRanges(t *testing.T) {
 	if len(sugg) != 1 || !strings.Contains(sugg[0].(string), "log1p") || !strings.Contains(errOut, "log1p") {
 		t.Errorf("suggestions %v, stderr %q", sugg, errOut)
 	}
-	if ranges, _ := v["private_ranges"].(map[string]any); ranges == nil || len(ranges["intervals"].([]any)) != 2 {
-		t.Errorf("private ranges %v", v["private_ranges"])
+	ranges, _ := v["private_ranges"].(map[string]any)
+	if ranges == nil || len(ranges["intervals"].([]any)) != 2 {
+		t.Fatalf("private ranges %v", v["private_ranges"])
+	}
+	// v's interval is on its declared scale z = v/10,000; its values are printed to 6 decimals.
+	in := ranges["intervals"].([]any)[0].(map[string]any)
+	clipped := 0
+	for _, x := range vs {
+		if z := math.Round(x*1e6) / 1e6 / 10000; z < in["lo"].(float64) || z > in["hi"].(float64) {
+			clipped++
+		}
+	}
+	want := fmt.Sprintf(`[map[clipped_to_private_range:%d name:v]]`, clipped)
+	for _, part := range []map[string]any{v["data"].(map[string]any), v["test"].(map[string]any)["data"].(map[string]any)} {
+		if got := fmt.Sprint(part["columns"]); clipped == 0 || got != want {
+			t.Errorf("values clipped to the private ranges: %s, want %s", got, want)
+		}
+	}
+	if !strings.Contains(errOut, fmt.Sprintf(`column "v": %d values outside the private range clipped to it`, clipped)) {
+		t.Errorf("stderr %q does not report the values clipped to the private range", errOut)
 	}
 	if rmse, _ := v["test"].(map[string]any)["rmse"].(float64); !(rmse > 0.5 && rmse < 3) {
 		t.Errorf("held-out RMSE %g in the label's units, want about 1", rmse)
