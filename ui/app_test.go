@@ -453,6 +453,14 @@ func TestFileFlowConfirmation(t *testing.T) {
 	if a.Dataset == nil || a.splitByContent() || a.Dataset.Facts.N != 3 || a.Dataset.Test != 1 {
 		t.Fatalf("back to replace-one: %+v, %q", a.Dataset, a.DataErr)
 	}
+	// A link that sets the relation checks the data again too.
+	a.ApplyQuery(map[string]string{"nb": string(privacy.AddRemove), "pn": "10"})
+	h.settle(a)
+	if a.Dataset == nil || !a.splitByContent() || a.checked != a.checkKey() {
+		t.Fatalf("add/remove from a link: %+v, %q", a.Dataset, a.DataErr)
+	}
+	a.SetNeighbouring(string(privacy.ReplaceOne))
+	h.settle(a)
 	// Changing the schema forgets the check.
 	a.SetMax(0, "100")
 	if a.Dataset != nil || a.Plans != nil {
@@ -596,6 +604,25 @@ func TestSeedReadOnceAtRun(t *testing.T) {
 		if private == seeded || a.Private() == seeded || a.rel.Private() == seeded || strings.HasPrefix(a.rel.Statements.Plain, "NO PRIVACY") != seeded {
 			t.Errorf("seed %q then %q: parts private %v, page %v, file %v; statement %.60q", c.before, c.during, private, a.Private(), a.rel.Private(), a.rel.Statements.Plain)
 		}
+	}
+}
+
+// The results judge a budget against the number of rows the runs were planned for, not the
+// settings changed since.
+func TestRowsOfRunAreTheRunsOwn(t *testing.T) {
+	t.Parallel()
+	a, h := demoApp(t, 1)
+	a.Run()
+	h.settle(a)
+	n := a.rowsOfRun()
+	if len(a.DoneRuns()) != 1 || n != a.Dataset.Facts.N {
+		t.Fatalf("after a run: %d rows, the data %d; %v", n, a.Dataset.Facts.N, a.RunErrors())
+	}
+	a.SetNeighbouring(string(privacy.AddRemove))
+	a.SetPublicN("10")
+	h.settle(a)
+	if got := a.rowsOfRun(); got != n {
+		t.Errorf("after choosing add/remove with N = 10: %d rows, want the run's %d", got, n)
 	}
 }
 

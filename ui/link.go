@@ -66,7 +66,7 @@ var linkParams = []linkParam{
 	{"delta", func(a *App) (string, bool) { return a.Delta.Text, true }, (*App).SetDelta},
 	{"nb", func(a *App) (string, bool) { return a.Neighbouring, true }, func(a *App, v string) {
 		if privacy.Neighbouring(v).Validate() == nil {
-			a.Neighbouring = v
+			a.SetNeighbouring(v) // checks the data again when the relation changes its split
 		}
 	}},
 	// N as the person typed it: one the page filled from a schema is read from a file.

@@ -196,12 +196,10 @@ func (a *App) ReportSummary() []string {
 func (a *App) VerdictText() string  { t, _ := a.Verdict(); return t }
 func (a *App) VerdictClass() string { _, c := a.Verdict(); return c }
 
-// rowsOfRun is the public number of rows the runs were planned for (0 when unknown).
+// rowsOfRun is the public number of rows the runs were planned for (0 when unknown): from the
+// settings and facts of the last Run, not the settings as they stand.
 func (a *App) rowsOfRun() int {
-	if a.Dataset == nil {
-		return 0
-	}
-	n, _ := fit.ProblemSize(a.spec(), a.Dataset.Facts)
+	n, _ := fit.ProblemSize(a.runSpec, a.runFacts)
 	return n
 }
 
