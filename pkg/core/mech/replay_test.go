@@ -698,7 +698,7 @@ func TestReplayFewRows(t *testing.T) {
 	_, classExtremes := smallPairs(1, func(k int) float64 { return float64(k % 3) }, func(i int, _ []float64) float64 { return 0 })
 	budget := privacy.Budget{Epsilon: 1, Delta: 1e-6}
 	bounds := loss.Bounds{X: 1, XNorm: 2, Y: 1}
-	autoSeeds := 40
+	autoSeeds := 16 // a part is empty in every run on 1 row, and in 81 % on 2 (no row to tune)
 	if testing.Short() {
 		autoSeeds = 8
 	}
