@@ -217,3 +217,25 @@ test('logistic (clip, p = 2, every other value negative): ONNX predicts as privo
   });
   await check(t, 'logistic', { ...files, args: ['--mech', 'noisy-gd', '--eps', '2', '--delta', '1e-6'] });
 });
+
+test('one feature column (logistic, scale, bias): ONNX predicts as privopt predict does', async (t) => {
+  // With one feature the scale of the norm fit is a one-element constant, which onnxruntime
+  // would take for a scalar and fuse into a MatMul in float32 (1.4e-9 off, found by a test of
+  // edge-case files): the model's product has no MatMul to fuse into then.
+  const schema = { privopt_schema: 1, norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
+    columns: [{ name: 'x', kind: 'numeric', min: 0, max: 10 }, { name: 'y', kind: 'binary-label', positive: ['1'], negative: ['0'] }] };
+  const rnd = random(11);
+  const write = (file, rows) => {
+    const lines = ['x,y'];
+    for (let i = 0; i < rows; i++) {
+      const x = rnd() * 10;
+      lines.push(`${x.toFixed(4)},${x + 2 * (rnd() - 0.5) > 5 ? 1 : 0}`);
+    }
+    writeFileSync(file, lines.join('\n') + '\n');
+  };
+  const files = { data: path.join(dir, 'one.train.csv'), test: path.join(dir, 'one.test.csv'), schema: path.join(dir, 'one.schema.json') };
+  write(files.data, 400);
+  write(files.test, 200);
+  writeFileSync(files.schema, JSON.stringify(schema));
+  await check(t, 'one-feature', { ...files, args: ['--mech', 'noisy-gd', '--eps', '4', '--delta', '1e-6'] });
+});

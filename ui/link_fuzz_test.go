@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/privopt/privopt/internal/demo"
+	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/pkg/core/data"
 )
 
@@ -76,7 +77,7 @@ func FuzzLinkQuery(f *testing.F) {
 		if a.Eps.Err == "" && !(a.Eps.Value > 0) || a.Delta.Err == "" && !(a.Delta.Value >= 0 && a.Delta.Value < 1) {
 			t.Errorf("an invalid budget accepted: ε %+v, δ %+v", a.Eps, a.Delta)
 		}
-		if n := a.spec().PublicN; n < 0 || n > maxPublicN || n != 0 && !a.AddRemove() {
+		if n := a.spec().PublicN; n < 0 || n > fit.MaxPublicN || n != 0 && !a.AddRemove() {
 			t.Errorf("the spec declares N = %d under %s (field %+v)", n, a.Neighbouring, a.PublicN)
 		}
 		if s := a.spec().EvalShare; !(s >= 0 && s < 1) || s != 0 && !a.EvalOffered() {

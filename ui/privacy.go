@@ -75,12 +75,8 @@ var relations = []struct {
 	{privacy.AddRemove, "add or remove one row (the number of rows stays private: declare a public N)"},
 }
 
-// maxPublicN is the largest public number of rows the page accepts: a whole number that a
-// float64 holds exactly and an int as well.
-const maxPublicN = 1e15
-
 func checkPublicN(v float64) string {
-	if v != math.Trunc(v) || v < 1 || v > maxPublicN {
+	if v != math.Trunc(v) || v < 1 || v > fit.MaxPublicN {
 		return "N is a whole number of rows, from 1 to 10¹⁵."
 	}
 	return ""

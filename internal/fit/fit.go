@@ -223,6 +223,11 @@ type Spec struct {
 	ScaleShare float64 `json:"scale_share,omitempty"`
 }
 
+// MaxPublicN is the largest declared public number of rows: a whole number that a float64 and
+// an int hold exactly, far beyond any file, and small enough that the mechanisms' arithmetic in
+// N (1/N, N·2⁻⁵³, N² …) stays meaningful.
+const MaxPublicN = 1e15
+
 // ProblemSize returns the number of rows N the spec's problem has on a dataset with these
 // facts: the observed number under replace-one, where it is public; under add/remove, the
 // declared public N (the spec's, else the schema's), which must be at least the observed
@@ -236,8 +241,8 @@ func ProblemSize(s Spec, f Facts) (int, error) {
 		n = f.PublicN
 	}
 	switch {
-	case n < 0:
-		return 0, fmt.Errorf("fit: the declared public number of rows must be at least 1, got %d", n)
+	case n < 0 || n > MaxPublicN:
+		return 0, fmt.Errorf("fit: the declared public number of rows must be from 1 to 10¹⁵, got %d", n)
 	case n == 0:
 		return 0, fmt.Errorf("fit: add/remove neighbours keep the number of rows private, so the mechanisms divide by a declared public number of rows N: declare one (at least the number of rows any dataset the guarantee must cover can have) with the schema's \"public_rows\", --public-n or the page's \"Public number of rows\"")
 	case f.N > n:
@@ -630,10 +635,32 @@ func PlanWith(name string, options map[string]string, s Spec, f Facts) (mech.Pla
 		return nil, err
 	}
 	pl, err := m.Plan(b, p)
-	if err != nil || (s.EvalShare == 0 && !ScalesPrivately(s, f)) {
-		return pl, err
+	if err == nil && (s.EvalShare > 0 || ScalesPrivately(s, f)) {
+		pl, err = planBeside(m, pl, b, s, f, p)
 	}
-	return planBeside(m, pl, b, s, f, p)
+	if err == nil {
+		err = numbers(pl)
+	}
+	return pl, err
+}
+
+// numbers refuses a plan whose utility bound is NaN or one of whose parameters is not a finite
+// number: a setting too extreme for the plan's arithmetic (a radius of 1e100, say), found
+// before the data is read rather than when the release is written.
+func numbers(pl mech.Plan) error {
+	bad, v := "", 0.0
+	for k, x := range pl.Parameters() {
+		if (math.IsNaN(x) || math.IsInf(x, 0)) && (bad == "" || k < bad) {
+			bad, v = k, x
+		}
+	}
+	if u := pl.Utility().Bound; bad == "" && math.IsNaN(u) {
+		bad, v = "utility bound", u
+	}
+	if bad != "" {
+		return fmt.Errorf("fit: the plan's %s is %v: a setting is too extreme for its arithmetic (the radius, ε, δ, the number of rows or an option)", bad, v)
+	}
+	return nil
 }
 
 // splitSteps is the number of bisection steps that fix the mechanism's ε beside its shares (a

@@ -231,7 +231,9 @@ func TestProblemSize(t *testing.T) {
 		{"add/remove: N = n", addRemove(1000), binaryFacts, 1000, ""},
 		{"add/remove: no N", addRemove(0), binaryFacts, 0, "declare one"},
 		{"add/remove: N below n", addRemove(999), binaryFacts, 0, "the data has 1000 rows, more than the declared public number of rows N = 999"},
-		{"add/remove: negative N", addRemove(-5), binaryFacts, 0, "at least 1"},
+		{"add/remove: negative N", addRemove(-5), binaryFacts, 0, "from 1 to 10¹⁵"},
+		{"add/remove: N = 10¹⁵", addRemove(MaxPublicN), binaryFacts, MaxPublicN, ""},
+		{"add/remove: N above 10¹⁵", addRemove(MaxPublicN + 1), binaryFacts, 0, "from 1 to 10¹⁵"},
 	} {
 		n, err := ProblemSize(tc.s, tc.f)
 		if tc.error != "" {
@@ -409,5 +411,20 @@ func TestRangedFeatures(t *testing.T) {
 		if !reflect.DeepEqual(p.Ranged, tc.want) || p.Scale != f.Scale {
 			t.Errorf("scale share %g: ranged %v, want %v; scale %g", tc.share, p.Ranged, tc.want, p.Scale)
 		}
+	}
+}
+
+// TestPlanRefusesWhatItCannotCompute: a setting too extreme for a plan's arithmetic is refused
+// when planning, before any data is read, not when the release is written (langevin's utility
+// bound at a radius of 1e100 was NaN, and writing the release failed after the fit).
+func TestPlanRefusesWhatItCannotCompute(t *testing.T) {
+	s := spec()
+	s.Mechanism, s.Radius = "langevin", 1e100
+	if _, err := Plan(s, binaryFacts); err == nil || !strings.Contains(err.Error(), "too extreme") {
+		t.Errorf("langevin at radius 1e100: %v", err)
+	}
+	s.Radius = 10
+	if _, err := Plan(s, binaryFacts); err != nil {
+		t.Errorf("langevin at radius 10: %v", err)
 	}
 }

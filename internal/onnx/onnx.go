@@ -370,7 +370,14 @@ func linear(g *graph, x string, w []float64, rows, d int, bias float64) string {
 			wt[j*rows+c] = w[c*d+j]
 		}
 	}
-	scores := g.op("MatMul", "scores", []string{x, g.doubles("weights", []int64{int64(d0), int64(rows)}, wt)})
+	product := "MatMul"
+	if d0 == 1 {
+		// One feature: the scale of the features (fit) is then a one-element constant, which
+		// onnxruntime fuses as a scalar into a MatMul that follows it, in float32. [N, 1]·[1,
+		// rows] is a broadcast product: the same one rounding per score, with no MatMul.
+		product = "Mul"
+	}
+	scores := g.op(product, "scores", []string{x, g.doubles("weights", []int64{int64(d0), int64(rows)}, wt)})
 	if bias == 0 {
 		return scores
 	}

@@ -210,6 +210,9 @@ func SplitDelta(eps, delta, share float64) (deltaMech, tv float64, err error) {
 	if !(share > 0 && share < 1) {
 		return 0, 0, errors.New("privacy: the sampler's share of δ must be in (0, 1), got " + num(share))
 	}
+	if math.IsInf(detmath.Exp(eps), 1) { // ε above about 709: the share would be δ/∞ = 0
+		return 0, 0, errors.New("privacy: at ε = " + num(eps) + " a sampler's total-variation error τ counts (1 + e^ε)·τ in δ, and e^ε overflows: no sampler's error fits; use a smaller ε")
+	}
 	tv = share * delta / (1 + detmath.Exp(eps))
 	deltaMech = delta - (1+detmath.Exp(eps))*tv
 	for deltaMech+(1+detmath.Exp(eps))*tv > delta {

@@ -29,7 +29,9 @@ func errDelta(delta float64) error {
 
 // epsilonByBisection returns the smallest ε ≥ 0 with c.Delta(ε) ≤ delta for a profile with no
 // closed-form inverse: bisection to a relative width of 1e-13, then rounded up so that
-// c.Delta(ε) ≤ delta holds when evaluated. It fails when δ(ε) > delta for every ε ≤ 1e6.
+// c.Delta(ε) ≤ delta holds when evaluated. It fails when δ(ε) > delta for every ε ≤ 2²⁴
+// (above 1.6e7: beyond the budgets the mechanisms take, mech.MaxEpsilon = 1e6, and the
+// composition of a few of them).
 func epsilonByBisection(c Curve, delta float64) (float64, error) {
 	if !(delta > 0 && delta < 1) {
 		return 0, errDelta(delta)
@@ -40,8 +42,8 @@ func epsilonByBisection(c Curve, delta float64) (float64, error) {
 	lo, hi := 0.0, 1.0
 	for c.Delta(hi) > delta {
 		lo, hi = hi, 2*hi
-		if hi > 1e6 {
-			return 0, errors.New("privacy: " + describe(c) + " does not reach δ = " + num(delta) + " for any ε ≤ 1e6")
+		if hi > 1<<24 {
+			return 0, errors.New("privacy: " + describe(c) + " does not reach δ = " + num(delta) + " for any ε ≤ 2²⁴")
 		}
 	}
 	for hi-lo > 1e-13*hi {

@@ -365,6 +365,13 @@ func TestSamplerError(t *testing.T) {
 	if err != nil || dm+(1+math.E)*tau > 1e-6 || stattest.RelErr(dm, 0.9e-6) > 1e-12 {
 		t.Errorf("SplitDelta: %g, %g, %v", dm, tau, err)
 	}
+	// Where e^ε overflows, an error says so (it gave δ = NaN).
+	for _, eps := range []float64{709, 710, 730, 1e6} {
+		dm, tau, err := SplitDelta(eps, 1e-6, 0.1)
+		if overflow := eps > 709.78; (err != nil) != overflow || err == nil && !(dm > 0 && tau > 0 && dm+(1+math.Exp(eps))*tau <= 1e-6) {
+			t.Errorf("SplitDelta at ε = %g: %g, %g, %v", eps, dm, tau, err)
+		}
+	}
 	// Composition adds the errors.
 	c, _ := Compose(w, WithSamplerError{Base: GDP{Mu: 0.5}, TV: 2e-9})
 	if ws, ok := c.(WithSamplerError); !ok || stattest.RelErr(ws.TV, 3e-9) > 1e-15 {
@@ -446,6 +453,21 @@ func TestTradeoffsMatchTradeoff(t *testing.T) {
 			if want := c.Tradeoff(a); math.Float64bits(got[i]) != math.Float64bits(want) {
 				t.Errorf("%v at α = %g: Tradeoffs %v, Tradeoff %v", c, a, got[i], want)
 			}
+		}
+	}
+}
+
+// TestEpsilonOfLargeBudgets: the ε of a composition near the largest budget the mechanisms
+// take (mech's MaxEpsilon, 1e6) is found, and is at least its pure part's ε: the search for
+// it stopped at 2¹⁹ before, so releases above ε ≈ 5e5 failed when their statement was written.
+func TestEpsilonOfLargeBudgets(t *testing.T) {
+	for _, eps := range []float64{4e5, 9e5, 1e6} {
+		c, err := Compose(GDP{Mu: 1}, PureDP{Eps: eps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e, err := c.Epsilon(1e-6); err != nil || !(e >= eps && e < eps+20) || !(c.Delta(e) <= 1e-6) {
+			t.Errorf("pure %g composed with 1-GDP: ε(1e-6) = %v, %v", eps, e, err)
 		}
 	}
 }
