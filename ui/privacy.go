@@ -679,7 +679,7 @@ func (a *App) BudgetWarnings() []string {
 	if a.Dataset != nil {
 		n, _ = fit.ProblemSize(a.spec(), a.Dataset.Facts)
 	}
-	out := weakBudget(a.Eps.Value, a.Delta.Value, n)
+	out := privacy.Budget{Epsilon: a.Eps.Value, Delta: a.Delta.Value}.Weak(n)
 	if a.HasCurves() && len(out) == 0 {
 		c, found := a.Plans.Curves, float64(a.Plans.Curves.Found)
 		if c.Runs > 1 {
@@ -689,20 +689,6 @@ func (a *App) BudgetWarnings() []string {
 			out = append(out, fmt.Sprintf("An attacker could find %s of the people in the data while wrongly accusing 5 %% of the others: "+
 				"the guarantee says little. Lower ε, or make fewer runs.", percent(found)))
 		}
-	}
-	return out
-}
-
-// weakBudget lists the reasons a budget (ε, δ) guarantees little for n rows (0: unknown).
-func weakBudget(eps, delta float64, n int) []string {
-	var out []string
-	if n > 0 && delta > 0 && delta >= 1/float64(n) {
-		out = append(out, fmt.Sprintf("δ = %s is not small next to 1/n = 1/%d: a mechanism that publishes one person's row "+
-			"outright with probability δ meets it. Choose δ far below 1/n (10⁻⁶ is usual).", shortText(delta), n))
-	}
-	if eps > 10 {
-		out = append(out, fmt.Sprintf("ε = %s says little: anything concluded about one person may become e^ε ≈ %s times more "+
-			"likely than without their row. ε from 0.1 to a few is usual.", shortText(eps), shortText(math.Exp(eps))))
 	}
 	return out
 }

@@ -154,7 +154,7 @@ func (a *App) Verdict() (text, class string) {
 	switch {
 	case !a.Private():
 		return "Not private: this release claims no privacy (see the statement).", "bad"
-	case len(weakBudget(res.Release.Report.Target.Epsilon, res.Release.Report.Target.Delta, a.rowsOfRun())) > 0:
+	case len(privacy.Budget{Epsilon: res.Release.Report.Target.Epsilon, Delta: res.Release.Report.Target.Delta}.Weak(a.rowsOfRun())) > 0:
 		return "Private, but weakly: the release carries the certified guarantee below, which says little at this budget (see the warnings of step 3).", "warn"
 	}
 	return "Private: the release carries the certified guarantee below.", "ok"

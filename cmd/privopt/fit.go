@@ -275,6 +275,11 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return usageError{err.Error()}
 	}
+	if n, err := fit.ProblemSize(opts.spec, facts); err == nil { // what the page warns of in its step 3
+		for _, w := range opts.spec.Budget.Weak(n) {
+			fmt.Fprintf(stderr, "privopt fit: warning: %s\n", w)
+		}
+	}
 	r := rng.New()
 	if opts.seed != nil {
 		r = rng.Seeded(*opts.seed)

@@ -548,3 +548,23 @@ func TestFitDefaultLoss(t *testing.T) {
 		}
 	}
 }
+
+// TestFitWarnsOfWeakBudget: a budget that says little (δ not far below 1/n, ε above 10) is
+// fitted, with the page's warnings on stderr.
+func TestFitWarnsOfWeakBudget(t *testing.T) {
+	dir := t.TempDir()
+	csv, schema := filepath.Join(dir, "d.csv"), filepath.Join(dir, "s.json")
+	for path, text := range map[string]string{csv: "a,y\n1,1\n7,0\n5,1\n2,0\n",
+		schema: `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"},
+		 "columns": [{"name": "a", "kind": "numeric", "min": 0, "max": 10}, {"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`} {
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, errOut := fitJSON(t, "--data", csv, "--schema", schema, "--mech", "noisy-gd", "--eps", "20", "--delta", "0.5", "--seed", "1")
+	for _, want := range []string{"warning: δ = 0.5 is not small next to 1/n = 1/4", "warning: ε = 20 says little"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr %q lacks %q", errOut, want)
+		}
+	}
+}

@@ -53,7 +53,7 @@ func runPredict(args []string, stdout, stderr io.Writer) error {
 	for _, w := range newDataDiagnostics(diag).warnings() {
 		fmt.Fprintf(stderr, "privopt predict: %s: %s\n", o.data, w)
 	}
-	if o.out == "" {
+	if o.out == "" || o.out == "-" {
 		_, err := stdout.Write(b.Bytes())
 		return err
 	}
@@ -65,7 +65,7 @@ func parsePredict(args []string, stdout io.Writer) (*predictOptions, error) {
 	o := &predictOptions{}
 	fs.StringVar(&o.model, "model", "", "the release file (required)")
 	fs.StringVar(&o.data, "data", "", "the CSV file to score (required)")
-	fs.StringVar(&o.out, "out", "", "write the predictions to this file instead of standard output")
+	fs.StringVar(&o.out, "out", "", "write the predictions to this file instead of standard output (- is standard output)")
 	fs.IntVar(&o.run, "run", 0, "which model of the release file, from 1 (required when it holds several)")
 	if err := fs.parse(args); err != nil {
 		return nil, err

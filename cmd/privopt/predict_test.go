@@ -44,6 +44,14 @@ func TestPredictAdult(t *testing.T) {
 	if code, _, errOut := runCLI("predict", "--model", model, "--data", test, "--out", preds); code != 0 {
 		t.Fatalf("predict: %s", errOut)
 	}
+	// --out - is standard output: the same predictions, and no file named "-".
+	code, out, errOut := runCLI("predict", "--model", model, "--data", test, "--out", "-")
+	if written, err := os.ReadFile(preds); code != 0 || err != nil || out != string(written) {
+		t.Errorf("predict --out -: %d, %d bytes on stdout against %d written, %v, %s", code, len(out), len(written), err, errOut)
+	}
+	if _, err := os.Stat("-"); err == nil {
+		t.Error(`predict --out - wrote a file named "-"`)
+	}
 	file, err := readRelease(model)
 	if err != nil {
 		t.Fatal(err)

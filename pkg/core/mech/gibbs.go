@@ -49,6 +49,9 @@ func newBoundedDomain(dom geom.Domain) (*boundedDomain, error) {
 		// sup ‖x − y‖₂ over the ball is 2·sup{‖v‖₂ : ‖v‖_p ≤ R}, attained at y = 2c − x.
 		return &boundedDomain{dom: dom, ball: b, center: c, diam: 2 * geom.NormBound(b.R(), b.P(), 2, b.Dim()) * (1 + fpSlack)}, nil
 	}
+	if isWhole(dom) {
+		return nil, errors.New("mech: exact Gibbs sampling needs a bounded domain (a box or an ℓp ball), not the whole space: use --domain ball or box with a --radius (on the page: Domain)")
+	}
 	return nil, fmt.Errorf("mech: exact Gibbs sampling needs a bounded domain (a box or an ℓp ball), not %T", dom)
 }
 

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"github.com/privopt/privopt/pkg/detmath"
 	"math"
+	"strconv"
 )
 
 // Curve is a privacy guarantee given by its privacy profile: the mechanism is (ε, δ(ε))-DP
@@ -194,6 +195,22 @@ func (b Budget) Validate() error {
 		return errors.New("privacy: δ must be in [0, 1), got " + num(b.Delta))
 	}
 	return b.Relation().Validate()
+}
+
+// Weak lists, in words, why the budget guarantees little for n rows (0: unknown), each with
+// what is usual: δ not far below 1/n (a mechanism that publishes one row outright with
+// probability δ meets it), and ε above 10. The page and the command line warn with them.
+func (b Budget) Weak(n int) []string {
+	var out []string
+	if n > 0 && b.Delta > 0 && b.Delta >= 1/float64(n) {
+		out = append(out, "δ = "+sig(b.Delta, 4)+" is not small next to 1/n = 1/"+strconv.Itoa(n)+": a mechanism that publishes one person's row "+
+			"outright with probability δ meets it. Choose δ far below 1/n (10⁻⁶ is usual).")
+	}
+	if b.Epsilon > 10 {
+		out = append(out, "ε = "+sig(b.Epsilon, 4)+" says little: anything concluded about one person may become e^ε ≈ "+sig(math.Exp(b.Epsilon), 4)+
+			" times more likely than without their row. ε from 0.1 to a few is usual.")
+	}
+	return out
 }
 
 // Meets reports whether a guarantee satisfies the budget: c.Delta(ε) ≤ δ, evaluated.

@@ -4,6 +4,7 @@ import (
 	"github.com/privopt/privopt/internal/stattest"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -468,6 +469,30 @@ func TestEpsilonOfLargeBudgets(t *testing.T) {
 		}
 		if e, err := c.Epsilon(1e-6); err != nil || !(e >= eps && e < eps+20) || !(c.Delta(e) <= 1e-6) {
 			t.Errorf("pure %g composed with 1-GDP: ε(1e-6) = %v, %v", eps, e, err)
+		}
+	}
+}
+
+// TestWeakBudget: a budget warns of δ not far below 1/n and of ε above 10, and of nothing else.
+func TestWeakBudget(t *testing.T) {
+	for _, tc := range []struct {
+		b    Budget
+		n    int
+		want []string
+	}{
+		{Budget{Epsilon: 1, Delta: 1e-6}, 1000, nil},
+		{Budget{Epsilon: 1, Delta: 1e-3}, 1000, []string{"δ = 0.001 is not small next to 1/n = 1/1000"}},
+		{Budget{Epsilon: 1, Delta: 1e-3}, 0, nil}, // n unknown
+		{Budget{Epsilon: 50, Delta: 0}, 10, []string{"ε = 50 says little", "e^ε ≈ 5.185e+21"}},
+	} {
+		got := strings.Join(tc.b.Weak(tc.n), " | ")
+		if (got == "") != (tc.want == nil) {
+			t.Errorf("%+v, n = %d: %q", tc.b, tc.n, got)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(got, w) {
+				t.Errorf("%+v, n = %d: %q lacks %q", tc.b, tc.n, got, w)
+			}
 		}
 	}
 }
