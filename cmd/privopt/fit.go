@@ -18,6 +18,7 @@ import (
 
 	"github.com/privopt/privopt/internal/fit"
 	"github.com/privopt/privopt/internal/release"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/loss"
 	"github.com/privopt/privopt/pkg/core/mech"
@@ -81,6 +82,17 @@ func newDataDiagnostics(d *data.Diagnostics) *dataDiagnostics {
 		}
 	}
 	return out
+}
+
+// slowWarning says that a plan of the named mechanism may run long, or "": when its predicted
+// work takes over 10 minutes at cost.Reference's native speeds (the page shows its prediction
+// before Run; here the run would otherwise start with no word, as expmech's can run for ever).
+func slowWarning(mechanism string, c cost.Cost) string {
+	secs := c.Seconds(cost.Reference)
+	if !(secs > 600) {
+		return ""
+	}
+	return fmt.Sprintf("%s is predicted to take about %.3g s at reference speeds (its worst case for the declared bounds; rows wider than 92 features take longer): --progress shows it, Ctrl-C stops it", mechanism, secs)
 }
 
 // countRangeClips adds to d, column by column, the values of ds (encoded with the declared
@@ -279,6 +291,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		for _, w := range opts.spec.Budget.Weak(n) {
 			fmt.Fprintf(stderr, "privopt fit: warning: %s\n", w)
 		}
+	}
+	if w := slowWarning(opts.spec.Mechanism, plan.Cost()); w != "" {
+		fmt.Fprintf(stderr, "privopt fit: warning: %s\n", w)
 	}
 	r := rng.New()
 	if opts.seed != nil {

@@ -15,6 +15,7 @@ import (
 	"github.com/privopt/privopt/internal/adultdata"
 	"github.com/privopt/privopt/internal/demo"
 	"github.com/privopt/privopt/internal/release"
+	"github.com/privopt/privopt/pkg/core/cost"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/rng"
 )
@@ -566,5 +567,15 @@ func TestFitWarnsOfWeakBudget(t *testing.T) {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("stderr %q lacks %q", errOut, want)
 		}
+	}
+}
+
+// TestSlowWarning: a plan predicted to run over 10 minutes at reference speeds is announced.
+func TestSlowWarning(t *testing.T) {
+	if w := slowWarning("expmech", cost.Cost{Queries: 1e12}); !strings.Contains(w, "expmech is predicted to take about 1e+05 s") {
+		t.Errorf("10¹² queries: %q", w)
+	}
+	if w := slowWarning("noisy-gd", cost.Cost{Queries: 1e9, Gradients: 1e9}); w != "" {
+		t.Errorf("10⁹ queries and gradients: %q", w)
 	}
 }
