@@ -224,8 +224,9 @@ func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 }
 
 // EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
-// but the label column and the ignored columns may be absent from the header. When the label
-// is absent every Y is NaN, and Diagnostics.Columns still ends with the label's (zero) entry.
+// but the label column and the ignored columns may be absent from the header, and the label
+// column is not read when present (its values may be empty or anything else): every Y is NaN,
+// and Diagnostics.Columns still ends with the label's (zero) entry.
 func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 	return encode(r, s, true, heldBySchema, nil)
 }
@@ -302,7 +303,7 @@ const absent = -1
 
 // newPlan matches the header names (on line headerLine) with the schema: the names must be
 // exactly the schema's columns, in any order, except that the label and the ignored columns
-// may be absent when optional is set.
+// may be absent when optional is set, and the label is then not read.
 func newPlan(s *Schema, names []string, headerLine int, optional bool) (*plan, error) {
 	position := make(map[string]int, len(names))
 	for k, name := range names {
@@ -340,7 +341,7 @@ func newPlan(s *Schema, names []string, headerLine int, optional bool) (*plan, e
 		p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(c), field: position[c.Name]})
 	}
 	labelField, ok := position[label.Name]
-	if !ok {
+	if !ok || optional { // scoring reads no label: what a file holds there changes nothing
 		labelField = absent
 	}
 	p.cols = append(p.cols, plannedColumn{colPlan: newColumnPlan(label), field: labelField})
