@@ -132,7 +132,7 @@ generate() {
 	printf 'package ui\n' >"$tmp/doc.go" # the package of the generated files
 	go tool vugugen -skip-go-mod -skip-main "$tmp"
 	for f in "$tmp"/*_gen.go; do
-		[ "$(basename "$f")" = 0_missing_gen.go ] || cp "$f" ui/ # stubs of the components' types, which ui/ has
+		[ "$(basename "$f")" = 0_missing_gen.go ] || cp "$f" ui/ # 0_missing_gen.go declares the components' types, which ui/ has
 	done
 	rm -rf "$tmp"
 	after=$(gen_files)
