@@ -2,7 +2,6 @@ package engine
 
 import (
 	"bytes"
-	"encoding/csv"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -171,9 +170,8 @@ func (e *Engine) load(req Request, f File) (Response, error) {
 
 // preview reads the header and the first PreviewRows rows of a CSV file whose columns the
 // schema names, with the schema's delimiter or, when it has none, the one of comma,
-// semicolon and tab that splits the header into exactly the schema's columns. Fields are
-// trimmed of surrounding spaces, as Encode reads them. The preview is for display only:
-// encoding checks the whole file.
+// semicolon and tab that splits the header into exactly the schema's columns, read as Encode
+// reads them (data.Preview). The preview is for display only: encoding checks the whole file.
 func preview(r io.Reader, s *data.Schema) (header []string, rows [][]string, delim byte, err error) {
 	head, err := io.ReadAll(io.LimitReader(r, previewBytes))
 	if err != nil {
@@ -189,43 +187,13 @@ func preview(r io.Reader, s *data.Schema) (header []string, rows [][]string, del
 		if s.Delimiter != 0 && d != s.Delimiter {
 			continue
 		}
-		cr := csv.NewReader(bytes.NewReader(head))
-		cr.Comma, cr.FieldsPerRecord, cr.LazyQuotes, cr.TrimLeadingSpace = rune(d), -1, true, true
-		h, err := readTrimmed(cr)
-		if err != nil {
+		h, rows, err := data.Preview(bytes.NewReader(head), d, PreviewRows)
+		if err != nil || !slices.Equal(slices.Sorted(slices.Values(h)), names) {
 			continue
-		}
-		sorted := slices.Sorted(slices.Values(h))
-		if !slices.Equal(sorted, names) {
-			continue
-		}
-		for len(rows) < PreviewRows {
-			row, err := readTrimmed(cr)
-			if err != nil {
-				break // the end of the preview, or a row the full read will report exactly
-			}
-			rows = append(rows, row)
 		}
 		return h, rows, d, nil
 	}
 	return nil, nil, 0, errors.New("engine: the file's header does not name the schema's columns with a comma, semicolon or tab delimiter")
-}
-
-// readTrimmed reads one non-empty record with its fields trimmed.
-func readTrimmed(cr *csv.Reader) ([]string, error) {
-	for {
-		rec, err := cr.Read()
-		if err != nil {
-			return nil, err
-		}
-		if len(rec) == 1 && strings.TrimSpace(rec[0]) == "" {
-			continue
-		}
-		for i := range rec {
-			rec[i] = strings.TrimSpace(rec[i])
-		}
-		return rec, nil
-	}
 }
 
 // dataset encodes the data with the request's schema and holds out rows for evaluation. A

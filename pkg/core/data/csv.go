@@ -113,6 +113,29 @@ func openCSV(r io.Reader, delim byte) (*recordReader, []string, error) {
 	return rr, names, nil
 }
 
+// Preview reads the header and at most maxRows records of a CSV input as Encode reads them
+// (delimiter delim, or detected from the header line when 0; the spaces around fields
+// removed), for a person to look at. It returns the header's error; after the header, it
+// stops without an error at the end of the input or at the first record Encode would refuse
+// (which encoding the file reports).
+func Preview(r io.Reader, delim byte, maxRows int) (header []string, rows [][]string, err error) {
+	rr, header, err := openCSV(r, delim)
+	if err != nil {
+		return nil, nil, err
+	}
+	for len(rows) < maxRows {
+		if ok, err := rr.next(header); !ok || err != nil {
+			break
+		}
+		row := make([]string, len(rr.fields))
+		for k, f := range rr.fields {
+			row[k] = string(f)
+		}
+		rows = append(rows, row)
+	}
+	return header, rows, nil
+}
+
 // checkText returns an error when head, the start of the input, is not text: a compressed
 // file, or a first line with a NUL byte.
 func checkText(head []byte) error {

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -149,5 +150,23 @@ func TestHeaderStartingLikeBzip2(t *testing.T) {
 	rr, names, err := openCSV(strings.NewReader("BZhours,y\n1,2\n"), 0)
 	if err != nil || rr == nil || len(names) != 2 || names[0] != "BZhours" {
 		t.Errorf("openCSV: %v, %q", err, names)
+	}
+}
+
+// TestPreview: the preview reads as Encode does (spaces around fields removed, quoted
+// delimiters and line breaks kept, empty lines skipped, the delimiter detected), at most
+// maxRows rows, and stops quietly at the first record Encode would refuse.
+func TestPreview(t *testing.T) {
+	in := "\xEF\xBB\xBFa; b ;c\n 1 ;\"x;y\";\"two\nlines\"\n\n2;z;w\n3;only two\n4;5;6\n"
+	h, rows, err := Preview(strings.NewReader(in), 0, 10)
+	want := [][]string{{"1", "x;y", "two\nlines"}, {"2", "z", "w"}}
+	if err != nil || !slices.Equal(h, []string{"a", "b", "c"}) || !reflect.DeepEqual(rows, want) {
+		t.Fatalf("Preview = %q, %q, %v; want the header a, b, c and rows %q", h, rows, err, want)
+	}
+	if _, rows, _ := Preview(strings.NewReader(in), ';', 1); len(rows) != 1 {
+		t.Errorf("maxRows 1: %d rows", len(rows))
+	}
+	if _, _, err := Preview(strings.NewReader("a,a\n1,2\n"), 0, 10); err == nil {
+		t.Error("a duplicate column name in the header: no error")
 	}
 }
