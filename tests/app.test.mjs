@@ -240,12 +240,12 @@ test('malformed files show their errors next to the controls', async () => {
   await done(app);
 });
 
-test('a dropped file is read in the worker, and each value suggested from it must be confirmed', async () => {
+test('a dropped file is read in the worker, its decimal commas too, and each value suggested from it must be confirmed', async () => {
   const app = await open('', { width: 360, height: 800 });
   const { page } = app;
   await page.evaluate(() => {
     const dt = new DataTransfer();
-    dt.items.add(new File(['height;colour;y\n1.5;red;a\n2;blue;b\n2.5;red;a\n'], 'dropped.csv', { type: 'text/csv' }));
+    dt.items.add(new File(['height;colour;y\n1,5;red;a\n2;blue;b\n2,5;red;a\n'], 'dropped.csv', { type: 'text/csv' }));
     document.querySelector('.dropzone').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true }));
   });
   await page.waitForSelector('#file-name');
@@ -253,6 +253,9 @@ test('a dropped file is read in the worker, and each value suggested from it mus
   assert.equal(await page.textContent('#preview tbody tr:nth-child(2) td:nth-child(2)'), 'blue');
   assert.ok(await page.$('#schema-editor'), 'the schema editor is open while values are unconfirmed');
   assert.match(await page.textContent('#column-0'), /from your data: the smallest number read from your file/);
+  // The file's decimal commas are read as such, and the page says so.
+  assert.match(await page.textContent('#decimal-comma'), /read with a\s+decimal comma/);
+  assert.equal(await page.$eval('#min-0', (i) => i.value), '1.5');
   assert.equal(await page.$('#confirm-all'), null, 'no confirming every value at once');
   assert.match(await page.textContent('#still-to-confirm'), /^Still to confirm: height \(minimum, maximum\); colour \(categories\); y \(positive values, negative values\)\.$/);
   await page.fill('#holdout', '0');

@@ -1,6 +1,7 @@
 package data
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -58,6 +59,7 @@ type colPlan struct {
 	lookup      map[string]float64 // keys to values, when there are more than scanKeys
 	fallback    float64            // the value of a text outside keys, when hasFallback
 	hasFallback bool
+	comma       bool // a numeric column's decimal mark is a comma (Schema.Decimal)
 }
 
 // note is what encoding a field did besides reading it.
@@ -107,7 +109,7 @@ func newColumnPlan(c *Column) *colPlan {
 func (p *colPlan) encode(text []byte) (float64, note, error) {
 	switch p.col.Kind {
 	case Numeric, NumericLabel:
-		x, err := parseNumber(text)
+		x, err := parseMarked(text, p.comma)
 		if err != nil {
 			return 0, asIs, err
 		}
@@ -151,24 +153,46 @@ func (p *colPlan) find(text []byte) (float64, bool) {
 // parseNumber parses a decimal number: an optional sign, digits with an optional decimal
 // point, and an optional exponent. Hexadecimal, underscores, NaN, infinities and values
 // beyond the float64 range are errors.
-func parseNumber(text []byte) (float64, error) {
-	decimal := true
+func parseNumber(text []byte) (float64, error) { return parseMarked(text, false) }
+
+// parseMarked is parseNumber for numbers whose decimal mark is a comma when comma is set (a
+// '.' is then not a number's).
+func parseMarked(text []byte, comma bool) (float64, error) {
+	mark, decimal := byte('.'), true
+	if comma {
+		mark = ','
+	}
 	for _, c := range text {
-		if !('0' <= c && c <= '9' || c == '.' || c == 'e' || c == 'E' || c == '+' || c == '-') {
+		if !('0' <= c && c <= '9' || c == mark || c == 'e' || c == 'E' || c == '+' || c == '-') {
 			decimal = false
 			break
 		}
 	}
-	v, err := strconv.ParseFloat(string(text), 64)
+	number := text
+	if comma && decimal {
+		var buf [32]byte
+		number = append(buf[:0], text...)
+		if k := bytes.IndexByte(number, ','); k >= 0 {
+			number[k] = '.' // a second comma stays, and is not a number
+		}
+	}
+	v, err := strconv.ParseFloat(string(number), 64)
 	switch {
 	case err == nil && (math.IsNaN(v) || math.IsInf(v, 0)):
 		return 0, fmt.Errorf("%s is not a finite number", quote(text))
-	case !decimal || (err != nil && !errors.Is(err, strconv.ErrRange)):
-		return 0, fmt.Errorf("%s is not a number", quote(text))
-	case err != nil:
+	case decimal && err == nil:
+		return v, nil
+	case decimal && errors.Is(err, strconv.ErrRange):
 		return 0, fmt.Errorf("%s is beyond the range of float64", quote(text))
+	case comma && bytes.IndexByte(text, '.') >= 0:
+		return 0, fmt.Errorf("%s is not a number with a decimal comma, as the schema declares", quote(text))
 	}
-	return v, nil
+	if !comma {
+		if _, e := parseMarked(text, true); e == nil {
+			return 0, fmt.Errorf("%s is not a number (if the file's decimal mark is a comma, declare \"decimal\": \",\" in the schema)", quote(text))
+		}
+	}
+	return 0, fmt.Errorf("%s is not a number", quote(text))
 }
 
 // Encode reads a CSV input in one streaming pass and encodes it with the schema s.
@@ -356,6 +380,7 @@ func newPlan(s *Schema, names []string, headerLine int, optional bool) (*plan, e
 		if c.Missing.Replace {
 			p.replacement[j], _, _ = p.cols[j].encode([]byte(c.Missing.Value)) // checked by Validate
 		}
+		p.cols[j].comma = s.Decimal == ',' // after the replacement, which has a point
 		if j < len(p.offsets) {
 			p.offsets[j] = off
 			off += c.width()
@@ -483,7 +508,7 @@ func (p *plan) encodeRecord(rr *recordReader, row []float64) error {
 			continue
 		}
 		text := rr.fields[c.field]
-		if missingValue(text) {
+		if missingValue(text, c.col.Kind == Numeric || c.col.Kind == NumericLabel) {
 			if !c.col.Missing.Replace {
 				return &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
 					Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}

@@ -311,3 +311,68 @@ func TestCategoryLookup(t *testing.T) {
 		t.Errorf("binary labels %v (%v), want [1 -1 1]", ds.Y, err)
 	}
 }
+
+// TestEncodeDecimalComma: a file whose numbers have a decimal comma, under a schema that
+// declares it, encodes to the same dataset, bit for bit, as the file written with points
+// (the missing value's replacement, declared as a JSON number, included).
+func TestEncodeDecimalComma(t *testing.T) {
+	const js = `{"privopt_schema": 1,%s "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"},
+	 "columns": [{"name": "a", "kind": "numeric", "min": -1.5, "max": 2.25, "missing": {"replace": 0.75}},
+	  {"name": "c", "kind": "categorical", "categories": ["1,5", "x"]},
+	  {"name": "y", "kind": "numeric-label", "min": 0, "max": 1.5}]}`
+	point := "a;c;y\n0.1;1,5;0.3\n-1.25;x;1.4\n;x;.5\n2e-1;1,5;1\n"
+	comma := "a;c;y\n0,1;1,5;0,3\n-1,25;x;1,4\n;x;,5\n2e-1;1,5;1\n"
+	want, _, err := Encode(strings.NewReader(point), mustSchema(t, fmt.Sprintf(js, "")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := mustSchema(t, fmt.Sprintf(js, ` "decimal": ",",`))
+	got, diag, err := Encode(strings.NewReader(comma), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(got, want) || diag.Columns[0].Missing != 1 {
+		t.Fatalf("with a decimal comma: %+v (missing %d)\nwith a point: %+v", got, diag.Columns[0].Missing, want)
+	}
+	b, err := s.MarshalJSON()
+	if err != nil || !strings.Contains(string(b), `"decimal":","`) {
+		t.Fatalf("the schema's JSON %s, %v: no decimal comma", b, err)
+	}
+}
+
+// TestEncodeMissingNumbers: in a numeric column (feature or label) NA, #N/A, N/A, NaN, NULL,
+// None and "." in any case are missing values, replaced and counted; in a categorical column
+// they are texts, and "NaN" among numbers or "Inf" are not missing.
+func TestEncodeMissingNumbers(t *testing.T) {
+	s := mustSchema(t, `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit": "clip"},
+	 "columns": [{"name": "a", "kind": "numeric", "min": 0, "max": 10, "missing": {"replace": 5}},
+	  {"name": "c", "kind": "categorical", "categories": ["NA", "b"]},
+	  {"name": "y", "kind": "numeric-label", "min": 0, "max": 1, "missing": {"replace": 0.5}}]}`)
+	marks := []string{"NA", "na", "#N/A", "n/a", "NaN", "nan", "NULL", "null", "None", "NONE", "."}
+	var b strings.Builder
+	b.WriteString("a,c,y\n")
+	for _, m := range marks {
+		fmt.Fprintf(&b, "%s,NA,%s\n", m, m)
+	}
+	ds, diag, err := Encode(strings.NewReader(b.String()), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if diag.Columns[0].Missing != len(marks) || diag.Columns[2].Missing != len(marks) || diag.Columns[1].Missing != 0 {
+		t.Fatalf("missing values counted %+v; want %d in a and y, none in c", diag.Columns, len(marks))
+	}
+	replaced, _, err := Encode(strings.NewReader("a,c,y\n5,NA,0.5\n"), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ds.N {
+		if x := ds.Row(i, nil); !slices.Equal(x, replaced.Row(0, nil)) || ds.Y[i] != 0.5 {
+			t.Fatalf("row %d (%s): %v, label %v; want %v, 0.5", i, marks[i], x, ds.Y[i], replaced.Row(0, nil))
+		}
+	}
+	for _, text := range []string{"Inf", "N.A.", "nil", "-", "NAN1"} {
+		if _, _, err := Encode(strings.NewReader("a,c,y\n"+text+",b,1\n"), s); err == nil {
+			t.Errorf("%q in a numeric column: encoded", text)
+		}
+	}
+}

@@ -24,6 +24,7 @@ const maxSchemaBytes = 16 << 20
 type jsonSchema struct {
 	Format    *int      `json:"privopt_schema"`
 	Delimiter *string   `json:"delimiter,omitempty"`
+	Decimal   *string   `json:"decimal,omitempty"`
 	Norm      *jsonNorm `json:"norm"`
 	// PublicRows is Schema.PublicRows.
 	PublicRows *int         `json:"public_rows,omitempty"`
@@ -110,6 +111,15 @@ func (s *Schema) UnmarshalJSON(b []byte) error {
 			out.Delimiter = (*js.Delimiter)[0]
 		default:
 			return schemaError("", `delimiter %q is not ",", ";" or "\t"`, *js.Delimiter)
+		}
+	}
+	if js.Decimal != nil {
+		switch *js.Decimal {
+		case ".":
+		case ",":
+			out.Decimal = ','
+		default:
+			return schemaError("", `decimal %q is not "." or ","`, *js.Decimal)
 		}
 	}
 	if js.Norm == nil {
@@ -278,6 +288,10 @@ func (s *Schema) MarshalJSON() ([]byte, error) {
 	if s.Delimiter != 0 {
 		d := string(rune(s.Delimiter))
 		js.Delimiter = &d
+	}
+	if s.Decimal == ',' {
+		d := ","
+		js.Decimal = &d
 	}
 	if math.IsInf(s.Norm.P, 1) {
 		js.Norm.P = json.RawMessage(`"inf"`)

@@ -24,6 +24,10 @@ const targetSchema = `{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "fit":
  "columns": [{"name": "a", "kind": "numeric", "min": 0, "max": 10},
   {"name": "y", "kind": "numeric-label", "min": -5, "max": 5}]}`
 
+const commaSchema = `{"privopt_schema": 1, "decimal": ",", "norm": {"p": 2, "radius": 1, "fit": "clip"},
+ "columns": [{"name": "a", "kind": "numeric", "min": 0, "max": 10},
+  {"name": "y", "kind": "numeric-label", "min": -5, "max": 5}]}`
+
 // TestEncodeMalformed checks that each malformed input is refused with exactly the expected
 // message, naming the line, the column and the reason.
 func TestEncodeMalformed(t *testing.T) {
@@ -70,7 +74,9 @@ func TestEncodeMalformed(t *testing.T) {
 		{"invalid UTF-8 in the header", "", "a,b\xff,c,y\n1,x,z,1\n",
 			`data: line 1, column 2: invalid UTF-8 "b\xff"`},
 		{"NaN", "", header + "NaN,x,z,1\n",
-			`data: line 2, column "a": "NaN" is not a finite number`},
+			`data: line 2, column "a": missing value "NaN", and the column's missing policy is "error"`},
+		{"NA in a category", "", header + "1,NA,z,1\n",
+			`data: line 2, column "b": "NA" is not a declared category (the column has no "other" bucket)`},
 		{"infinity", "", header + "-Inf,x,z,1\n",
 			`data: line 2, column "a": "-Inf" is not a finite number`},
 		{"beyond float64", "", header + "1e400,x,z,1\n",
@@ -80,7 +86,11 @@ func TestEncodeMalformed(t *testing.T) {
 		{"hexadecimal", "", header + "0x1A,x,z,1\n",
 			`data: line 2, column "a": "0x1A" is not a number`},
 		{"decimal comma", "", "a;b;c;y\n1,5;x;z;1\n",
-			`data: line 2, column "a": "1,5" is not a number`},
+			`data: line 2, column "a": "1,5" is not a number (if the file's decimal mark is a comma, declare "decimal": "," in the schema)`},
+		{"decimal point where the schema declares a comma", commaSchema, "a;y\n1.5;1\n",
+			`data: line 2, column "a": "1.5" is not a number with a decimal comma, as the schema declares`},
+		{"thousands separator", commaSchema, "a;y\n1.234,5;1\n",
+			`data: line 2, column "a": "1.234,5" is not a number with a decimal comma, as the schema declares`},
 		{"missing value, policy error", "", header + "?,x,z,1\n",
 			`data: line 2, column "a": missing value "?", and the column's missing policy is "error"`},
 		{"empty value, policy error", "", header + "1, ,z,1\n",
@@ -94,7 +104,9 @@ func TestEncodeMalformed(t *testing.T) {
 		{"unknown class", classSchema, "a,y\n1,cow\n",
 			`data: line 2, column "y": "cow" is not a declared class`},
 		{"NaN target", targetSchema, "a,y\n1,nan\n",
-			`data: line 2, column "y": "nan" is not a finite number`},
+			`data: line 2, column "y": missing value "nan", and the column's missing policy is "error"`},
+		{"infinite target", targetSchema, "a,y\n1,inf\n",
+			`data: line 2, column "y": "inf" is not a finite number`},
 		{"category after a multi-line field", "", header + "1,x,\"multi\nline\",1\n2,q,z,1\n",
 			`data: line 4, column "b": "q" is not a declared category (the column has no "other" bucket)`},
 		{"duplicate column name", "", "a,b,a,y\n1,x,1,1\n",

@@ -19,6 +19,11 @@ import (
 type Schema struct {
 	// Delimiter is ',', ';' or '\t', or 0 to detect it from the header line.
 	Delimiter byte
+	// Decimal is the decimal mark of the file's numbers: 0 for a point, or ',' for a comma, as
+	// spreadsheets in many languages write them ("3,5"; such files are mostly delimited by
+	// semicolons). Numbers are read with one mark only: with a comma a number holding a '.'
+	// is not a number (it could be a thousands separator), and the other way round.
+	Decimal byte
 	// Norm is the norm bound of the encoded rows and how rows are brought within it.
 	Norm Norm
 	// PublicRows, when positive, declares a public number of rows N that no dataset of this
@@ -152,7 +157,8 @@ type Column struct {
 	RestNegative bool
 	// Classes are the declared classes; a value's label is its index (ClassLabel).
 	Classes []string
-	// Missing is the policy for a missing value: an empty field or "?".
+	// Missing is the policy for a missing value (see missingValue: an empty field or "?", and
+	// in a numeric column NA, NaN, NULL and the like).
 	Missing Missing
 	// Source says where the column's declared values come from (a public document, a code
 	// list, a survey's field widths): text for the people who read the schema, shown by the
@@ -164,21 +170,40 @@ type Column struct {
 	Derived []string
 }
 
-// Missing is the policy for a missing value (an empty field or "?", after the spaces around
-// it are removed).
+// Missing is the policy for a missing value (see missingValue; the spaces around a field are
+// removed first).
 type Missing struct {
 	// Replace is false when a missing value is an error, true when it is read as Value.
 	Replace bool
-	// Value is the replacement, written as it would be in the file ("0", "?", ">50K"); it
-	// must be a value the column accepts (for a numeric column, one within [Min, Max]; for a
-	// categorical column, a declared category).
+	// Value is the replacement, written as it would be in the file ("0", "?", ">50K") but for
+	// a number's decimal mark, always a point; it must be a value the column accepts (for a
+	// numeric column, one within [Min, Max]; for a categorical column, a declared category).
 	Value string
 }
 
-// missingValue reports whether a field's text stands for a missing value.
-func missingValue(text []byte) bool {
-	return len(text) == 0 || (len(text) == 1 && text[0] == '?')
+// missingValue reports whether a field's text stands for a missing value: an empty field or
+// "?" in any column, and in a numeric column (numeric is set) also one of numericMissing in
+// any case, the marks that spreadsheets, statistics packages and databases write for a
+// missing number. In a categorical or class column those are texts like any other ("NA" may
+// be a category).
+func missingValue(text []byte, numeric bool) bool {
+	switch {
+	case len(text) == 0 || (len(text) == 1 && text[0] == '?'):
+		return true
+	case !numeric || len(text) > 4 || !(text[0]|0x20 == 'n' || text[0] == '#' || text[0] == '.'):
+		return false // a number's field, quickly
+	}
+	for _, m := range numericMissing {
+		if strings.EqualFold(string(text), m) {
+			return true
+		}
+	}
+	return false
 }
+
+// numericMissing lists the texts, in any case, that stand for a missing number beside an
+// empty field and "?": R's NA, Excel's #N/A, N/A, NaN, SQL's NULL, Python's None and SAS's ".".
+var numericMissing = []string{"NA", "#N/A", "N/A", "NaN", "NULL", "None", "."}
 
 // derivable lists, for each kind, the fields that a Derived list may name.
 var derivable = map[Kind][]string{
@@ -260,6 +285,11 @@ func (s *Schema) Validate() error {
 	case 0, ',', ';', '\t':
 	default:
 		return schemaError("", "delimiter %q is not a comma, a semicolon or a tab", s.Delimiter)
+	}
+	switch s.Decimal {
+	case 0, ',':
+	default:
+		return schemaError("", "decimal mark %q is not a comma (or 0 for a point)", s.Decimal)
 	}
 	if s.PublicRows < 0 {
 		return schemaError("", "public_rows = %d; it must be at least 1 (or absent)", s.PublicRows)

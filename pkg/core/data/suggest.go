@@ -51,7 +51,10 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, []Ignored, error) {
 	}
 	stats := make([]columnStats, len(names))
 	for k := range stats {
-		stats[k] = columnStats{numeric: true, rising: true, min: math.Inf(1), max: math.Inf(-1), values: map[string]bool{}}
+		stats[k] = columnStats{values: map[string]bool{}}
+		for m := range stats[k].byMark {
+			stats[k].byMark[m] = numberStats{numeric: true, rising: true, min: math.Inf(1), max: math.Inf(-1)}
+		}
 	}
 	rows := 0
 	for rows < maxRows {
@@ -71,6 +74,22 @@ func SuggestSchema(r io.Reader, maxRows int) (*Schema, []Ignored, error) {
 		return nil, nil, lineError(rr.line+1, "no data rows after the header")
 	}
 	s := &Schema{Norm: Norm{P: 2, Radius: 1, Bias: math.Sqrt2 / 2, Fit: FitScale}}
+	// The decimal mark is a comma when more columns are numbers read with it than with a point.
+	byMark := [2]int{}
+	for k := range stats {
+		for m := range byMark {
+			if stats[k].numbersOnly(m) {
+				byMark[m]++
+			}
+		}
+	}
+	mark := 0
+	if byMark[1] > byMark[0] {
+		mark, s.Decimal = 1, ','
+	}
+	for k := range stats {
+		stats[k].numberStats = &stats[k].byMark[mark]
+	}
 	var ignored []Ignored
 	for k, name := range names {
 		st := &stats[k]
@@ -108,12 +127,21 @@ type Ignored struct {
 
 // columnStats gathers what SuggestSchema reads of one column.
 type columnStats struct {
-	numeric  bool            // every value seen is a number
-	numbers  int             // the values that are numbers
-	min, max float64         // over the numbers
-	values   map[string]bool // the distinct values, up to maxSuggestedValues + 1
-	seen     int             // values that are not missing
-	missing  bool
+	values  map[string]bool // the distinct values, up to maxSuggestedValues + 1
+	seen    int             // values that are not missing (in a text column)
+	missing bool            // an empty field or "?"
+	marks   int             // values that a numeric column reads as missing: NA, NaN, …
+	// byMark holds the numbers read with a decimal point and with a decimal comma; the
+	// embedded numberStats is the one of the schema's mark, once SuggestSchema has chosen it.
+	byMark [2]numberStats
+	*numberStats
+}
+
+// numberStats gathers the numbers of a column, read with one decimal mark.
+type numberStats struct {
+	numeric  bool    // every value seen but the marks is a number
+	numbers  int     // the values that are numbers
+	min, max float64 // over the numbers
 	// rising is true while every value is a whole number above the one before it, as in a
 	// row number or an identifier column; last is the last number.
 	rising bool
@@ -121,7 +149,7 @@ type columnStats struct {
 }
 
 func (st *columnStats) add(text []byte) {
-	if missingValue(text) {
+	if missingValue(text, false) {
 		st.missing = true
 		return
 	}
@@ -129,16 +157,35 @@ func (st *columnStats) add(text []byte) {
 	if len(st.values) <= maxSuggestedValues && !st.values[string(text)] {
 		st.values[string(text)] = true
 	}
-	v, err := parseNumber(text)
-	if err != nil {
-		st.numeric = false
+	if missingValue(text, true) {
+		st.marks++
 		return
 	}
-	st.rising = st.rising && v == math.Trunc(v) && (st.numbers == 0 || v > st.last)
-	st.last = v
-	st.numbers++
-	st.min, st.max = min(st.min, v), max(st.max, v)
+	for m := range st.byMark {
+		st.byMark[m].add(text, m == 1)
+	}
 }
+
+func (ns *numberStats) add(text []byte, comma bool) {
+	v, err := parseMarked(text, comma)
+	if err != nil {
+		ns.numeric = false
+		return
+	}
+	ns.rising = ns.rising && v == math.Trunc(v) && (ns.numbers == 0 || v > ns.last)
+	ns.last = v
+	ns.numbers++
+	ns.min, ns.max = min(ns.min, v), max(ns.max, v)
+}
+
+// numbersOnly reports whether the column's values read with the decimal mark m (0 for a
+// point, 1 for a comma) are numbers but for the marks of missing numbers, and some are.
+func (st *columnStats) numbersOnly(m int) bool {
+	return st.byMark[m].numeric && st.byMark[m].numbers > 0
+}
+
+// missingNumbers reports whether a numeric column has missing values.
+func (st *columnStats) missingNumbers() bool { return st.missing || st.marks > 0 }
 
 // minRisingRows is how many rows of whole numbers, each above the one before, make a column
 // look like a row number or an identifier.
@@ -147,14 +194,17 @@ const minRisingRows = 20
 // mostlyNumbers reports whether the column's values are numbers but for at most a tenth of
 // them (and at least one number differs from another).
 func (st *columnStats) mostlyNumbers() bool {
-	return st.numbers > 0 && 10*(st.seen-st.numbers) <= st.seen && st.min < st.max && !math.IsInf(st.max-st.min, 0)
+	return st.numbers > 0 && 10*(st.seen-st.marks-st.numbers) <= st.seen && st.min < st.max && !math.IsInf(st.max-st.min, 0)
 }
 
-// sorted returns the distinct values in byte order.
-func (st *columnStats) sorted() []string {
+// sorted returns the distinct values in byte order, without the marks of missing numbers
+// when withoutMarks is set.
+func (st *columnStats) sorted(withoutMarks bool) []string {
 	out := make([]string, 0, len(st.values))
 	for v := range st.values {
-		out = append(out, v)
+		if !withoutMarks || !missingValue([]byte(v), true) {
+			out = append(out, v)
+		}
 	}
 	slices.Sort(out)
 	return out
@@ -165,23 +215,23 @@ func (st *columnStats) feature(name string) (Column, Ignored) {
 	c := Column{Name: name}
 	why := Ignored{Column: name}
 	switch {
-	case st.seen == 0:
+	case st.seen == st.marks:
 		c.Kind, why.Reason = Ignore, "every value in the rows read is missing"
 	case st.numeric && st.min == st.max:
 		c.Kind, why.Reason, why.Instead = Ignore, "every value in the rows read is the same number: it carries no information", Numeric
 	case st.numeric && math.IsInf(st.max-st.min, 0):
 		c.Kind, why.Reason, why.Instead = Ignore, "its numbers are too far apart for a range", Numeric
-	case st.numeric && st.rising && !st.missing && st.seen >= minRisingRows:
+	case st.numeric && st.rising && !st.missingNumbers() && st.seen >= minRisingRows:
 		c.Kind, why.Instead = Ignore, Numeric
 		why.Reason = "its values are whole numbers that grow on every row read, like a row number or an identifier: a model would learn the order of the file"
 	case st.numeric || st.mostlyNumbers():
 		c.Kind, c.Min, c.Max, c.Derived = Numeric, st.min, st.max, []string{"min", "max"}
-		if st.missing {
+		if st.missingNumbers() {
 			c.Missing = Missing{Replace: true, Value: strconv.FormatFloat(c.Min, 'g', -1, 64)}
 			c.Derived = append(c.Derived, "missing")
 		}
 	case len(st.values) <= maxSuggestedValues:
-		c.Kind, c.Categories, c.Derived = Categorical, st.sorted(), []string{"categories"}
+		c.Kind, c.Categories, c.Derived = Categorical, st.sorted(false), []string{"categories"}
 		if st.missing {
 			if !slices.Contains(c.Categories, "?") {
 				c.Categories = append(c.Categories, "?")
@@ -199,16 +249,17 @@ func (st *columnStats) feature(name string) (Column, Ignored) {
 // label suggests the label column.
 func (st *columnStats) label(name string) (Column, error) {
 	c := Column{Name: name}
+	numbers := st.numeric && st.numbers > 0
+	v := st.sorted(numbers) // a number column's marks of missing numbers are no label's value
 	switch {
-	case len(st.values) == 2:
-		v := st.sorted()
+	case len(v) == 2:
 		c.Kind, c.Negative, c.Positive, c.Derived = BinaryLabel, v[:1], v[1:], []string{"positive", "negative"}
-	case st.numeric && len(st.values) > 2 && !math.IsInf(st.max-st.min, 0):
+	case numbers && len(v) > 2 && !math.IsInf(st.max-st.min, 0):
 		c.Kind, c.Min, c.Max, c.Derived = NumericLabel, st.min, st.max, []string{"min", "max"}
-	case len(st.values) > 2 && len(st.values) <= maxSuggestedValues:
-		c.Kind, c.Classes, c.Derived = ClassLabel, st.sorted(), []string{"classes"}
+	case len(v) > 2 && len(v) <= maxSuggestedValues:
+		c.Kind, c.Classes, c.Derived = ClassLabel, v, []string{"classes"}
 	default:
-		return c, schemaError(name, "suggest: the last column cannot be the label: it has %d distinct values in the first rows (a label needs 2 to %d, or numbers)", len(st.values), maxSuggestedValues)
+		return c, schemaError(name, "suggest: the last column cannot be the label: it has %d distinct values in the first rows (a label needs 2 to %d, or numbers)", len(v), maxSuggestedValues)
 	}
 	return c, nil
 }

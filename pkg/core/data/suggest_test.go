@@ -213,3 +213,75 @@ func TestSuggestRowNumbers(t *testing.T) {
 		t.Errorf("%d rows: id is %s, ignored %+v, %v", minRisingRows-1, s.Columns[0].Kind, ignored, err)
 	}
 }
+
+// TestSuggestDecimalComma: a file written with decimal commas (delimited by semicolons, as a
+// spreadsheet in many languages saves it) is suggested with "decimal": "," and its number
+// columns numeric over their values; a file with points keeps the point, and whole numbers
+// alone do not make a comma.
+func TestSuggestDecimalComma(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("height;count;town;label\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d,%d;%d;t%d;%d,5\n", 150+i, i%10, i%7, i%3, i%4)
+	}
+	s, ignored, err := SuggestSchema(strings.NewReader(b.String()), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Decimal != ',' || len(ignored) != 0 {
+		t.Fatalf("decimal mark %q, ignored %+v", s.Decimal, ignored)
+	}
+	if c := s.Columns[0]; c.Kind != Numeric || c.Min != 150 || c.Max != 179.9 {
+		t.Errorf("height: %+v", c)
+	}
+	if c := s.Columns[1]; c.Kind != Numeric || c.Min != 0 || c.Max != 6 {
+		t.Errorf("count: %+v", c)
+	}
+	if c := s.Columns[3]; c.Kind != NumericLabel || c.Min != 0.5 || c.Max != 3.5 {
+		t.Errorf("label: %+v", c)
+	}
+	confirmAll(t, s)
+	if _, _, err := Encode(strings.NewReader(b.String()), s); err != nil {
+		t.Fatal(err)
+	}
+	for _, file := range []string{"a;b;y\n1.5;2;1\n2,5;3;0\n", "a;b;y\n1;2;1\n2;3;0\n"} {
+		if s, _, err := SuggestSchema(strings.NewReader(file), 1000); err != nil || s.Decimal != 0 {
+			t.Errorf("%q: decimal mark %q, %v", file, s.Decimal, err)
+		}
+	}
+}
+
+// TestSuggestMissingNumbers: NA, NaN, NULL and the like among numbers are missing values of a
+// numeric column (replaced by its min, marked derived), not texts that make it categorical; a
+// column of nothing else is ignored as missing; a label's are no label value.
+func TestSuggestMissingNumbers(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("dose,nothing,word,label\n")
+	for i := range 40 {
+		dose, word := fmt.Sprint(i%9+1), []string{"NA", "yes"}[i%2]
+		if i%5 == 0 {
+			dose = []string{"NA", "NaN", "null", "#N/A", "."}[i/5%5]
+		}
+		label := fmt.Sprint(i % 2)
+		if i == 3 {
+			label = "NA"
+		}
+		fmt.Fprintf(&b, "%s,%s,%s,%s\n", dose, []string{"NA", "NULL"}[i%2], word, label)
+	}
+	s, ignored, err := SuggestSchema(strings.NewReader(b.String()), 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []Column{
+		{Name: "dose", Kind: Numeric, Min: 1, Max: 9, Missing: Missing{Replace: true, Value: "1"}, Derived: []string{"min", "max", "missing"}},
+		{Name: "nothing", Kind: Ignore},
+		{Name: "word", Kind: Categorical, Categories: []string{"NA", "yes"}, Derived: []string{"categories"}},
+		{Name: "label", Kind: BinaryLabel, Positive: []string{"1"}, Negative: []string{"0"}, Derived: []string{"positive", "negative"}},
+	}
+	if !reflect.DeepEqual(s.Columns, want) {
+		t.Fatalf("columns\n%+v\nwant\n%+v", s.Columns, want)
+	}
+	if len(ignored) != 1 || ignored[0].Reason != "every value in the rows read is missing" {
+		t.Fatalf("ignored %+v", ignored)
+	}
+}
