@@ -224,6 +224,7 @@ func (m OutputPerturbation) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		a1, a2 = d/eps, d*(d+1)/(eps*eps)
 	}
 	share := m.CertificateShare
+	certifies := false // at some λ
 	bound := func(lambda float64) float64 {
 		lg, _, err := pl.sensitivityNumerator(lambda)
 		if err != nil {
@@ -231,12 +232,23 @@ func (m OutputPerturbation) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		}
 		delta := lg / lambda
 		r0 := share * delta
+		if !math.IsInf(pl.betaF, 1) {
+			if !pl.certifiable(lambda, r0) {
+				return math.Inf(1) // the solver cannot certify r₀ at this λ for every dataset
+			}
+			certifies = true
+		}
 		sens := delta + 2*r0
 		return pl.bounds(lambda, r0, a1*sens, a2*sens*sens)
 	}
 	ref := pl.g / p.Radius
 	pl.lambda = argminLog(bound, minLambdaOverG*ref, maxLambdaOverG*ref)
-	if math.IsInf(bound(pl.lambda), 1) {
+	switch {
+	case math.IsInf(bound(pl.lambda), 1) && !math.IsInf(pl.betaF, 1) && !certifies:
+		return nil, fmt.Errorf("mech: output perturbation cannot plan for models as large as the radius D = %g it compares against: "+
+			"the regularisation that D allows (λ ≤ %.3g) is too weak for the solver to reach the accuracy its privacy needs "+
+			"in %d iterations and floating point: declare a smaller radius, or use noisy-gd", p.Radius, maxLambdaOverG*ref, smoothSolverMaxIter)
+	case math.IsInf(bound(pl.lambda), 1):
 		return nil, fmt.Errorf("mech: no regularisation gives a finite utility bound for this problem")
 	}
 	if pl.lg, pl.tiltM, err = pl.sensitivityNumerator(pl.lambda); err != nil {
@@ -310,8 +322,21 @@ func (pl *outpertPlan) sensitivityNumerator(lambda float64) (lg, m float64, err 
 // 2R_C and C ≤ (G + λR_C)·2R_C + 2λR_C². The solver's rounding allowance κ·4u(‖y‖ + ‖g‖/L +
 // ‖x⁺‖) is checked to stay below the other r₀/2 with ‖y‖, ‖x⁺‖ ≤ ‖w*‖ + 3√(2C/σ) + ‖x₀ − w*‖
 // and ‖g‖ ≤ G + λ‖y‖; a plan that cannot is refused, as is a K above the iteration cap.
+// Plan's search for λ leaves out every λ where this fails (certifiable).
 func (pl *outpertPlan) acceleratedSteps() (int, error) {
-	lambda, g := pl.lambda, pl.g
+	k, err := pl.certifyingSteps(pl.lambda, pl.r0)
+	return int(k), err
+}
+
+// certifiable reports whether acceleratedSteps succeeds at λ = lambda and r₀ = r0.
+func (pl *outpertPlan) certifiable(lambda, r0 float64) bool {
+	_, err := pl.certifyingSteps(lambda, r0)
+	return err == nil
+}
+
+// certifyingSteps is acceleratedSteps at λ = lambda and r₀ = r0.
+func (pl *outpertPlan) certifyingSteps(lambda, r0 float64) (float64, error) {
+	g := pl.g
 	smooth := pl.betaF + lambda
 	kappa := smooth / lambda
 	rc := pl.problem.Domain.Radius(2)
@@ -325,17 +350,17 @@ func (pl *outpertPlan) acceleratedSteps() (int, error) {
 	}
 	spread := math.Sqrt(2 * c / lambda)
 	y := wstar + 3*spread + d0
-	if rounding := kappa * 4 * 0x1p-53 * (2*y + (g+lambda*y)/smooth); !(rounding*(1+0x1p-20) <= pl.r0/2) {
-		return 0, fmt.Errorf("mech: output perturbation: the solver's certificate r₀ = %.3g is below what its floating-point rounding allows (%.3g) at λ = %.3g", pl.r0, 2*rounding, lambda)
+	if rounding := kappa * 4 * 0x1p-53 * (2*y + (g+lambda*y)/smooth); !(rounding*(1+0x1p-20) <= r0/2) {
+		return 0, fmt.Errorf("mech: output perturbation: the solver's certificate r₀ = %.3g is below what its floating-point rounding allows (%.3g) at λ = %.3g", r0, 2*rounding, lambda)
 	}
 	rate := -detmath.Log1p(-1 / math.Sqrt(kappa))
-	k := 2 + math.Ceil(2*math.Max(0, detmath.Log(12*(kappa-1)*spread/pl.r0))/rate)
+	k := 2 + math.Ceil(2*math.Max(0, detmath.Log(12*(kappa-1)*spread/r0))/rate)
 	// K is a worst case: the solvers stop at their first certificate, after a few times fewer
 	// iterations (the predicted cost), so only the iteration cap bounds it, not MaxQueries.
 	if !(k <= smoothSolverMaxIter) {
-		return 0, fmt.Errorf("mech: output perturbation: certifying r₀ = %.3g for every dataset takes %.3g iterations of the accelerated method, above the cap of %d", pl.r0, k, smoothSolverMaxIter)
+		return 0, fmt.Errorf("mech: output perturbation: certifying r₀ = %.3g for every dataset takes %.3g iterations of the accelerated method, above the cap of %d", r0, k, smoothSolverMaxIter)
 	}
-	return int(k), nil
+	return k, nil
 }
 
 // bounds returns the utility bound at λ for a certificate-and-rounding error rr and noise

@@ -444,6 +444,30 @@ func TestOutPertLambda(t *testing.T) {
 	}
 }
 
+// TestOutPertLargeRadius: for a comparison radius D so large that the utility bound's best λ
+// is too weak for the solver to certify r₀ within its cap, Plan takes the best λ at which it
+// can (at most a grid step of argminLog above the smallest such λ) and the run releases; a
+// radius where no λ in the search range can is refused with a message that names the radius.
+func TestOutPertLargeRadius(t *testing.T) {
+	ds := toyData(200, 3, 2)
+	p := toyProblem(ds)
+	p.Radius = 1e8
+	pl := planOutPert(t, OutputPerturbation{}, privacy.Budget{Epsilon: 1}, p)
+	if !pl.certifiable(pl.lambda, pl.r0) || pl.certifySteps > smoothSolverMaxIter {
+		t.Fatalf("λ = %g, r₀ = %g: K = %d", pl.lambda, pl.r0, pl.certifySteps)
+	}
+	if smaller := pl.lambda / 1.2; pl.certifiable(smaller, pl.r0*pl.lambda/smaller) {
+		t.Errorf("λ = %g: a smaller λ = %g certifies too: the search stopped short of the edge", pl.lambda, smaller)
+	}
+	if _, err := pl.Run(context.Background(), ds, rng.Seeded(1), nil); err != nil {
+		t.Fatal(err)
+	}
+	p.Radius = 1e15
+	if _, err := (OutputPerturbation{}).Plan(privacy.Budget{Epsilon: 1}, p); err == nil || !strings.Contains(err.Error(), "declare a smaller radius") {
+		t.Fatalf("D = 1e15: %v", err)
+	}
+}
+
 // TestOutPertRejects: invalid combinations are refused before the data is touched, and a run on
 // data of another shape fails.
 func TestOutPertRejects(t *testing.T) {
