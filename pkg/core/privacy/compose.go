@@ -283,7 +283,7 @@ func composeBases(parts []Curve) (Curve, error) {
 		}
 	}
 	switch {
-	case len(mus) == len(parts):
+	case len(mus) > 0 && len(pures) == 0 && len(rdps) == 0 && len(points) == 0:
 		return ComposeGDP(mus...)
 	case len(pures) > 0 && len(mus) == 0 && len(rdps) == 0 && len(points) == 0 && sameEps(pures):
 		k := 0

@@ -338,6 +338,17 @@ func TestMixedComposition(t *testing.T) {
 	if _, err := Compose(); err == nil {
 		t.Error("empty composition accepted")
 	}
+	// Composing a composition keeps every part: as many Gaussian parts as arguments do not
+	// make it Gaussian (it dropped the pure part), directly or through Parallel.
+	inner, _ := Compose(GDP{Mu: 1}, PureDP{Eps: 1})
+	flat, _ := Compose(GDP{Mu: 1}, PureDP{Eps: 1}, GDP{Mu: 1})
+	twice, _ := Compose(inner, GDP{Mu: 1})
+	par, _ := Compose(Parallel{inner, GDP{Mu: 0.5}}, GDP{Mu: 1})
+	for _, c := range []Curve{twice, par} {
+		if got, want := c.Delta(2), flat.Delta(2); got < want {
+			t.Errorf("%s: δ(2) = %g, below the flat composition's %g", c, got, want)
+		}
+	}
 }
 
 func TestSamplerError(t *testing.T) {
