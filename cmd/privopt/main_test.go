@@ -39,7 +39,7 @@ func TestUsageAndExitCodes(t *testing.T) {
 		{[]string{"serve", "--addr", "nonsense"}, 2, "", `--addr "nonsense"`},
 		{[]string{"serve", "--prefix", "course/", "--addr", "127.0.0.1:0"}, 2, "", `--prefix: site: the prefix "course/" is not a clean URL path`},
 		{[]string{"serve", "--dir", "/nonexistent-privopt-dir", "--addr", "127.0.0.1:0"}, 1, "", "build the page first"},
-		{[]string{"account", "--mu", "1", "--eps", "1"}, 0, `"delta": 0.12693673750664`, ""},
+		{[]string{"account", "--mu", "1", "--eps", "1"}, 0, `"delta": 0.1269367375067`, ""},
 		{[]string{"account", "--eps", "1", "--delta", "1e-5", "--sensitivity", "1"}, 0, `"sigma": 3.73063163481`, ""},
 		{[]string{"account", "--tradeoff", "--mu", "1", "--alpha", "0.05"}, 0, `"tradeoff": 0.74048897715`, ""},
 		{[]string{"account", "--compose-mu", "0.3,0.4", "--delta", "1e-6"}, 0, `"epsilon": 2.25408465021`, ""},

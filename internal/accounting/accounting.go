@@ -259,7 +259,7 @@ func gdpDelta(p Params) (Result, error) {
 	}
 	d := privacy.GDP{Mu: mu}.Delta(eps)
 	return Result{Query: "delta", Mu: &mu, Epsilon: &eps, Delta: &d,
-		Note: "δ(ε) of μ-GDP: the mechanism is (ε, δ)-DP with this δ, and no smaller δ holds"}, nil
+		Note: "δ(ε) of μ-GDP, rounded up by about 1e-12 relative past its evaluation's error: the mechanism is (ε, δ)-DP with this δ, and with no δ below the exact value"}, nil
 }
 
 func gdpEpsilon(p Params) (Result, error) {
@@ -286,7 +286,7 @@ func gdpEpsilon(p Params) (Result, error) {
 		return Result{}, inputErrorf("mu is so large that the Rényi-DP conversions at delta = %g are not finite numbers", delta)
 	}
 	return Result{Query: "epsilon", Mu: &mu, Delta: &delta, Epsilon: &eps, Conversions: &c,
-		Note: "the smallest ε with δ(ε) ≤ δ for μ-GDP (exact); the Rényi-DP conversions are looser upper bounds, shown for comparison"}, nil
+		Note: "the smallest ε with δ(ε) ≤ δ for μ-GDP (exact, then rounded up as δ(ε) is); the Rényi-DP conversions are looser upper bounds, shown for comparison"}, nil
 }
 
 func calibrate(p Params) (Result, error) {
@@ -366,7 +366,7 @@ func tradeoff(p Params) (Result, error) {
 	}
 	t := privacy.GDP{Mu: mu}.Tradeoff(alpha)
 	return Result{Query: "tradeoff", Mu: &mu, Alpha: &alpha, Tradeoff: &t,
-		Note: "T(α) = Φ(Φ⁻¹(1 − α) − μ): the smallest type II error of any test at type I error α"}, nil
+		Note: "T(α) = Φ(Φ⁻¹(1 − α) − μ), rounded down by about 1e-12 relative: the smallest type II error of any test at type I error α"}, nil
 }
 
 func pureDelta(p Params) (Result, error) {
@@ -380,5 +380,5 @@ func pureDelta(p Params) (Result, error) {
 	}
 	d := privacy.PureDP{Eps: e0}.Delta(eps)
 	return Result{Query: "pure-delta", PureEpsilon: &e0, Epsilon: &eps, Delta: &d,
-		Note: "the tight δ(ε) of pure ε₀-DP: (e^ε₀ − e^ε)/(1 + e^ε₀) below ε₀, 0 from ε₀ on"}, nil
+		Note: "the tight δ(ε) of pure ε₀-DP: (e^ε₀ − e^ε)/(1 + e^ε₀) below ε₀ (rounded up by about 1e-12 relative), 0 from ε₀ on"}, nil
 }

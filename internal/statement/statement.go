@@ -189,12 +189,12 @@ func (r *release) claim() error {
 	case privacy.PureDP:
 		pureEps = p.Eps
 	case privacy.PureComposition:
-		pureEps = p.Eps * float64(p.K)
+		pureEps = p.Total()
 	case privacy.Mixed:
 		if len(p.Mus)+len(p.RDPs)+len(p.Points) == 0 { // pure parts only: pure (Σεᵢ)-DP
 			var epss []float64
 			for _, q := range p.Pures {
-				epss = append(epss, q.Eps*float64(q.K))
+				epss = append(epss, q.Total())
 			}
 			if sum, err := privacy.ComposePure(epss...); err == nil {
 				pureEps = sum.Eps

@@ -255,7 +255,7 @@ func TestREMTargetSubgradient(t *testing.T) {
 }
 
 // remOnBallPin is the digest of TestREMOnABall's release (natively and in wasm).
-const remOnBallPin = 0x45a48393ad17e782
+const remOnBallPin = 0xfb5f0e3fef5cf9a4
 
 // TestREMOnABall runs the certified REM (its default, oracle C) on an ℓ2 ball small enough to
 // bind (the unconstrained fit is far larger): the release is in the ball and certified, and

@@ -87,7 +87,11 @@ func NewPureComposition(eps float64, k int) (PureComposition, error) {
 }
 
 // Delta evaluates the profile term by term in log space; every term is non-negative, so the
-// sum has full relative accuracy.
+// sum has full relative accuracy. It rounds toward privacy: an outcome's loss ε(k − 2i) is
+// rounded up before it is compared with eps (a term is dropped only when it is 0 in exact
+// arithmetic), each term's log is raised by a bound on its rounding (log C(k, i) is a sum of
+// 2i logarithms: about 1e-11 relative at k = 500), and the sum by deltaUp; beyond the largest
+// loss, δ is exactly 0.
 func (p PureComposition) Delta(eps float64) float64 {
 	k := float64(p.K)
 	logNorm := k * math.Log1p(detmath.Exp(p.Eps)) // log (1 + e^ε)^k
@@ -96,16 +100,24 @@ func (p PureComposition) Delta(eps float64) float64 {
 	}
 	maxLog := math.Inf(-1)
 	terms := make([]float64, 0, p.K+1)
-	logBinom := 0.0 // log C(k, i), updated as i grows
+	logBinom, binomErr := 0.0, 0.0 // log C(k, i), updated as i grows, and a bound on its rounding
 	for i := 0; i <= p.K; i++ {
 		if i > 0 {
-			logBinom += detmath.Log(k-float64(i-1)) - detmath.Log(float64(i))
+			a, b := detmath.Log(k-float64(i-1)), detmath.Log(float64(i))
+			logBinom += a - b
+			binomErr += 0x1p-52*math.Abs(logBinom) + 0x1p-51*(a+b) // twice the rounding of two logarithms and two sums
 		}
-		margin := p.Eps * (k - 2*float64(i)) // the loss value of outcome i
+		m := k - 2*float64(i)
+		margin := p.Eps * m // the loss value of outcome i, rounded up (FMA gives the product's rounding exactly)
+		if math.FMA(p.Eps, m, -margin) > 0 {
+			margin = math.Nextafter(margin, math.Inf(1))
+		}
 		if margin <= eps {
 			break // margins decrease with i
 		}
-		t := logBinom + p.Eps*(k-float64(i)) + detmath.Log(-math.Expm1(eps-margin)) - logNorm
+		gap, own := -math.Expm1(eps-margin), p.Eps*(k-float64(i))
+		t := logBinom + own + detmath.Log(gap) - logNorm
+		t += binomErr + 0x1p-50*(math.Abs(t)+own+logNorm)
 		terms = append(terms, t)
 		maxLog = math.Max(maxLog, t)
 	}
@@ -116,7 +128,17 @@ func (p PureComposition) Delta(eps float64) float64 {
 	for _, t := range terms {
 		s += detmath.Exp(t - maxLog)
 	}
-	return math.Min(1, detmath.Exp(maxLog)*s)
+	return deltaUp(detmath.Exp(maxLog) * s * (1 + 0x1p-50*float64(len(terms))))
+}
+
+// Total returns kε, the pure ε of the composition (its δ is 0 from there on), rounded up.
+func (p PureComposition) Total() float64 {
+	k := float64(p.K)
+	t := p.Eps * k
+	if math.FMA(p.Eps, k, -t) > 0 {
+		t = math.Nextafter(t, math.Inf(1))
+	}
+	return t
 }
 
 // Epsilon returns the smallest ε′ ≥ 0 with δ(ε′) ≤ delta.
@@ -150,7 +172,7 @@ func FoldSamplerError(base Curve, tv float64) (WithSamplerError, error) {
 
 // raw is δ(ε) + (1 + e^ε)·TV, capped at 1.
 func (w WithSamplerError) raw(eps float64) float64 {
-	return math.Min(1, w.Base.Delta(eps)+(1+detmath.Exp(eps))*w.TV)
+	return deltaUp(w.Base.Delta(eps) + (1+detmath.Exp(eps))*w.TV)
 }
 
 // Delta returns min over ε′ ≤ ε of δ(ε′) + (1 + e^{ε′})·TV. The expression first decreases and
@@ -214,9 +236,11 @@ func SplitDelta(eps, delta, share float64) (deltaMech, tv float64, err error) {
 		return 0, 0, errors.New("privacy: at ε = " + num(eps) + " a sampler's total-variation error τ counts (1 + e^ε)·τ in δ, and e^ε overflows: no sampler's error fits; use a smaller ε")
 	}
 	tv = share * delta / (1 + detmath.Exp(eps))
-	deltaMech = delta - (1+detmath.Exp(eps))*tv
-	for deltaMech+(1+detmath.Exp(eps))*tv > delta {
-		deltaMech = math.Nextafter(deltaMech, 0)
+	// WithSamplerError's δ at ε, deltaUp(δ_mech + (1 + e^ε)·τ), must be at most delta.
+	fits := func(dm float64) bool { return deltaUp(dm+(1+detmath.Exp(eps))*tv) <= delta }
+	deltaMech = nudge(delta*(1-2*relSlack)-(1+detmath.Exp(eps))*tv, 0, fits)
+	if !(deltaMech > 0) {
+		return 0, 0, errors.New("privacy: δ = " + num(delta) + " is too small to share with a sampler's error")
 	}
 	return deltaMech, tv, nil
 }
@@ -347,7 +371,7 @@ func (m Mixed) Delta(eps float64) float64 {
 		if len(m.Mus) == 0 && len(m.RDPs) == 0 {
 			var epss []float64
 			for _, p := range m.Pures {
-				epss = append(epss, p.Eps*float64(p.K))
+				epss = append(epss, p.Total())
 			}
 			basic, _ := ComposePure(epss...) // the parts were validated when they were made
 			d = math.Min(d, basic.Delta(rest))
@@ -355,7 +379,10 @@ func (m Mixed) Delta(eps float64) float64 {
 	} else if rest >= 0 {
 		d = 0
 	}
-	return math.Min(1, pointsDelta+d)
+	if pointsDelta+d == 0 {
+		return 0 // exactly: pure parts, at or beyond their ε
+	}
+	return deltaUp(pointsDelta + d)
 }
 
 // Epsilon returns the smallest ε ≥ 0 with δ(ε) ≤ delta.

@@ -23,6 +23,46 @@ type Curve interface {
 	String() string
 }
 
+// Rounding toward privacy: every Delta of this package is an upper bound on the exact δ(ε) of
+// its guarantee, and every Tradeoff a lower bound on the exact tradeoff function, not only on
+// their floating-point evaluations: each evaluation is rounded by more than its error
+// (docs/floating-point.md), so the calibrations and Budget.Meets, which compare evaluations,
+// hold for the exact values.
+
+// relSlack is the relative margin of deltaUp and tradeoffDown: twice the accuracy that
+// TestHighPrecisionReference checks of the Gaussian curve against 80-digit arithmetic (5e-13),
+// the least accurate evaluation; the others are within a few ulps.
+const relSlack = 1e-12
+
+// deltaUp returns a δ of at least d·(1 + relSlack), at least the smallest positive double (a δ
+// positive in exact arithmetic that underflowed to 0), and at most 1.
+func deltaUp(d float64) float64 {
+	return math.Min(1, math.Nextafter(d*(1+relSlack), 1))
+}
+
+// tradeoffDown returns a value at most t·(1 − relSlack) − abs, and at least 0: a lower bound on
+// the tradeoff value whose evaluation gave t with a relative error below relSlack and an
+// absolute error below abs.
+func tradeoffDown(t, abs float64) float64 {
+	return math.Max(0, t*(1-relSlack)-abs)
+}
+
+// nudge returns x if ok(x), or else the first of x moved toward toward by 1, 3, 7, 15, …
+// ulps of x (each move twice the last) at which ok holds: the last step of a calibration, from
+// a root found in floating point to the nearest value that passes the rounded check, in at
+// most a few dozen evaluations even where one ulp of the result moves the check by less than
+// one ulp of a subnormal δ. It returns NaN when maxCalibrationSteps moves do not pass.
+func nudge(x, toward float64, ok func(float64) bool) float64 {
+	step := math.Nextafter(x, toward) - x
+	for k := 0; !ok(x); k++ {
+		if k == maxCalibrationSteps || math.IsInf(x, 0) {
+			return math.NaN()
+		}
+		x, step = x+step, 2*step
+	}
+	return x
+}
+
 // errDelta is the error for a δ outside (0, 1).
 func errDelta(delta float64) error {
 	return errors.New("privacy: δ must be in (0, 1), got " + num(delta))
@@ -104,9 +144,11 @@ func tradeoffOnGrid(c Curve, alpha float64, grid []profilePoint) float64 {
 	return math.Max(best, at((lo+hi)/2))
 }
 
-// tradeoffAt is the bound on the tradeoff function at α from one point (ε, δ) of a profile.
+// tradeoffAt is the bound on the tradeoff function at α from one point (ε, δ) of a profile:
+// max(0, 1 − δ − e^ε·α, e^{−ε}·(1 − δ − α)), rounded down by more than its few roundings of
+// numbers below 2 (16 ulps of 1).
 func tradeoffAt(alpha, eps, d float64) float64 {
-	return math.Max(0, math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)))
+	return tradeoffDown(math.Max(1-d-detmath.Exp(eps)*alpha, detmath.Exp(-eps)*(1-d-alpha)), 0x1p-48)
 }
 
 // supOnGrid returns the largest of tradeoffAt(α) over the grid's points, and its ε: a lower

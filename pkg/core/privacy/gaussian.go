@@ -81,8 +81,9 @@ func erfcxDrop(u, h float64) float64 {
 // Delta returns the privacy curve δ(ε) = Φ(−ε/μ + μ/2) − e^ε·Φ(−ε/μ − μ/2) (Dong, Roth and Su
 // 2019, Corollary 2.13), for every real ε. With c = ε/μ − μ/2 both terms share the factor
 // e^{−c²/2}: δ = ½·e^{−c²/2}·[erfcx(c/√2) − erfcx((c + μ)/√2)], which is evaluated without
-// cancellation (see erfcxDrop) to about 1e-13 relative accuracy; it underflows to 0 only
-// where δ < 1e-308 (LogDelta goes further).
+// cancellation (see erfcxDrop) to about 2e-13 relative accuracy, then rounded up past it
+// (deltaUp): the result is at least the exact δ, and positive for every finite ε (LogDelta
+// goes further where δ underflows).
 func (g GDP) Delta(eps float64) float64 {
 	switch {
 	case math.IsInf(eps, 1):
@@ -93,18 +94,20 @@ func (g GDP) Delta(eps float64) float64 {
 	c := eps/g.Mu - g.Mu/2
 	if c <= -1 {
 		// Φ(−c) ≥ 0.84 and the second term is smaller: no harmful cancellation.
-		return detmath.NormalTail(c) - detmath.Exp(eps+detmath.LogNormalTail(c+g.Mu))
+		return deltaUp(detmath.NormalTail(c) - detmath.Exp(eps+detmath.LogNormalTail(c+g.Mu)))
 	}
-	return 0.5 * detmath.ExpNegHalfSquare(c) * erfcxDrop(c/math.Sqrt2, g.Mu/math.Sqrt2)
+	return deltaUp(0.5 * detmath.ExpNegHalfSquare(c) * erfcxDrop(c/math.Sqrt2, g.Mu/math.Sqrt2))
 }
 
-// LogDelta returns log δ(ε), finite wherever δ(ε) > 0, including where δ underflows.
+// LogDelta returns log δ(ε), finite wherever δ(ε) > 0, including where δ underflows; like
+// Delta it is rounded up (by relSlack, past its absolute error of about 1e-13 where δ is a
+// double), so that it agrees with log Delta(ε).
 func (g GDP) LogDelta(eps float64) float64 {
 	c := eps/g.Mu - g.Mu/2
 	if c <= -1 || math.IsInf(eps, 0) {
 		return detmath.Log(g.Delta(eps))
 	}
-	return -0.5*c*c + detmath.Log(0.5*erfcxDrop(c/math.Sqrt2, g.Mu/math.Sqrt2))
+	return -0.5*c*c + detmath.Log(0.5*erfcxDrop(c/math.Sqrt2, g.Mu/math.Sqrt2)) + relSlack
 }
 
 // otherTail returns e^ε·Φ(−ε/μ − μ/2), the probability under the "other" Gaussian of the
@@ -141,16 +144,17 @@ func (g GDP) Epsilon(delta float64) (float64, error) {
 		h = ld - logTarget
 		return h, h * detmath.Exp(ld) / g.otherTail(eps) // −h/h′ with h′ = −otherTail/δ
 	})
-	// Round toward privacy: the smallest representable ε at or above the root with δ(ε) ≤ delta.
-	for g.Delta(eps) > delta {
-		eps = math.Nextafter(eps, math.Inf(1))
+	// Round toward privacy: an ε at or just above the root with δ(ε) ≤ delta.
+	if eps = nudge(eps, math.Inf(1), func(e float64) bool { return g.Delta(e) <= delta }); math.IsNaN(eps) {
+		return 0, errors.New("privacy: internal error: the ε of " + g.String() + " at δ = " + num(delta) + " did not converge")
 	}
 	return eps, nil
 }
 
 // Tradeoff returns the tradeoff function T(α) = Φ(Φ⁻¹(1 − α) − μ): the smallest type II error
 // of any test of the two neighbouring datasets at type I error α ∈ [0, 1]. It is computed as
-// Q(μ − x) with x = NormalTailInverse(α), accurate in both tails.
+// Q(μ − x) with x = NormalTailInverse(α), accurate in both tails (to about 4e-14 relative),
+// then rounded down past it (tradeoffDown).
 func (g GDP) Tradeoff(alpha float64) float64 {
 	switch {
 	case alpha <= 0:
@@ -158,7 +162,7 @@ func (g GDP) Tradeoff(alpha float64) float64 {
 	case alpha >= 1:
 		return 0
 	}
-	return detmath.NormalTail(g.Mu - detmath.NormalTailInverse(alpha))
+	return tradeoffDown(detmath.NormalTail(g.Mu-detmath.NormalTailInverse(alpha)), 0)
 }
 
 // CalibrateGDP returns the largest μ for which μ-GDP satisfies the target (eps, delta):
@@ -201,10 +205,8 @@ func CalibrateGDP(eps, delta float64) (float64, error) {
 	if !(mu > 0) || math.IsInf(mu, 1) {
 		return 0, errors.New("privacy: no finite μ > 0 meets " + target(eps, delta) + ": ε is too large for the Gaussian curve to be evaluated")
 	}
-	for k := 0; (GDP{Mu: mu}).Delta(eps) > delta; k++ {
-		if mu = math.Nextafter(mu, 0); k == maxCalibrationSteps {
-			return 0, errors.New("privacy: internal error: the GDP calibration for " + target(eps, delta) + " did not converge")
-		}
+	if mu = nudge(mu, 0, func(m float64) bool { return (GDP{Mu: m}).Delta(eps) <= delta }); !(mu > 0) {
+		return 0, errors.New("privacy: internal error: the GDP calibration for " + target(eps, delta) + " did not converge")
 	}
 	return mu, nil
 }
@@ -229,8 +231,8 @@ func GaussianSigma(sensitivity, eps, delta float64) (float64, error) {
 	if !(sigma > 0) || math.IsInf(sigma, 1) {
 		return 0, errors.New("privacy: σ = " + num(sensitivity) + "/" + num(mu) + " is out of the range of a double")
 	}
-	for (GDP{Mu: sensitivity / sigma}).Delta(eps) > delta {
-		sigma = math.Nextafter(sigma, math.Inf(1))
+	if sigma = nudge(sigma, math.Inf(1), func(s float64) bool { return (GDP{Mu: sensitivity / s}).Delta(eps) <= delta }); math.IsNaN(sigma) {
+		return 0, errors.New("privacy: internal error: the Gaussian σ for " + target(eps, delta) + " did not converge")
 	}
 	return sigma, nil
 }

@@ -27,7 +27,7 @@ func (p PureDP) Delta(eps float64) float64 {
 	if eps >= p.Eps {
 		return 0
 	}
-	return -math.Expm1(eps-p.Eps) / (1 + detmath.Exp(-p.Eps))
+	return deltaUp(-math.Expm1(eps-p.Eps) / (1 + detmath.Exp(-p.Eps)))
 }
 
 // Epsilon returns the smallest ε′ ≥ 0 with δ(ε′) ≤ delta: the inverse of Delta,
@@ -37,10 +37,7 @@ func (p PureDP) Epsilon(delta float64) (float64, error) {
 		return 0, errDelta(delta)
 	}
 	e := math.Max(0, p.Eps+math.Log1p(-delta*(1+detmath.Exp(-p.Eps))))
-	for p.Delta(e) > delta {
-		e = math.Nextafter(e, math.Inf(1))
-	}
-	return e, nil
+	return nudge(e, math.Inf(1), func(e float64) bool { return p.Delta(e) <= delta }), nil
 }
 
 // Tradeoff returns the tradeoff function of ε-DP: T(α) = max(0, 1 − e^ε·α, e^{−ε}·(1 − α))
@@ -76,7 +73,7 @@ func (a ApproxDP) Delta(eps float64) float64 {
 	if eps >= a.Eps {
 		return a.Del
 	}
-	return a.Del + (1-a.Del)*(-math.Expm1(eps-a.Eps))/(1+detmath.Exp(-a.Eps))
+	return deltaUp(a.Del + (1-a.Del)*(-math.Expm1(eps-a.Eps))/(1+detmath.Exp(-a.Eps)))
 }
 
 // Epsilon returns the smallest ε′ ≥ 0 with δ(ε′) ≤ delta; below the guarantee's own δ no ε′
@@ -91,10 +88,7 @@ func (a ApproxDP) Epsilon(delta float64) (float64, error) {
 	// Solve δ + (1 − δ)·(1 − e^{ε′−ε})/(1 + e^{−ε}) = delta for ε′.
 	r := (delta - a.Del) / (1 - a.Del) * (1 + detmath.Exp(-a.Eps))
 	e := math.Max(0, a.Eps+math.Log1p(-math.Min(r, 1)))
-	for a.Delta(e) > delta {
-		e = math.Nextafter(e, math.Inf(1))
-	}
-	return e, nil
+	return nudge(e, math.Inf(1), func(e float64) bool { return a.Delta(e) <= delta }), nil
 }
 
 // Tradeoff returns f_{ε,δ}(α) = max(0, 1 − δ − e^ε·α, e^{−ε}·(1 − δ − α)).
@@ -102,8 +96,7 @@ func (a ApproxDP) Tradeoff(alpha float64) float64 {
 	if alpha >= 1 {
 		return 0
 	}
-	alpha = math.Max(alpha, 0)
-	return math.Max(0, math.Max(1-a.Del-detmath.Exp(a.Eps)*alpha, detmath.Exp(-a.Eps)*(1-a.Del-alpha)))
+	return tradeoffAt(math.Max(alpha, 0), a.Eps, a.Del)
 }
 
 // String describes the guarantee.

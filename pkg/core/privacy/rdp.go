@@ -95,13 +95,26 @@ func (r RDP) Sum(others ...RDP) RDP {
 }
 
 // logDeltaAt returns log δ at order α for the (ε, δ)-DP statement that (α, τ)-RDP implies.
+//
+// It is rounded up by termSlack of its terms' magnitudes (τ's as well as the difference's, for
+// τ − ε cancels), past their rounding.
 func (r RDP) logDeltaAt(alpha, eps float64) float64 {
-	tau := r.Eps(alpha)
-	if r.Conversion == Standard {
-		return (alpha - 1) * (tau - eps)
+	if math.IsInf(eps, 1) {
+		return math.Inf(-1)
 	}
-	return (alpha-1)*(tau-eps) + (alpha-1)*math.Log1p(-1/alpha) - detmath.Log(alpha)
+	tau := r.Eps(alpha)
+	a, size := (alpha-1)*(tau-eps), (alpha-1)*(math.Abs(tau)+math.Abs(eps))
+	if r.Conversion == Standard {
+		return a + termSlack*size
+	}
+	b, c := (alpha-1)*math.Log1p(-1/alpha), detmath.Log(alpha)
+	return a + b - c + termSlack*(size+math.Abs(b)+math.Abs(c))
 }
+
+// termSlack is the relative margin, of the magnitudes of their terms, by which the Rényi
+// conversions round toward privacy: far above the few ulps of each term and of Eps(α), a sum
+// over up to hundreds of composed parts (2⁻⁴³ ≈ 1.1e-13, about 1,000 ulps).
+const termSlack = 0x1p-43
 
 // orders is the grid of Rényi orders the conversions start from: 1 + 10^(k/40) for k from
 // −160 to 240 (orders from 1.0001 to 1 000 001).
@@ -149,13 +162,16 @@ func minOverOrders(f func(alpha float64) float64) (fmin, alpha float64) {
 // it is the δ of the minimising order itself (linearOrder), found in a few Newton steps instead
 // of the search over the orders.
 func (r RDP) Delta(eps float64) float64 {
+	if math.IsInf(eps, 1) {
+		return 0
+	}
 	if r.linear > 0 && r.Conversion == CKS {
 		if a := linearOrder(r.linear, eps); a > 1 && !math.IsInf(a, 1) {
-			return detmath.Exp(math.Min(0, r.logDeltaAt(a, eps)))
+			return deltaUp(detmath.Exp(math.Min(0, r.logDeltaAt(a, eps))))
 		}
 	}
 	logDelta, _ := minOverOrders(func(a float64) float64 { return r.logDeltaAt(a, eps) })
-	return detmath.Exp(math.Min(0, logDelta))
+	return deltaUp(detmath.Exp(math.Min(0, logDelta)))
 }
 
 // linearOrder returns the order α > 1 that minimises the CKS bound on log δ(ε) for the curve
@@ -178,13 +194,16 @@ func linearOrder(c, eps float64) float64 {
 	return a
 }
 
-// EpsilonAt returns the ε that order α certifies for delta.
+// EpsilonAt returns the ε that order α certifies for delta, rounded up by termSlack of its
+// terms' magnitudes (as logDeltaAt).
 func (r RDP) EpsilonAt(alpha, delta float64) float64 {
 	tau := r.Eps(alpha)
 	if r.Conversion == Standard {
-		return tau + detmath.Log(1/delta)/(alpha-1)
+		b := detmath.Log(1/delta) / (alpha - 1)
+		return tau + b + termSlack*(math.Abs(tau)+math.Abs(b))
 	}
-	return tau + math.Log1p(-1/alpha) - (detmath.Log(delta)+detmath.Log(alpha))/(alpha-1)
+	b, c := math.Log1p(-1/alpha), (detmath.Log(delta)+detmath.Log(alpha))/(alpha-1)
+	return tau + b - c + termSlack*(math.Abs(tau)+math.Abs(b)+math.Abs(c))
 }
 
 // Epsilon returns the smallest ε the conversion certifies for delta, minimised over the
