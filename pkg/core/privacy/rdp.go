@@ -45,7 +45,7 @@ func (c Conversion) String() string {
 // μ = S/σ): Eps(α) = α·μ²/2, exact.
 func GaussianRDP(mu float64) RDP {
 	c := mu * mu / 2
-	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: "Rényi DP of " + sig(mu, 6) + "-GDP", linear: c}
+	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: "Rényi DP of " + sigUp(mu, 6) + "-GDP", linear: c}
 }
 
 // LangevinRDP returns the Rényi-DP curve of the whole trajectory of Langevin diffusion (or
@@ -63,7 +63,7 @@ func LangevinRDP(beta, gradSensitivity, time float64) RDP {
 // response, Eps(α) = log[(sinh(αε) − sinh((α − 1)ε))/sinh(ε)]/(α − 1) (Mironov 2017,
 // Proposition 10; it is at most min(ε, αε²/2)), evaluated in log space.
 func PureRDP(eps float64) RDP {
-	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + sig(eps, 6) + "-DP"}
+	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + sigUp(eps, 6) + "-DP"}
 }
 
 // pureRDP evaluates the Rényi divergence of order α between randomized-response outputs:
