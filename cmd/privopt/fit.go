@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
 	"os"
 	"os/signal"
@@ -183,8 +184,17 @@ func (o *fitOptions) checkFiles() error {
 }
 
 // checkFiles checks that every input file can be opened and that the output file (named by
-// the flag flag; "" for none) is none of them, which it would overwrite.
+// the flag flag; "" for none) is none of them, which it would overwrite, and can be written
+// (its folder exists and takes a new file), so that no long run ends unable to save its result.
 func checkFiles(flag, output string, inputs []string) error {
+	if output != "" {
+		tmp, err := os.CreateTemp(filepath.Dir(output), "."+filepath.Base(output)+".*.tmp")
+		if err != nil {
+			return fmt.Errorf("%s %s: cannot write a file there: %w", flag, output, pathless(err))
+		}
+		tmp.Close()
+		os.Remove(tmp.Name())
+	}
 	for _, path := range inputs {
 		f, err := os.Open(path)
 		if err != nil {
@@ -203,6 +213,16 @@ func checkFiles(flag, output string, inputs []string) error {
 	return nil
 }
 
+// pathless returns the reason of a file system error without the path it names (a temporary
+// file's, which the person never chose), or err itself.
+func pathless(err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return pe.Err
+	}
+	return err
+}
+
 // absPath returns path made absolute and clean, or path itself when that fails.
 func absPath(path string) string {
 	if abs, err := filepath.Abs(path); err == nil {
@@ -217,7 +237,7 @@ func absPath(path string) string {
 func writeAtomically(path string, b []byte) (err error) {
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
-		return err
+		return fmt.Errorf("writing %s: %w", path, pathless(err))
 	}
 	defer func() {
 		if err != nil {
@@ -303,6 +323,15 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if opts.progress {
 		progress = func(p mech.Progress) { fmt.Fprintf(stderr, "privopt fit: %s %.0f%%\n", p.Stage, 100*p.Fraction) }
 	}
+	// The held-out file is read before the fit, so that a mistake in it (a header that is not
+	// the schema's) shows before the long part, not after.
+	var declared *data.Dataset
+	var testDiag *data.Diagnostics
+	if opts.test != "" {
+		if declared, testDiag, err = encodeFile(opts.test, schema, nil); err != nil {
+			return err
+		}
+	}
 	if why := fit.RangesSkipped(opts.spec, facts); why != "" {
 		fmt.Fprintf(stderr, "privopt fit: %s\n", why)
 	}
@@ -329,13 +358,9 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	}
 	model := release.Model{Model: rel.Model, Report: rel.Report, Utility: rel.Utility, Parameters: rel.Parameters}
 	if opts.test != "" {
-		declared, diag, err := encodeFile(opts.test, schema, nil)
-		if err != nil {
-			return err
-		}
 		test, err := data.Rescale(declared, schema, scaled.Schema)
 		if err == nil {
-			err = countRangeClips(diag, declared, schema, scaled.Schema)
+			err = countRangeClips(testDiag, declared, schema, scaled.Schema)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
@@ -344,7 +369,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", opts.test, err)
 		}
-		out.Test = &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", LocalEvaluation: local, Data: newDataDiagnostics(diag)}
+		out.Test = &testDiagnostics{NotPrivate: "local diagnostics computed from the held-out data: not private", LocalEvaluation: local, Data: newDataDiagnostics(testDiag)}
 		for _, w := range out.Test.Data.warnings() {
 			fmt.Fprintf(stderr, "privopt fit: %s: %s\n", opts.test, w)
 		}

@@ -386,6 +386,22 @@ func TestFitProtectsFiles(t *testing.T) {
 	if code != 1 || !strings.Contains(errOut, "missing.csv") || strings.Contains(errOut, "reading") {
 		t.Errorf("a missing --test file: code %d, stderr %q; want an error before the training file is read", code, errOut)
 	}
+	// An --out whose folder does not exist is refused before anything is read, naming the
+	// person's path, not a temporary file's.
+	missing := filepath.Join(dir, "no-such-folder", "model.json")
+	code, _, errOut = runCLI(append(base, "--out", missing)...)
+	if code != 1 || !strings.Contains(errOut, "--out "+missing+": cannot write a file there") || strings.Contains(errOut, ".tmp") || strings.Contains(errOut, "reading") {
+		t.Errorf("--out in a missing folder: code %d, stderr %q", code, errOut)
+	}
+	// A --test file whose header is not the schema's is refused before the fit (no step of it).
+	bad := filepath.Join(dir, "bad-header.csv")
+	if err := os.WriteFile(bad, []byte("x,y\n1,2\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = runCLI(append(base, "--test", bad)...)
+	if code != 1 || !strings.Contains(errOut, "bad-header.csv") || strings.Contains(errOut, "solving") || strings.Contains(errOut, "sampling") {
+		t.Errorf("a --test file with another header: code %d, stderr %q; want an error before the fit", code, errOut)
+	}
 }
 
 // TestWriteAtomically: the file is replaced whole and no temporary file is left; a write that

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -366,7 +367,52 @@ func jsonError(b []byte, err error) error {
 	case errors.Is(err, io.EOF):
 		return errors.New("data: schema: empty input")
 	}
+	if name, ok := strings.CutPrefix(err.Error(), `json: unknown field "`); ok {
+		return unknownMember(b, strings.TrimSuffix(name, `"`))
+	}
 	return fmt.Errorf("data: schema: %w", err)
+}
+
+// unknownMember is the error for a member that no object of a schema has: its line (where
+// its name first appears as a member name) and, when one is close, the member meant.
+func unknownMember(b []byte, name string) error {
+	where := ""
+	if k := bytes.Index(b, []byte(strconv.Quote(name))); k >= 0 {
+		where = "line " + strconv.Itoa(lineOf(b, int64(k))) + ": "
+	}
+	hint, best := "", 3 // suggest a member at most 2 edits away
+	for _, m := range slices.Concat(schemaMembers, memberNames) {
+		if d := editDistance(strings.ToLower(name), m); d < best {
+			hint, best = " (did you mean \""+m+"\"?)", d
+		}
+	}
+	return fmt.Errorf("data: schema: %sunknown member %q%s", where, name, hint)
+}
+
+// schemaMembers lists the members of a schema's objects beside a column's optional ones
+// (memberNames): the top level, the norm, a column's required ones, a private range and a
+// missing value's replacement.
+var schemaMembers = []string{"privopt_schema", "delimiter", "decimal", "norm", "public_rows", "columns",
+	"p", "radius", "bias", "fit", "name", "kind", "source", "lo", "hi", "replace"}
+
+// editDistance returns the Levenshtein distance between a and b, by bytes.
+func editDistance(a, b string) int {
+	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 // finiteNumbers ends the message about a number beyond the range of float64.

@@ -44,7 +44,7 @@ func TestScaleSchemaErrors(t *testing.T) {
 		{"range without hi", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "private_range": {"lo": 0}}`),
 			`data: schema: column "b": private_range: "lo" and "hi" are both required`},
 		{"range with another member", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "private_range": {"lo": 0, "hi": 1, "mid": 0.5}}`),
-			`data: schema: json: unknown field "mid"`},
+			`data: schema: line 1: unknown member "mid" (did you mean "min"?)`},
 		{"empty range", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "private_range": {"lo": 0.5, "hi": 0.5}}`),
 			`data: schema: column "b": private_range [0.5, 0.5]: the ends are fractions of the declared scale with 0 ≤ lo < hi ≤ 1`},
 		{"range below 0", schemaWith("", `{"name": "b", "kind": "numeric", "min": 0, "max": 1, "private_range": {"lo": -0.1, "hi": 0.5}}`),

@@ -125,7 +125,10 @@ func newNoisySteps(name string, b privacy.Budget, p Problem, clip float64, maxSt
 	if p.Loss.Tilt != 0 {
 		return noisySteps{}, c, fmt.Errorf("mech: %s needs a mean of per-example losses; tilted ERM is supported by output perturbation", name)
 	}
-	if math.IsInf(c.Smoothness, 1) {
+	switch {
+	case math.IsInf(c.Smoothness, 1) && p.Loss.RobustRadius > 0:
+		return noisySteps{}, c, fmt.Errorf("mech: %s needs a smooth loss, and adversarial training (a robust radius) makes the %s loss non-smooth: it is supported by output perturbation (outpert)", name, p.Loss.Name)
+	case math.IsInf(c.Smoothness, 1):
 		return noisySteps{}, c, fmt.Errorf("mech: %s needs a smooth loss (the %s loss is not; use smooth-hinge, or outpert)", name, p.Loss.Name)
 	}
 	s := noisySteps{budget: b, n: p.N, dim: p.params(), g: c.Lipschitz, clipAt: math.Inf(1), clip: 1, rounding: 1}
