@@ -83,7 +83,8 @@ func newSafePlan(c Constants, dim, n int, tv, share float64) (Plan, error) {
 			return Plan{}, fmt.Errorf("sampler: the floating-point-safe sampler needs a ball's radius (%.3g) at least 3σ√d = %.3g", c.Radius, safeBallMinRadius*b.sigma*math.Sqrt(float64(dim)))
 		}
 		if !chooseBallMethod(0, b.startSD, c.Radius, dim).usable {
-			return Plan{}, errors.New("sampler: the floating-point-safe sampler's start accepts too rarely on this ball (m·R² below about 1.9·d)")
+			return Plan{}, fmt.Errorf("sampler: the floating-point-safe sampler's start, a Gaussian of standard deviation %.3g per coordinate, lands in the ball of radius %.3g too rarely (m·R² = %.3g, below about 1.9·d = %.3g)",
+				b.startSD, c.Radius, c.Radius*c.Radius/(b.startSD*b.startSD), 1.9*float64(dim))
 		}
 	}
 	p.StateRadius = b.radius

@@ -156,7 +156,7 @@ func (m REMLp) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	pl.sigmaP, pl.sigma2 = pl.reg.Modulus(m.Norm), pl.reg.Modulus(2)
 	pl.gaussian = regExponent(pl.reg) == 2
 	if !pl.gaussian && math.IsInf(p.Domain.Radius(2), 1) {
-		return nil, fmt.Errorf("mech: REM in ℓp for p = %g < 2 samples on a bounded domain (a box or a ball: its regularizer's remainder is Lipschitz only on a bounded domain), not on the whole space", m.Norm)
+		return nil, fmt.Errorf("mech: REM in ℓp for p = %g < 2 samples on a bounded domain, not on the whole space (its regularizer's remainder is Lipschitz only on a bounded domain): choose the box domain (|wᵢ| ≤ radius; a ball works only where the floating-point-safe sampler can start on it)", m.Norm)
 	}
 	if err := checkSamplerDomain(m.Sampler, p.Domain); err != nil {
 		return nil, err
