@@ -125,16 +125,13 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 	pl := &autoPlan{mech: a, problem: p, budget: b, stopping: privacy.Stopping{Gamma: 1 / float64(a.Runs), Logarithmic: a.Stopping == stopLogarithmic}}
 	tuning, final := p, p // under add/remove every part keeps the declared N, a bound on its rows
 	if b.Relation() == privacy.ReplaceOne {
-		if a.Tuning < 1 {
-			pl.tuningRows = int(math.Round(a.Tuning * float64(p.N)))
-			tuning.N, final.N = pl.tuningRows, p.N-pl.tuningRows
-			if tuning.N < 2 || final.N < 1 {
-				return nil, fmt.Errorf("mech: auto needs rows both to tune and to fit; %d rows split %g for tuning leave %d and %d", p.N, a.Tuning, tuning.N, final.N)
-			}
+		var rows int
+		if rows, pl.validRows = a.split(p.N); pl.validRows < 1 {
+			return nil, fmt.Errorf("mech: auto needs at least %d rows (it tunes on a share %g of them and scores its candidates on a share %g of those, each part at least one row); "+
+				"these %d rows are too few: use noisy-gd", a.minRows(), a.Tuning, a.Validation, p.N)
 		}
-		pl.validRows = int(math.Round(a.Validation * float64(tuning.N)))
-		if pl.validRows < 1 || tuning.N-pl.validRows < 1 {
-			return nil, fmt.Errorf("mech: auto needs rows both to fit and to score its candidates; %d rows split %g for scoring leave %d and %d", tuning.N, a.Validation, tuning.N-pl.validRows, pl.validRows)
+		if a.Tuning < 1 {
+			pl.tuningRows, tuning.N, final.N = rows, rows, p.N-rows
 		}
 	}
 	train := tuning
@@ -200,6 +197,33 @@ func (a Auto) Plan(b privacy.Budget, p Problem) (Plan, error) {
 		return nil, fmt.Errorf("mech: internal error: auto's guarantee %v does not meet its budget", pl.guarantee)
 	}
 	return pl, nil
+}
+
+// split returns, for n rows under replace-one, the rows auto tunes on (all n when Tuning is 1)
+// and the rows of those it scores its candidates on, or 0 scoring rows when a part (the tuning
+// rows' fit and score parts, and the rest that the final fit takes) would be empty.
+func (a Auto) split(n int) (tuningRows, validRows int) {
+	tuningRows = n
+	if a.Tuning < 1 {
+		if tuningRows = int(math.Round(a.Tuning * float64(n))); tuningRows < 2 || n-tuningRows < 1 {
+			return tuningRows, 0
+		}
+	}
+	if validRows = int(math.Round(a.Validation * float64(tuningRows))); tuningRows-validRows < 1 {
+		return tuningRows, 0
+	}
+	return tuningRows, validRows
+}
+
+// minRows returns the fewest rows that split divides into parts none of which is empty.
+func (a Auto) minRows() int {
+	n := 2
+	for ; n < 1<<20; n++ {
+		if _, v := a.split(n); v > 0 {
+			break
+		}
+	}
+	return n
 }
 
 // finalsBound returns one curve at least as bad everywhere as every final fit's guarantee, when

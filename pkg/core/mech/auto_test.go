@@ -325,3 +325,26 @@ func TestFinalsBound(t *testing.T) {
 		t.Errorf("the bound of one μ-GDP part is %v", got)
 	}
 }
+
+// TestAutoMinRows: under replace-one, auto plans from the fewest rows whose parts are none empty
+// (25 at the default shares: 3 tuning rows, 1 of them scoring) and refuses one row fewer with a
+// message that says how many it needs, not the tuning part's size.
+func TestAutoMinRows(t *testing.T) {
+	a := Auto{Tuning: defaultAutoTuning, Validation: defaultAutoValidation}
+	if got := a.minRows(); got != 25 {
+		t.Fatalf("minRows = %d, want 25 at the default shares", got)
+	}
+	b := privacy.Budget{Epsilon: 1, Delta: 1e-6}
+	if _, err := (Auto{}).Plan(b, toyProblem(toyData(25, 2, 1))); err != nil {
+		t.Errorf("25 rows: %v", err)
+	}
+	_, err := (Auto{}).Plan(b, toyProblem(toyData(24, 2, 1)))
+	if err == nil || !strings.Contains(err.Error(), "auto needs at least 25 rows") || !strings.Contains(err.Error(), "these 24 rows") {
+		t.Errorf("24 rows: %v", err)
+	}
+	for n := 25; n < 400; n++ {
+		if _, v := a.split(n); v < 1 {
+			t.Errorf("%d rows leave a part empty", n)
+		}
+	}
+}
