@@ -20,7 +20,7 @@ import (
 	"github.com/privopt/privopt/pkg/plot/svgfile"
 )
 
-const benchSynopsis = `Runs the adult-lr benchmark (bench/ADULT.md): every mechanism at every ε, several runs each
+const benchSynopsis = `Runs the adult-lr benchmark (docs/benchmarks.md): every mechanism at every ε, several runs each
 with fresh randomness, and prints the table (markdown) with test accuracy, log-loss, the
 certified guarantee and the time per private fit, plus the non-private and majority-class
 baselines. --json writes the results; --merge NATIVE.json WASM.json [CHROMIUM.json] instead
@@ -46,9 +46,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	test := fs.String("test", "testdata/adult/adult.test", "test CSV")
 	schemaPath := fs.String("schema", "examples/adult-lr.schema.json", "schema of both files")
 	mechs := fs.String("mech", strings.Join(benchMechanisms, ","), "comma-separated mechanisms, each NAME or NAME:SETTING=VALUE[:SETTING=VALUE…] (settings as in fit's --opt)")
-	epsList := fs.String("eps", "0.1,0.25,0.5,1,2,4,8", "comma-separated ε values (with --suite devsuite, default 0.5,1,2,8)")
+	epsList := fs.String("eps", "", "comma-separated ε values (default 0.1,0.25,0.5,1,2,4,8; with --suite devsuite, 0.5,1,2,8)")
 	delta := fs.Float64("delta", 1e-6, "δ of the approximate-DP mechanisms")
-	runs := fs.Int("runs", 20, "runs per mechanism and ε (at most); with --suite devsuite, runs per task and ε, default 10")
+	runs := fs.Int("runs", 0, "runs per mechanism and ε (at most; default 20); with --suite devsuite, runs per task and ε (default 10)")
 	cellSeconds := fs.Float64("cell-seconds", 60, "time limit per mechanism and ε: fewer runs, or none when one run is predicted to exceed it (0: no limit)")
 	radius := fs.Float64("radius", 10, "declared radius D of the comparison class (fixed a priori)")
 	jsonOut := fs.String("json", "", "write the results as JSON to this file")
@@ -92,6 +92,12 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if fs.NArg() > 0 {
 		return usageError{fmt.Sprintf("unexpected argument %q (arguments go with --merge or --replace)", fs.Arg(0))}
 	}
+	if !set["runs"] {
+		*runs = 20
+	}
+	if !set["eps"] {
+		*epsList = "0.1,0.25,0.5,1,2,4,8"
+	}
 	if *runs < 1 {
 		return usageError{fmt.Sprintf("--runs must be at least 1, got %d", *runs)}
 	}
@@ -101,6 +107,9 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	epss, err := parseEpsilons(*epsList)
 	if err != nil {
 		return err
+	}
+	if *svgOut != "" && len(epss) < 2 {
+		return usageError{"--svg plots accuracy against ε: give --eps at least two values"}
 	}
 	var entries []bench.Entry
 	for _, item := range strings.Split(*mechs, ",") {
@@ -216,6 +225,9 @@ func runDevsuite(set map[string]bool, o devsuiteOptions, args []string, stdout, 
 	epss, err := parseEpsilons(o.eps)
 	if err != nil {
 		return err
+	}
+	if o.svgOut != "" && len(epss) < 2 {
+		return usageError{"--svg plots accuracy against ε: give --eps at least two values"}
 	}
 	if !(o.delta >= 0 && o.delta < 1) {
 		return usageError{fmt.Sprintf("--delta must be in [0, 1), got %g", o.delta)}

@@ -24,6 +24,8 @@ func TestBenchDevsuiteFlags(t *testing.T) {
 		{[]string{"--suite", "devsuite", "--eps", "1,-2"}, `--eps: "-2" is not a positive number`},
 		{[]string{"--suite", "devsuite", "--delta", "1"}, "--delta must be in [0, 1)"},
 		{[]string{"--suite", "devsuite", "stray"}, `unexpected argument "stray"`},
+		{[]string{"--suite", "devsuite", "--eps", "1", "--svg", "b.svg"}, "--svg plots accuracy against ε: give --eps at least two values"},
+		{[]string{"--eps", "1", "--svg", "b.svg"}, "--svg plots accuracy against ε: give --eps at least two values"},
 	} {
 		code, out, errOut := runCLI(append([]string{"bench"}, tc.args...)...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tc.want) || strings.Count(strings.TrimSpace(errOut), "\n") > 0 {

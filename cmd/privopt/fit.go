@@ -28,7 +28,8 @@ import (
 )
 
 const fitSynopsis = `Fits a differentially private linear model to a CSV file on this machine and prints JSON:
-{model, report, utility, parameters, diagnostics, data, test}. The schema declares the public bounds
+{model, report, utility, parameters, diagnostics, private_ranges, evaluation, suggestions,
+together, data, test} (see docs/cli.md). The schema declares the public bounds
 (the norm bound of the encoded rows becomes the losses' constants); every parameter of the
 mechanism is then fixed from public quantities before the data is read. The report states what
 is certified; diagnostics and test are local facts computed from the data, not private.
@@ -36,7 +37,8 @@ is certified; diagnostics and test are local facts computed from the data, not p
 --radius D declares the comparison class of the utility bound (models with ‖w‖₂ ≤ D) and is
 what output perturbation's λ and Langevin's regularisation are chosen against; it does not
 constrain the model. --seed makes the run reproducible and the release NOT private. Ctrl-C
-stops langevin early and releases the steps taken, with their (smaller) privacy cost.`
+stops the noisy gradient methods (noisy-gd, langevin) early and releases the steps taken, with
+their (smaller) privacy cost; it stops the others without a release.`
 
 // fitOutput is what privopt fit prints: the release, its private evaluation and the
 // guarantee of both, what reading the training file changed, and the held-out diagnostics.
@@ -416,7 +418,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.Float64Var(&sp.Robust, "robust-radius", 0, "adversarial training against feature perturbations of this ℓ_q norm (outpert)")
 	robustNorm := fs.Float64("robust-norm", 2, "the exponent q of the perturbations' norm")
 	fs.StringVar(&sp.Domain, "domain", "", "the parameter domain: whole, ball (‖w‖₂ ≤ radius) or box (|wᵢ| ≤ radius) (default: ball for the squared loss, whole otherwise)")
-	eps := fs.Float64("eps", math.NaN(), "the privacy parameter ε > 0 (required)")
+	eps := fs.Float64("eps", 0, "the privacy parameter ε > 0 (required)")
 	fs.Float64Var(&sp.Budget.Delta, "delta", 0, "the privacy parameter δ in [0, 1); 0 asks for pure ε-DP")
 	neighbouring := fs.String("neighbouring", string(privacy.ReplaceOne), "the neighbouring relation: replace-one or add-remove")
 	fs.Float64Var(&sp.EvalShare, "eval-share", 0, "with --test: spend this share of the budget (in (0, 1)) on a private evaluation of the model on the --test rows (noisy accuracy and confusion matrix, or error sums), composed into the release's guarantee")

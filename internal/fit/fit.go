@@ -17,6 +17,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/geom"
@@ -265,13 +266,17 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 		return mech.Problem{}, err
 	}
 	if !slices.Contains(Losses[f.Label], s.Loss) {
-		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %v)", s.Loss, f.Label, Losses[f.Label])
+		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %s)", s.Loss, f.Label, strings.Join(Losses[f.Label], ", "))
 	}
 	ls := mech.LossSpec{Name: s.Loss, Tilt: s.Tilt}
 	switch s.Loss {
 	case mech.LossSmoothHinge, mech.LossHuber:
 		if !(s.LossParam > 0) || math.IsInf(s.LossParam, 1) {
-			return mech.Problem{}, fmt.Errorf("fit: the %s loss needs a positive finite parameter, got %g", s.Loss, s.LossParam)
+			what := "smoothing width"
+			if s.Loss == mech.LossHuber {
+				what = "threshold"
+			}
+			return mech.Problem{}, fmt.Errorf("fit: the %s loss needs its %s, a positive finite number (--param on the command line), got %g", s.Loss, what, s.LossParam)
 		}
 		ls.Param = s.LossParam
 	case mech.LossMultinomial:
@@ -401,6 +406,14 @@ func ScalesPrivately(s Spec, f Facts) bool {
 	return err == nil && p.Level > 0
 }
 
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
 // RangesSkipped says, in words, why a fit whose spec gives private ranges a share of the budget
 // and whose schema has columns to scale estimates none (their noise is too large for the
 // public number of rows); "" when it estimates them or was not asked to.
@@ -413,8 +426,8 @@ func RangesSkipped(s Spec, f Facts) string {
 		return "private ranges not estimated: " + err.Error()
 	}
 	n, _ := ProblemSize(s, f)
-	return fmt.Sprintf("private ranges not estimated: at this budget their noise (%.3g rows per count) is too large for %d rows (at most %.3g); the columns keep their declared bounds and the share stays with the mechanism",
-		p.NoiseSD(), n, float64(n)/16)
+	return fmt.Sprintf("private ranges not estimated: at this budget their noise (%.3g rows per count) is too large for %d row%s (at most %.3g); the columns keep their declared bounds and the share stays with the mechanism",
+		p.NoiseSD(), n, plural(n), float64(n)/16)
 }
 
 // LabelRange returns the range of a numeric label as the mechanisms see it: [−1, 1] when the

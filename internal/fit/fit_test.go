@@ -87,7 +87,7 @@ func TestProblem(t *testing.T) {
 		{"adversarial", func(s *Spec) { s.Robust = 0.1; s.RobustNorm = Exponent(math.Inf(1)) }, binaryFacts, 4, 5, ""},
 		{"tilted", func(s *Spec) { s.Tilt = 2 }, binaryFacts, 4, 5, ""},
 		{"wrong label", func(s *Spec) { s.Loss = "squared" }, binaryFacts, 0, 0, "does not fit a binary label"},
-		{"no parameter", func(s *Spec) { s.Loss = "huber" }, numeric, 0, 0, "positive finite parameter"},
+		{"no parameter", func(s *Spec) { s.Loss = "huber" }, numeric, 0, 0, "huber loss needs its threshold, a positive finite number"},
 		{"bad radius", func(s *Spec) { s.Radius = math.Inf(1) }, binaryFacts, 0, 0, "radius"},
 		{"bad domain", func(s *Spec) { s.Domain = "simplex" }, binaryFacts, 0, 0, "unknown domain"},
 		{"bad robust", func(s *Spec) { s.Robust = -1; s.RobustNorm = 2 }, binaryFacts, 0, 0, "adversarial"},
