@@ -37,8 +37,9 @@ is certified; diagnostics and test are local facts computed from the data, not p
 --radius D declares the comparison class of the utility bound (models with ‖w‖₂ ≤ D) and is
 what output perturbation's λ and Langevin's regularisation are chosen against; it does not
 constrain the model. --seed makes the run reproducible and the release NOT private. Ctrl-C
-stops the noisy gradient methods (noisy-gd, langevin) early and releases the steps taken, with
-their (smaller) privacy cost; it stops the others without a release.`
+stops the noisy gradient methods (noisy-gd, langevin, rashomon's Langevin chain) early and
+releases the steps taken, with their (smaller) privacy cost; auto releases when stopped in its
+final fit; the others stop without a release.`
 
 // fitOutput is what privopt fit prints: the release, its private evaluation and the
 // guarantee of both, what reading the training file changed, and the held-out diagnostics.

@@ -386,7 +386,7 @@ func (pl *remLpPlan) Utility() Utility         { return pl.utility }
 
 func (pl *remLpPlan) Cost() cost.Cost {
 	if pl.certified {
-		return cost.Cost{Queries: pl.plan.Cost.Queries, Steps: pl.plan.Cost.Steps}
+		return pl.plan.Cost // its safe draws too, at their double-double price
 	}
 	steps := float64(pl.fast.Steps)
 	return cost.Cost{Queries: 2 * steps * float64(pl.problem.N), Steps: steps}
