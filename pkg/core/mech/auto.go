@@ -512,6 +512,10 @@ func (pl *autoPlan) release(best autoRun, k int, runs []string, ds *data.Dataset
 		rep.Statement += fmt.Sprintf(" The procedure made a %s on a share %g of the rows, each fitting a candidate (the number is not released), selected configuration %q by its noisy validation score %.6g, and released that configuration fitted by noisy-gd with the whole budget on the other rows; the guarantee covers the whole procedure: the selection's (Papernot and Steinke 2022, Theorem 2, converted to (ε, δ) by Canonne, Kamath and Steinke 2020) and the final fit's are each within the budget, and since the two parts of the rows are disjoint the whole is within the worse of the two.",
 			pl.stopping, pl.mech.Tuning, pl.grid[best.candidate].name, best.score)
 	}
+	if d := best.release.Diagnostics.Details; len(pl.finals) > 0 && d["steps_taken"] < d["steps_planned"] {
+		rep.Statement += fmt.Sprintf(" The final fit was stopped early, after %g of its %g steps: the model is that of the steps taken, and the guarantee above, which counts all of them, holds.",
+			d["steps_taken"], d["steps_planned"])
+	}
 	ps := pl.Parameters()
 	ps["selected_candidate"] = float64(best.candidate)
 	ps["selected_score"] = best.score

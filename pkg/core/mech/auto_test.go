@@ -348,3 +348,26 @@ func TestAutoMinRows(t *testing.T) {
 		}
 	}
 }
+
+// TestAutoStoppedInItsFinalFit: stopped while fitting the selected configuration on the other
+// rows, auto releases the steps taken (as noisy-gd does) and its report says so.
+func TestAutoStoppedInItsFinalFit(t *testing.T) {
+	ds := toyData(400, 3, 5)
+	pl, err := Auto{}.Plan(privacy.Budget{Epsilon: 1, Delta: 1e-6}, toyProblem(ds))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	rel, err := pl.Run(ctx, ds, rng.Seeded(3), func(p Progress) {
+		if strings.HasPrefix(p.Stage, "the selected") {
+			cancel()
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rel.Report.Statement, "The final fit was stopped early") {
+		t.Errorf("report: %s", rel.Report.Statement)
+	}
+}
