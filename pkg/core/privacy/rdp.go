@@ -60,8 +60,10 @@ func LangevinRDP(beta, gradSensitivity, time float64) RDP {
 }
 
 // PureRDP returns the Rényi-DP curve implied by pure ε-DP: the Rényi divergence of randomized
-// response, Eps(α) = log[(sinh(αε) − sinh((α − 1)ε))/sinh(ε)]/(α − 1) (Mironov 2017,
-// Proposition 10; it is at most min(ε, αε²/2)), evaluated in log space.
+// response, Eps(α) = log[(sinh(αε) − sinh((α − 1)ε))/sinh(ε)]/(α − 1), which bounds that of
+// every ε-DP mechanism (randomized response is the worst case: T. Steinke, "Tight RDP & zCDP
+// bounds from pure DP", differentialprivacy.org; it is at most min(ε, αε²/2)), evaluated in
+// log space.
 func PureRDP(eps float64) RDP {
 	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + sigUp(eps, 6) + "-DP"}
 }
