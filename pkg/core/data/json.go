@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -381,9 +380,11 @@ func unknownMember(b []byte, name string) error {
 		where = "line " + strconv.Itoa(lineOf(b, int64(k))) + ": "
 	}
 	hint, best := "", 3 // suggest a member at most 2 edits away
-	for _, m := range slices.Concat(schemaMembers, memberNames) {
-		if d := editDistance(strings.ToLower(name), m); d < best {
-			hint, best = " (did you mean \""+m+"\"?)", d
+	for _, members := range [][]string{schemaMembers, memberNames} {
+		for _, m := range members {
+			if d := editDistance(name, m); d < best {
+				hint, best = " (did you mean \""+m+"\"?)", d
+			}
 		}
 	}
 	return fmt.Errorf("data: schema: %sunknown member %q%s", where, name, hint)
@@ -395,7 +396,8 @@ func unknownMember(b []byte, name string) error {
 var schemaMembers = []string{"privopt_schema", "delimiter", "decimal", "norm", "public_rows", "columns",
 	"p", "radius", "bias", "fit", "name", "kind", "source", "lo", "hi", "replace"}
 
-// editDistance returns the Levenshtein distance between a and b, by bytes.
+// editDistance returns the Levenshtein distance between a and b, by bytes, ASCII letters
+// compared ignoring case.
 func editDistance(a, b string) int {
 	prev, cur := make([]int, len(b)+1), make([]int, len(b)+1)
 	for j := range prev {
@@ -405,7 +407,7 @@ func editDistance(a, b string) int {
 		cur[0] = i
 		for j := 1; j <= len(b); j++ {
 			cost := 1
-			if a[i-1] == b[j-1] {
+			if lowerASCII(a[i-1]) == lowerASCII(b[j-1]) {
 				cost = 0
 			}
 			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
@@ -518,4 +520,12 @@ func jsonType(goKind string) string {
 func lineOf(b []byte, off int64) int {
 	off = min(max(off, 0), int64(len(b)))
 	return 1 + bytes.Count(b[:off], []byte("\n"))
+}
+
+// lowerASCII returns c in lower case when it is an ASCII capital letter, else c.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }

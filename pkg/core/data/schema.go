@@ -194,11 +194,24 @@ func missingValue(text []byte, numeric bool) bool {
 		return false // a number's field, quickly
 	}
 	for _, m := range numericMissing {
-		if strings.EqualFold(string(text), m) {
+		if equalFoldASCII(text, m) {
 			return true
 		}
 	}
 	return false
+}
+
+// equalFoldASCII reports whether text is m, ASCII letters compared ignoring case.
+func equalFoldASCII(text []byte, m string) bool {
+	if len(text) != len(m) {
+		return false
+	}
+	for i := range len(m) {
+		if lowerASCII(text[i]) != lowerASCII(m[i]) {
+			return false
+		}
+	}
+	return true
 }
 
 // numericMissing lists the texts, in any case, that stand for a missing number beside an
