@@ -247,10 +247,10 @@ func (f *File) together(c privacy.Curve) string {
 	}
 	if b.Delta > 0 {
 		if e, err := c.Epsilon(b.Delta); err == nil {
-			return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %.4g, δ = %g)-differentially private under %s (%v).", what, e, b.Delta, rel, c)
+			return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %s, δ = %g)-differentially private under %s (%v).", what, privacy.FormatUp(e, 4), b.Delta, rel, c)
 		}
 	}
-	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %.4g)-differentially private under %s (%v).", what, b.Epsilon, c.Delta(b.Epsilon), rel, c)
+	return fmt.Sprintf("Releasing %s together composes their privacy: (ε = %g, δ = %s)-differentially private under %s (%v).", what, b.Epsilon, privacy.FormatUp(c.Delta(b.Epsilon), 4), rel, c)
 }
 
 // Private reports whether the file claims privacy: whether every part it releases (the private

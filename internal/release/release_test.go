@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -232,5 +233,27 @@ func TestWriteCSV(t *testing.T) {
 	}
 	if _, err := f.WriteCSV(1, strings.NewReader("age\n30\n"), &out); err == nil || !strings.Contains(err.Error(), `"smoker" is not in the header`) {
 		t.Errorf("a missing feature column: error %v", err)
+	}
+}
+
+// TestTogetherRoundsUp: the sentence on the whole release states ε and δ rounded up, never
+// below the composed curve's: an ε of 0.99995 at the target δ reads 1, not 0.9999 or 1.000
+// rounded down from above.
+func TestTogetherRoundsUp(t *testing.T) {
+	f := &File{Settings: fit.Spec{Budget: privacy.Budget{Epsilon: 1, Delta: 1e-6, Neighbouring: privacy.ReplaceOne}},
+		Models: []Model{{Report: privacy.Report{Private: true}}, {Report: privacy.Report{Private: true}}}}
+	eps := 0.99994999
+	mu, err := privacy.CalibrateGDP(eps, 1e-6)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := f.together(privacy.GDP{Mu: mu}); !strings.Contains(got, "(ε = 1, δ = 1e-06)") {
+		t.Errorf("ε %g at δ = 1e-6: %s", eps, got)
+	}
+	f.Settings.Budget.Delta = 0 // δ at ε = 1, rounded up to four digits
+	d := privacy.GDP{Mu: mu}.Delta(1)
+	want := privacy.FormatUp(d, 4)
+	if got := f.together(privacy.GDP{Mu: mu}); !strings.Contains(got, "δ = "+want+")") || strconv.FormatFloat(d, 'g', 4, 64) == want {
+		t.Errorf("δ %g at ε = 1: %s (want δ = %s)", d, got, want)
 	}
 }

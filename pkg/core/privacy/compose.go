@@ -149,7 +149,7 @@ func (p PureComposition) Tradeoff(alpha float64) float64 { return tradeoffFromPr
 
 // String describes the guarantee.
 func (p PureComposition) String() string {
-	return strconv.Itoa(p.K) + "-fold composition of " + sigUp(p.Eps, 6) + "-DP (optimal composition)"
+	return strconv.Itoa(p.K) + "-fold composition of " + FormatUp(p.Eps, 6) + "-DP (optimal composition)"
 }
 
 // WithSamplerError is a guarantee whose mechanism is run with an approximate sampler whose
@@ -218,7 +218,7 @@ func (w WithSamplerError) Tradeoff(alpha float64) float64 {
 
 // String describes the guarantee.
 func (w WithSamplerError) String() string {
-	return describe(w.Base) + ", with a sampler within total variation " + sigUp(w.TV, 3)
+	return describe(w.Base) + ", with a sampler within total variation " + FormatUp(w.TV, 3)
 }
 
 // SplitDelta divides a δ budget at ε between the mechanism and its sampler: the sampler gets

@@ -16,10 +16,11 @@ func num(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 // sig writes v with n significant digits, as fmt's %.ng does.
 func sig(v float64, n int) string { return strconv.FormatFloat(v, 'g', n, 64) }
 
-// sigUp writes v with n significant digits as sig does, rounded up instead of to nearest: for a
-// privacy parameter (ε, δ, μ, ρ, a sampler's error), whose printed value must not state more
-// privacy than the exact one. A v that is not finite and positive is written as sig writes it.
-func sigUp(v float64, n int) string {
+// FormatUp writes v with n significant digits, as fmt's %.ng does but rounded up instead of to
+// nearest: for a privacy parameter (ε, δ, μ, ρ, a sampler's error), whose printed value must
+// not state more privacy than the exact one. A v that is not finite and positive is written as
+// %.ng writes it.
+func FormatUp(v float64, n int) string {
 	s := strconv.FormatFloat(v, 'e', n-1, 64)
 	if r, _ := strconv.ParseFloat(s, 64); r >= v || !(v > 0) || math.IsInf(v, 1) {
 		return sig(v, n)

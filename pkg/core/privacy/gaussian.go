@@ -48,7 +48,7 @@ func newtonBracketed(lo, hi, x float64, increasing bool, eval func(x float64) (h
 }
 
 // String describes the guarantee.
-func (g GDP) String() string { return "μ-GDP with μ = " + sigUp(g.Mu, 6) }
+func (g GDP) String() string { return "μ-GDP with μ = " + FormatUp(g.Mu, 6) }
 
 // legendre8 are the nodes (on [−1, 1]) and weights of 8-point Gauss–Legendre quadrature.
 var legendre8 = [8][2]float64{

@@ -47,7 +47,7 @@ func (p PureDP) Tradeoff(alpha float64) float64 {
 }
 
 // String describes the guarantee.
-func (p PureDP) String() string { return "pure ε-DP with ε = " + sigUp(p.Eps, 6) }
+func (p PureDP) String() string { return "pure ε-DP with ε = " + FormatUp(p.Eps, 6) }
 
 // ApproxDP is a single (ε, δ)-DP guarantee, as a curve: the tightest profile and tradeoff
 // function implied by (ε, δ)-DP alone (Kairouz, Oh and Viswanath 2015; Dong, Roth and Su 2019,
@@ -101,5 +101,5 @@ func (a ApproxDP) Tradeoff(alpha float64) float64 {
 
 // String describes the guarantee.
 func (a ApproxDP) String() string {
-	return "(ε, δ)-DP with ε = " + sigUp(a.Eps, 6) + ", δ = " + sigUp(a.Del, 3)
+	return "(ε, δ)-DP with ε = " + FormatUp(a.Eps, 6) + ", δ = " + FormatUp(a.Del, 3)
 }

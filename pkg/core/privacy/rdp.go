@@ -45,7 +45,7 @@ func (c Conversion) String() string {
 // μ = S/σ): Eps(α) = α·μ²/2, exact.
 func GaussianRDP(mu float64) RDP {
 	c := mu * mu / 2
-	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: "Rényi DP of " + sigUp(mu, 6) + "-GDP", linear: c}
+	return RDP{Eps: func(alpha float64) float64 { return alpha * c }, Name: "Rényi DP of " + FormatUp(mu, 6) + "-GDP", linear: c}
 }
 
 // LangevinRDP returns the Rényi-DP curve of the whole trajectory of Langevin diffusion (or
@@ -65,7 +65,7 @@ func LangevinRDP(beta, gradSensitivity, time float64) RDP {
 // bounds from pure DP", differentialprivacy.org; it is at most min(ε, αε²/2)), evaluated in
 // log space.
 func PureRDP(eps float64) RDP {
-	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + sigUp(eps, 6) + "-DP"}
+	return RDP{Eps: func(alpha float64) float64 { return pureRDP(eps, alpha) }, Name: "Rényi DP of " + FormatUp(eps, 6) + "-DP"}
 }
 
 // pureRDP evaluates the Rényi divergence of order α between randomized-response outputs:

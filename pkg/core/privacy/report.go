@@ -159,7 +159,7 @@ func NewReport(base Curve, spec ReportSpec) (Report, error) {
 	}
 	achieved := certified.Delta(spec.Target.Epsilon)
 	if achieved > spec.Target.Delta {
-		return Report{}, errors.New("privacy: " + describe(certified) + " gives δ = " + sigUp(achieved, 3) + " at ε = " + num(spec.Target.Epsilon) + ", above the target δ = " + sig(spec.Target.Delta, 3))
+		return Report{}, errors.New("privacy: " + describe(certified) + " gives δ = " + FormatUp(achieved, 3) + " at ε = " + num(spec.Target.Epsilon) + ", above the target δ = " + sig(spec.Target.Delta, 3))
 	}
 	mixingOK := spec.Sampler.Exact || spec.Sampler.Certified
 	r := Report{
@@ -203,7 +203,7 @@ func reportEpsilons(target float64) []float64 {
 // by a sampler whose mixing is not certified) says so first, and then what the mechanism would
 // guarantee with private randomness and an exact sampler.
 func statement(r Report, certified Curve) string {
-	claim := "(ε = " + num(r.Achieved.Epsilon) + ", δ = " + sigUp(r.Achieved.Delta, 3) +
+	claim := "(ε = " + num(r.Achieved.Epsilon) + ", δ = " + FormatUp(r.Achieved.Delta, 3) +
 		")-differentially private under the " + string(r.Neighbouring) + " relation: " + describe(certified) + "."
 	uncertified := !r.Sampler.Exact && !r.Sampler.Certified
 	var s string
@@ -218,7 +218,7 @@ func statement(r Report, certified Curve) string {
 	switch {
 	case r.Sampler.Exact:
 	case r.Sampler.Certified:
-		s += " The sampler's total-variation error, at most " + sigUp(r.Sampler.TV, 3) + " for every dataset, is included."
+		s += " The sampler's total-variation error, at most " + FormatUp(r.Sampler.TV, 3) + " for every dataset, is included."
 	default:
 		s += " Mixing is not certified: the guarantee holds for the exact distribution only, and no privacy is claimed for this release."
 	}

@@ -126,8 +126,8 @@ func TestSigUp(t *testing.T) {
 		{0.2366144, 6, "0.236615"}, {0.2366140, 6, "0.236614"}, {1.234e-7, 3, "1.24e-07"}, {9.9922004736e-07, 3, "1e-06"}, {9.9922004736e-07, 4, "9.993e-07"},
 		{9.999e-7, 3, "1e-06"}, {1e-6, 3, "1e-06"}, {0.9996, 2, "1"}, {123456, 3, "1.24e+05"}, {0, 3, "0"},
 	} {
-		if got := sigUp(tc.v, tc.n); got != tc.want {
-			t.Errorf("sigUp(%g, %d) = %s, want %s", tc.v, tc.n, got, tc.want)
+		if got := FormatUp(tc.v, tc.n); got != tc.want {
+			t.Errorf("FormatUp(%g, %d) = %s, want %s", tc.v, tc.n, got, tc.want)
 		}
 	}
 	if got := (ApproxDP{Eps: 1.0000004, Del: 1.234e-7}).String(); got != "(ε, δ)-DP with ε = 1.00001, δ = 1.24e-07" {

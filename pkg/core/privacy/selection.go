@@ -72,7 +72,7 @@ func RandomStopping(rho float64, s Stopping) (RDP, error) {
 		Eps: func(alpha float64) float64 {
 			return (rho*alpha + weight*inner + logMean/(alpha-1)) * up
 		},
-		Name: "Rényi DP of the best of a " + s.String() + " of a " + sigUp(rho, 6) + "-zCDP algorithm",
+		Name: "Rényi DP of the best of a " + s.String() + " of a " + FormatUp(rho, 6) + "-zCDP algorithm",
 	}, nil
 }
 

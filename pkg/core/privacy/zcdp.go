@@ -18,7 +18,7 @@ func ZCDP(rho float64) (RDP, error) {
 	if !(rho >= 0) || math.IsInf(rho, 1) {
 		return RDP{}, errors.New("privacy: ρ must be finite and at least 0, got " + num(rho))
 	}
-	return RDP{Eps: func(alpha float64) float64 { return alpha * rho }, Name: sigUp(rho, 6) + "-zCDP", linear: rho}, nil
+	return RDP{Eps: func(alpha float64) float64 { return alpha * rho }, Name: FormatUp(rho, 6) + "-zCDP", linear: rho}, nil
 }
 
 // CalibrateZCDP returns the largest ρ (to a relative 1e-12) for which ρ-zCDP, converted by the
