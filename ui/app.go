@@ -2,10 +2,12 @@ package ui
 
 import (
 	"math"
+	"strconv"
 	"time"
 
 	"github.com/vugu/vugu"
 
+	"github.com/privopt/privopt/pkg/core/privacy"
 	"github.com/privopt/privopt/pkg/plot"
 	"github.com/privopt/privopt/wasm/engine"
 )
@@ -142,12 +144,22 @@ func (a *App) Receive(w int, r engine.Response) {
 // superscripts (plot.FormatNumber).
 func shortText(v float64) string { return plot.FormatNumber(v) }
 
+// upText shows a bound (a privacy parameter the page states, a utility bound) as shortText
+// does, but rounded up to its four significant digits: never below the value it states.
+func upText(v float64) string {
+	up, err := strconv.ParseFloat(privacy.FormatUp(v, 4), 64)
+	if err != nil {
+		return shortText(v)
+	}
+	return shortText(up)
+}
+
 // boundText shows a utility bound: "≤ b", or "none proven" for +Inf.
 func boundText(b float64) string {
 	if math.IsInf(b, 1) {
 		return "none proven"
 	}
-	return "≤ " + shortText(b)
+	return "≤ " + upText(b)
 }
 
 // when returns v when ok, "" otherwise (for the templates).

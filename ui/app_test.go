@@ -874,3 +874,12 @@ func TestHelperParts(t *testing.T) {
 		}
 	}
 }
+
+// TestUpText: the bounds the page states are rounded up to their four digits, never below.
+func TestUpText(t *testing.T) {
+	for v, want := range map[float64]string{9.99211e-7: "9.993 × 10⁻⁷", 0.99994999: "1", 2.718281828: "2.719", 1e-6: "1 × 10⁻⁶", 0.25: "0.25"} {
+		if got := upText(v); got != want {
+			t.Errorf("upText(%v) = %q, want %q (shortText gives %q)", v, got, want, shortText(v))
+		}
+	}
+}

@@ -622,7 +622,7 @@ func (a *App) ComposedText() string {
 	if a.Dataset != nil && fit.ScalesPrivately(a.spec(), a.Dataset.Facts) {
 		what += ", with the private ranges they share,"
 	}
-	atEps := fmt.Sprintf("(ε = %s, δ = %s)", shortText(a.Eps.Value), shortText(float64(c.ComposedDeltaAtEps)))
+	atEps := fmt.Sprintf("(ε = %s, δ = %s)", shortText(a.Eps.Value), upText(float64(c.ComposedDeltaAtEps)))
 	switch e := float64(c.ComposedEps); {
 	case a.Delta.Value == 0:
 		return fmt.Sprintf("Releasing %s together is %s-differentially private (%s).", what, atEps, c.Composed)
@@ -630,7 +630,7 @@ func (a *App) ComposedText() string {
 		return fmt.Sprintf("Releasing %s together is %s-differentially private; no ε reaches δ = %s (%s).", what, atEps, shortText(a.Delta.Value), c.Composed)
 	default:
 		return fmt.Sprintf("Releasing %s together is (ε = %s, δ = %s)-differentially private, and %s-differentially private (%s).",
-			what, shortText(e), shortText(a.Delta.Value), atEps, c.Composed)
+			what, upText(e), shortText(a.Delta.Value), atEps, c.Composed)
 	}
 }
 

@@ -125,9 +125,9 @@ func (a *App) ReportRows() []ReportRow {
 		{"Paper", r.Paper},
 		{"Guarantee", r.Guarantee.Description},
 		{"Target (ε, δ)", fmt.Sprintf("(%s, %s)", shortText(r.Target.Epsilon), shortText(r.Target.Delta))},
-		{"Certified δ at the target ε", shortText(r.Achieved.Delta)},
+		{"Certified δ at the target ε", upText(r.Achieved.Delta)},
 		{"Neighbouring relation", relation},
-		{"Sensitivity", shortText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
+		{"Sensitivity", upText(r.Sensitivity.Value) + " — " + r.Sensitivity.Of + "; " + r.Sensitivity.Derivation},
 		{"Sampler", sampler},
 		{"Randomness", randomness},
 		{"Utility bound (excess training loss)", boundText(res.Release.Utility.Bound) + " — " + res.Release.Utility.Statement},
@@ -176,7 +176,7 @@ func (a *App) ReportSummary() []string {
 	}
 	out := []string{fmt.Sprintf("Protected: each row of the training file, taken as one person's record. For one model, %s changes the chance of "+
 		"any outcome, and of anything concluded from it, by at most a factor e^ε = %s, plus δ = %s.",
-		change, shortText(math.Exp(r.Target.Epsilon)), shortText(r.Achieved.Delta))}
+		change, upText(math.Exp(r.Target.Epsilon)), upText(r.Achieved.Delta))}
 	for _, b := range a.rel.Statements.Attacker {
 		if b.FalsePositiveRate == 0.05 {
 			out = append(out, fmt.Sprintf("Strength: someone who knows every other row and tries to tell whether a person's row was used, "+
