@@ -501,3 +501,24 @@ func TestUseReceivedRelease(t *testing.T) {
 		t.Errorf("after a fit: runs %v, %d panels (%q %v)", a.UsesRuns(), strings.Count(page, `id="use-result"`), a.RunErr, a.RunErrors())
 	}
 }
+
+// TestUseModelDecimalComma: for a file whose numbers have a decimal comma, the typed row starts
+// with commas (six digits, not the float's every digit), and a point typed by the person is
+// read as the file's mark.
+func TestUseModelDecimalComma(t *testing.T) {
+	s, err := data.LoadSchema(strings.NewReader(`{"privopt_schema": 1, "decimal": ",", "norm": {"p": 2, "radius": 1, "fit": "clip"},
+	  "columns": [{"name": "height", "kind": "numeric", "min": 1.51, "max": 1.84},
+	    {"name": "sick", "kind": "binary-label", "positive": ["yes"], "negative": ["no"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a App
+	a.useRelease(&release.File{Schema: s}, 0, "")
+	if a.RowText[0] != "1,675" {
+		t.Errorf("pre-filled %q, want 1,675", a.RowText[0])
+	}
+	a.RowText[0] = "1.6"
+	if got := a.rowCSV(); got != "\"height\"\n\"1,6\"\n" {
+		t.Errorf("typed row %q", got)
+	}
+}

@@ -46,14 +46,15 @@ type useState struct {
 
 // useRelease starts the panel afresh with model k of release file f, loaded from the file
 // named name ("" for the finished runs' release): each numeric feature at the middle of its
-// declared range, each categorical one at its first category.
+// declared range (six digits, with the file's decimal mark), each categorical one at its first
+// category.
 func (a *App) useRelease(f *release.File, k int, name string) {
 	s := f.Schema
 	a.useState = useState{useFile: f, ReceivedName: name, UseModel: k, RowText: make([]string, len(s.Columns))}
 	for i, c := range s.Columns {
 		switch c.Kind {
 		case data.Numeric:
-			a.RowText[i] = exactText(c.Min/2 + c.Max/2)
+			a.RowText[i] = withMark(strconv.FormatFloat(c.Min/2+c.Max/2, 'g', 6, 64), s.Decimal)
 		case data.Categorical:
 			a.RowText[i] = c.Categories[0]
 		}
@@ -216,11 +217,24 @@ func (a *App) rowCSV() string {
 	var header, record []string
 	for i, c := range a.useFile.Schema.Columns {
 		if c.Kind == data.Numeric || c.Kind == data.Categorical {
+			text := strings.TrimSpace(a.RowText[i])
+			if c.Kind == data.Numeric {
+				text = withMark(text, a.useFile.Schema.Decimal) // a point typed in a file of commas
+			}
 			header = append(header, csvQuote(c.Name))
-			record = append(record, csvQuote(strings.TrimSpace(a.RowText[i])))
+			record = append(record, csvQuote(text))
 		}
 	}
 	return strings.Join(header, delim) + "\n" + strings.Join(record, delim) + "\n"
+}
+
+// withMark writes a number written with a point with the decimal mark mark of a schema (0 for a
+// point, or ',').
+func withMark(number string, mark byte) string {
+	if mark == ',' {
+		return strings.Replace(number, ".", ",", 1)
+	}
+	return number
 }
 
 // csvQuote writes a CSV field quoted, with its quotes doubled.

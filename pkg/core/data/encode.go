@@ -509,7 +509,11 @@ func (p *plan) encodeRecord(rr *recordReader, row []float64) error {
 		}
 		text := rr.fields[c.field]
 		if missingValue(text, c.col.Kind == Numeric || c.col.Kind == NumericLabel) {
-			if !c.col.Missing.Replace {
+			switch {
+			case !c.col.Missing.Replace && c.col.Kind.isLabel():
+				return &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
+					Err: fmt.Errorf("missing label %s: every row needs the value to predict (remove the rows without one from the file)", quote(text))}
+			case !c.col.Missing.Replace:
 				return &Error{Line: rr.starts[c.field], Column: c.col.Name, Index: c.field + 1,
 					Err: fmt.Errorf("missing value %s, and the column's missing policy is \"error\"", quote(text))}
 			}

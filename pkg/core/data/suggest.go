@@ -252,6 +252,8 @@ func (st *columnStats) label(name string) (Column, error) {
 	numbers := st.numeric && st.numbers > 0
 	v := st.sorted(numbers) // a number column's marks of missing numbers are no label's value
 	switch {
+	case numbers && st.rising && !st.missingNumbers() && st.seen >= minRisingRows:
+		return c, schemaError(name, "suggest: the last column cannot be the label: its values are whole numbers that grow on every row read, like a row number or an identifier (put the column to predict last)")
 	case len(v) == 2:
 		c.Kind, c.Negative, c.Positive, c.Derived = BinaryLabel, v[:1], v[1:], []string{"positive", "negative"}
 	case numbers && len(v) > 2 && !math.IsInf(st.max-st.min, 0):
@@ -259,7 +261,7 @@ func (st *columnStats) label(name string) (Column, error) {
 	case len(v) > 2 && len(v) <= maxSuggestedValues:
 		c.Kind, c.Classes, c.Derived = ClassLabel, v, []string{"classes"}
 	default:
-		return c, schemaError(name, "suggest: the last column cannot be the label: it has %d distinct values in the first rows (a label needs 2 to %d, or numbers)", len(v), maxSuggestedValues)
+		return c, schemaError(name, "suggest: the last column cannot be the label: it has %d distinct values in the first rows (a label needs 2 to %d, or numbers; put the column to predict last)", len(v), maxSuggestedValues)
 	}
 	return c, nil
 }

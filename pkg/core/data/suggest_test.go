@@ -91,8 +91,10 @@ func TestSuggestLabel(t *testing.T) {
 		{"numeric target", "x,t\n1,0.5\n2,-3\n3,8\n", Column{Name: "t", Kind: NumericLabel, Min: -3, Max: 8, Derived: []string{"min", "max"}}, ""},
 		{"two numbers are binary", "x,t\n1,1\n2,0\n3,1\n", Column{Name: "t", Kind: BinaryLabel, Positive: []string{"1"}, Negative: []string{"0"}, Derived: []string{"positive", "negative"}}, ""},
 		{"classes", "x,t\n1,cat\n2,dog\n3,cow\n", Column{Name: "t", Kind: ClassLabel, Classes: []string{"cat", "cow", "dog"}, Derived: []string{"classes"}}, ""},
-		{"one value", "x,t\n1,a\n2,a\n", Column{}, `data: schema: column "t": suggest: the last column cannot be the label: it has 1 distinct values in the first rows (a label needs 2 to 50, or numbers)`},
+		{"one value", "x,t\n1,a\n2,a\n", Column{}, `data: schema: column "t": suggest: the last column cannot be the label: it has 1 distinct values in the first rows (a label needs 2 to 50, or numbers; put the column to predict last)`},
 		{"malformed row", "x,t\n1,a\n2,b,c\n", Column{}, `data: line 3: 3 fields, but the header has 2 (the delimiter is a comma)`},
+		{"a row number", "x,id\n" + rowNumbers(25), Column{},
+			`data: schema: column "id": suggest: the last column cannot be the label: its values are whole numbers that grow on every row read, like a row number or an identifier (put the column to predict last)`},
 		{"no rows", "x,t\n", Column{}, `data: line 2: no data rows after the header`},
 	}
 	for _, tc := range tests {
@@ -284,4 +286,13 @@ func TestSuggestMissingNumbers(t *testing.T) {
 	if len(ignored) != 1 || ignored[0].Reason != "every value in the rows read is missing" {
 		t.Fatalf("ignored %+v", ignored)
 	}
+}
+
+// rowNumbers returns n rows "x,id" with ids 1000, 1001, … growing on every row.
+func rowNumbers(n int) string {
+	var b strings.Builder
+	for i := range n {
+		fmt.Fprintf(&b, "%d,%d\n", i%7, 1000+i)
+	}
+	return b.String()
 }
