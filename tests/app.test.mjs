@@ -255,6 +255,7 @@ test('a dropped file is read in the worker, its decimal commas too, and each val
   assert.match(await page.textContent('#column-0'), /from your data: the smallest number read from your file/);
   // The file's decimal commas are read as such, and the page says so.
   assert.match(await page.textContent('#decimal-comma'), /read with a\s+decimal comma/);
+  assert.match(await page.textContent('#label-column'), /The model will predict\s+y\s+\(the schema's label/);
   assert.equal(await page.$eval('#min-0', (i) => i.value), '1.5');
   assert.equal(await page.$('#confirm-all'), null, 'no confirming every value at once');
   assert.match(await page.textContent('#still-to-confirm'), /^Still to confirm: height \(minimum, maximum\); colour \(categories\); y \(positive values, negative values\)\.$/);

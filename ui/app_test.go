@@ -515,7 +515,7 @@ func TestErrorsNextToTheirControl(t *testing.T) {
 }
 
 // Changing a column's kind keeps the values that fit the new kind with their marks, and a
-// new label demotes the old one.
+// new label turns the old one into a feature of its values, with their marks.
 func TestSetKind(t *testing.T) {
 	t.Parallel()
 	h := newTestHost(t, 1)
@@ -525,12 +525,12 @@ func TestSetKind(t *testing.T) {
 	h.settle(a)
 	a.SetKind(0, "numeric-label")
 	c := a.Schema.Columns
-	if c[0].Min != 29 || c[0].Max != 51 || !a.Derived(0, "min") || c[2].Kind != "ignore" {
+	if c[0].Min != 29 || c[0].Max != 51 || !a.Derived(0, "min") || c[2].Kind != "categorical" || len(c[2].Categories) != 2 || !a.Derived(2, "categories") {
 		t.Errorf("numeric → numeric label: %+v; old label %+v", c[0], c[2])
 	}
 	a.SetKind(1, "class-label")
-	if c := a.Schema.Columns; len(c[1].Classes) != 3 || !a.Derived(1, "classes") || c[0].Kind != "ignore" {
-		t.Errorf("categorical → class label: %+v", c[1])
+	if c := a.Schema.Columns; len(c[1].Classes) != 3 || !a.Derived(1, "classes") || c[0].Kind != "numeric" || c[0].Min != 29 || !a.Derived(0, "max") {
+		t.Errorf("categorical → class label: %+v; old label %+v", c[1], c[0])
 	}
 	if a.LabelKind() != data.LabelClass || a.LossChoices()[0] != "multinomial" {
 		t.Errorf("label kind %q", a.LabelKind())

@@ -214,6 +214,21 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain"}}}
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(vugu.HTML("The schema says how each column is encoded and declares its bounds. Bounds shape the\n      private model, so they must be public knowledge (a census\x26#39;s age range, a questionnaire\x26#39;s answers), never read\n      off your data."))
+				if c.App.LabelName() != "" {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "label-column"}}}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "The model will predict\n      "}
+						vgparent.AppendChild(vgn)
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(c.App.LabelName())
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " (the schema's label; the suggestion takes the file's last column): to\n      predict another column, choose a label kind for it in the schema."}
+						vgparent.AppendChild(vgn)
+					}
+				}
 				if c.App.Schema != nil && c.App.Schema.Decimal == ',' {
 					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "explain"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "decimal-comma"}}}
 					vgparent.AppendChild(vgn)

@@ -265,12 +265,44 @@ func (a *App) SetKind(i int, kind string) {
 	if nc.Kind == data.BinaryLabel || nc.Kind == data.NumericLabel || nc.Kind == data.ClassLabel {
 		for j := range a.Schema.Columns {
 			if k := a.Schema.Columns[j].Kind; j != i && (k == data.BinaryLabel || k == data.NumericLabel || k == data.ClassLabel) {
-				a.Schema.Columns[j] = data.Column{Name: a.Schema.Columns[j].Name, Kind: data.Ignore}
-				a.refreshColumn(j)
+				a.labelToFeature(j)
 			}
 		}
 	}
 	a.schemaChanged()
+}
+
+// labelToFeature turns column j, a label another column replaced, into the feature the
+// suggestion would have made of it, keeping its values and their marks (a numeric label's range;
+// a binary or class label's values as categories, the other bucket taking what RestNegative
+// took): no column is left out without asking.
+func (a *App) labelToFeature(j int) {
+	old := a.Schema.Columns[j]
+	nc := data.Column{Name: old.Name, Kind: data.Categorical, Missing: old.Missing}
+	marked := func(fields ...string) bool {
+		return slices.ContainsFunc(fields, func(f string) bool { return slices.Contains(old.Derived, f) })
+	}
+	switch old.Kind {
+	case data.NumericLabel:
+		nc.Kind, nc.Min, nc.Max = data.Numeric, old.Min, old.Max
+		for _, f := range []string{"min", "max"} {
+			if marked(f) {
+				nc.Derived = append(nc.Derived, f)
+			}
+		}
+	case data.ClassLabel:
+		nc.Categories = old.Classes
+	default:
+		nc.Categories, nc.Other = append(slices.Clone(old.Negative), old.Positive...), old.RestNegative
+	}
+	if nc.Kind == data.Categorical && marked("classes", "positive", "negative") {
+		nc.Derived = append(nc.Derived, "categories")
+	}
+	if marked("missing") {
+		nc.Derived = append(nc.Derived, "missing")
+	}
+	a.Schema.Columns[j] = nc
+	a.refreshColumn(j)
 }
 
 // Decide records the person's choice for a column the suggestion ignores: kind "ignore" keeps
@@ -674,8 +706,21 @@ func (a *App) DatasetSummary() string {
 	if d.Test > 0 {
 		held = fmt.Sprintf("%d held-out rows", d.Test)
 	}
-	return fmt.Sprintf("Ready: %d training rows and %s, %d features, a %s label. Rows clipped to the norm bound: %d of %d (a local diagnostic, not private).",
-		d.Facts.N, held, d.Facts.D, d.Facts.Label, d.ClippedRows, d.Rows)
+	return fmt.Sprintf("Ready: %d training rows and %s, %d features, a %s label (%q, the column to predict). Rows clipped to the norm bound: %d of %d (a local diagnostic, not private).",
+		d.Facts.N, held, d.Facts.D, d.Facts.Label, a.LabelName(), d.ClippedRows, d.Rows)
+}
+
+// LabelName is the name of the schema's label column, the one the model predicts ("" when
+// there is none).
+func (a *App) LabelName() string {
+	if a.Schema != nil {
+		for _, c := range a.Schema.Columns {
+			if c.Kind.LabelKind() != data.LabelUnspecified {
+				return c.Name
+			}
+		}
+	}
+	return ""
 }
 
 // DataChanges lists, column by column, what encoding the file changed: values clipped to the
