@@ -84,7 +84,7 @@ func (a *App) RunBlockers() []string {
 		case p == nil:
 			out = append(out, "Wait for the plan of the chosen mechanism.")
 		case p.Error != "":
-			out = append(out, "The chosen mechanism does not plan for these settings: "+p.Error)
+			out = append(out, "The chosen mechanism does not plan for these settings: "+plainError(p.Error))
 		}
 	}
 	return out
@@ -283,9 +283,10 @@ func (a *App) Fraction() float64 {
 	}
 	sum := 0.0
 	for _, r := range a.RunList {
-		if r.State == "running" {
+		switch r.State {
+		case "running", "cancelled": // a cancelled run stays where it stopped: it released nothing
 			sum += r.Fraction
-		} else if r.State != "waiting" {
+		case "done", "failed":
 			sum++
 		}
 	}
