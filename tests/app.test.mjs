@@ -225,6 +225,8 @@ test('malformed files show their errors next to the controls', async () => {
   assert.equal(await page.isDisabled('#check-data'), true, 'unconfirmed values block the check');
   assert.match(await page.textContent('.blockers'), /Confirm the 4 values/);
   assert.ok(await page.$('#confirm-min-0'), 'a confirm button beside the derived minimum');
+  await page.fill('#min-0', '0,5'); // a decimal comma is refused in words, not only in red
+  assert.match(await page.textContent('#min-error-0'), /a point for its decimals/);
   await page.fill('#min-0', '0'); // typing a public bound confirms it
   await page.waitForSelector('#confirm-min-0', { state: 'detached' });
   await confirmEach(page);

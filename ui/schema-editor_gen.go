@@ -278,6 +278,12 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetMin(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
+								if c.App.Cols[i].Min.Err != "" {
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "error"}}}
+									vgparent.AppendChild(vgn)
+									vgn.AddAttrInterface("id", id("min-error", i))
+									vgn.SetInnerHTML(c.App.Cols[i].Min.Err)
+								}
 								if c.App.Derived(i, "min") {
 									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "derived"}}}
 									vgparent.AppendChild(vgn)
@@ -340,6 +346,12 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetMax(i, event.PropString("target", "value")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
+								if c.App.Cols[i].Max.Err != "" {
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "error"}}}
+									vgparent.AppendChild(vgn)
+									vgn.AddAttrInterface("id", id("max-error", i))
+									vgn.SetInnerHTML(c.App.Cols[i].Max.Err)
+								}
 								if c.App.Derived(i, "max") {
 									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "derived"}}}
 									vgparent.AppendChild(vgn)

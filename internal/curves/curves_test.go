@@ -37,7 +37,7 @@ func TestFieldSet(t *testing.T) {
 		t.Fatalf("a valid text: %+v", f)
 	}
 	for text, want := range map[string]string{
-		"abc": "Enter a number.", "": "Enter a number.", "1,5": "Enter a number.",
+		"abc": "Enter a number.", "": "Enter a number.", "1,5": "Enter a number with a point for its decimals (1.5) and no thousands separators.",
 		"NaN": "Enter a finite number.", "-Inf": "Enter a finite number.", "1e999": "Enter a number.",
 		"-1": "μ must be positive.", "0": "μ must be positive.", "101": "μ above 100 gives no meaningful privacy; enter at most 100.",
 	} {

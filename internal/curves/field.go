@@ -23,6 +23,9 @@ func (f *Field) Set(text string, check func(float64) string) {
 	f.Text = text
 	v, err := strconv.ParseFloat(strings.TrimSpace(text), 64)
 	switch {
+	case err != nil && strings.Contains(text, ","):
+		// A decimal comma, or a thousands separator: reading either would guess.
+		f.Err = "Enter a number with a point for its decimals (1.5) and no thousands separators."
 	case err != nil:
 		f.Err = "Enter a number."
 	case math.IsNaN(v) || math.IsInf(v, 0):
