@@ -83,9 +83,9 @@ type Request struct {
 	// training rows into Parts contiguous ranges (the last the run's own) and makes this
 	// worker the helper of range Part (from 0; see farm.go). TrainRows and TestRows are the
 	// numbers of training and held-out rows that the planning worker's check counted: with
-	// them the worker keeps, while reading, only its range's rows (data.EncodePart) when the
-	// rows are held sparse and the held-out rows are a random subset; otherwise it holds the
-	// training rows as a run's worker does.
+	// them the worker keeps, while reading, only its range's rows (data.EncodePart) unless the
+	// held-out rows are chosen by content; then it holds the training rows as a run's worker
+	// does.
 	Part      int `json:"part,omitempty"`
 	Parts     int `json:"parts,omitempty"`
 	TrainRows int `json:"train_rows,omitempty"`

@@ -244,8 +244,8 @@ func farmRun(t *testing.T, file memFile, schema json.RawMessage, spec *fit.Spec,
 // gradients, values alone and the mapped rows' squares) farmed out to 1, 2 and 3 helpers have
 // the bits of the passes computed in one worker (a farm that put a helper's chunks in
 // another order or place would change them; a release's weights, rounded to the noise's grid,
-// might not show it), with rows held dense and sparse; held sparse, each helper holds the
-// training rows of its range only.
+// might not show it), with rows held dense and sparse; each helper holds the training rows of
+// its range only.
 func TestFarmedPasses(t *testing.T) {
 	defer loss.SetRunner(nil)
 	for _, levels := range []int{0, 20} {
@@ -261,7 +261,7 @@ func TestFarmedPasses(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if sparse := d.train.Sparse != nil; sparse != (levels > 0) {
+			if sparse := !d.train.Sparse.Dense; sparse != (levels > 0) {
 				t.Fatalf("%d levels: rows held sparse %t", levels, sparse)
 			}
 			lin := l.(*loss.Linear)
@@ -293,7 +293,7 @@ func TestFarmedPasses(t *testing.T) {
 			for k, h := range fl.helpers {
 				first, last := k*chunks/(helpers+1), (k+1)*chunks/(helpers+1)
 				for c := range chunks {
-					if held, want := h.data.train.Holds(c*data.BlockRows), levels == 0 || c >= first && c < last; held != want {
+					if held, want := h.data.train.Holds(c*data.BlockRows), c >= first && c < last; held != want {
 						t.Fatalf("%d levels, helper %d of %d: holds chunk %d %t, want %t", levels, k, helpers, c, held, want)
 					}
 				}

@@ -14,17 +14,17 @@ import (
 )
 
 // Dataset is an encoded dataset: N rows of D features and one label per row. The rows are
-// held dense (X) or by their stored entries (Sparse): Encode holds rows sparse when its schema
-// gives them at most a quarter of D entries each (one-hot encoded categories), so that the
-// categories' zeros take no memory, and dense otherwise. Row gives every row dense either
-// way, with the same bits.
+// held in blocks (Sparse): by their stored entries when its schema gives them at most a
+// quarter of D entries each (one-hot encoded categories), so that the categories' zeros take
+// no memory, and dense otherwise (Sparse.Dense); a dataset built by hand may hold them dense
+// in one slice (X). Row gives every row dense either way, with the same bits.
 type Dataset struct {
 	// N is the number of rows and D the number of features per row.
 	N, D int
-	// X holds the features of rows held dense, row-major: row i is X[i*D : (i+1)*D]. It is
-	// nil when the rows are held sparse.
+	// X holds the features of rows held dense in one slice, row-major: row i is
+	// X[i*D : (i+1)*D]. It is nil when the rows are held in blocks (Sparse).
 	X []float64
-	// Sparse holds the rows when X is nil (see Sparse), and is nil otherwise.
+	// Sparse holds the rows in blocks when X is nil (see Sparse), and is nil otherwise.
 	Sparse *Sparse
 	// Y holds one label per row: ±1 for a binary label, the class index 0..K−1 for a
 	// categorical label with K classes, or for regression the target value (in [−1, 1] when
@@ -55,7 +55,7 @@ type Dataset struct {
 }
 
 // Row returns row i's D features, dense: written into dst when it has room for them
-// (cap(dst) ≥ D), into a new slice otherwise. For rows held dense it is a copy of X's row.
+// (cap(dst) ≥ D), into a new slice otherwise. For rows held dense it is a copy of the row.
 func (ds *Dataset) Row(i int, dst []float64) []float64 {
 	if cap(dst) < ds.D {
 		dst = make([]float64, ds.D)
@@ -71,16 +71,29 @@ func (ds *Dataset) Row(i int, dst []float64) []float64 {
 
 // Entries returns the entries row i stores: for rows held sparse their columns and values,
 // written over col[:0] and val[:0] (Sparse.Entries); for rows held dense nil and the row's D
-// values, a slice of X.
+// values (DenseRow).
 func (ds *Dataset) Entries(i int, col []int32, val []float64) ([]int32, []float64) {
-	if ds.Sparse != nil {
-		return ds.Sparse.Entries(i, col, val)
+	if x := ds.DenseRow(i); x != nil {
+		return nil, x
 	}
-	return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+	return ds.Sparse.Entries(i, col, val)
 }
 
-// Holds reports whether ds holds row i: every row, but for the blocks of rows held sparse that
-// a part of the rows leaves out (EncodePart).
+// DenseRow returns row i's D values when ds holds its rows dense (X, or Sparse.Dense): a slice
+// of the rows held, not a copy. It returns nil for rows held by their stored entries.
+func (ds *Dataset) DenseRow(i int) []float64 {
+	switch {
+	case ds.Sparse == nil:
+		return ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+	case ds.Sparse.Dense:
+		_, x, _, _ := ds.Sparse.stored(i)
+		return x
+	}
+	return nil
+}
+
+// Holds reports whether ds holds row i: every row, but for the blocks of rows that a part of
+// the rows leaves out (EncodePart).
 func (ds *Dataset) Holds(i int) bool { return ds.Sparse == nil || ds.Sparse.Holds(i) }
 
 // LabelKind is the encoding of a dataset's labels.

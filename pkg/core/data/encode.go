@@ -212,27 +212,27 @@ func parseMarked(text []byte, comma bool) (float64, error) {
 // stops at the first. The CSV dialect is described in docs/schemas.md.
 //
 // Memory: Encode keeps at most one record of text (up to 1 MiB) and stores each row's entries
-// as it reads it, one block of rows at a time (4 bytes an entry; 8 a value, one for each numeric
-// entry and the bias and one for all the row's one-hot entries; 8 a row, 8 a label): rows held
-// sparse (see Dataset) are then the dataset, and the peak is the dataset and a block. Rows held
-// dense are written out into the N×D matrix at the end, one block at a time: the peak is the
-// matrix plus the entries. No row is ever held as text, and no growing slice of rows is copied.
+// as it reads it, one block of rows at a time: held sparse (see Dataset), 4 bytes an entry and
+// 8 a value, one for each numeric entry and the bias and one for all the row's one-hot entries,
+// and 8 a row; held dense, 8 bytes a feature; and 8 a label. The blocks are the dataset; the
+// peak is the dataset, a block, and the labels once more while they are gathered into Y. No row
+// is ever held as text, and no growing slice of rows is copied.
 func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 	return encode(r, s, false, heldBySchema, nil)
 }
 
 // Part selects the training rows that a worker keeps while it reads a file (EncodePart): the
-// rows not held out (HeldOut[i] false for the file's row i; nil holds out none) and, when they
-// are held sparse, of those only the blocks of BlockRows rows First to Last − 1.
+// rows not held out (HeldOut[i] false for the file's row i; nil holds out none) and of those
+// only the blocks of BlockRows rows First to Last − 1.
 type Part struct {
 	HeldOut     []bool
 	First, Last int
 }
 
 // EncodePart reads a file as Encode does, with the same checks and Diagnostics, and returns
-// its training rows, the rows that p does not hold out, keeping of them only p's blocks when
-// they are held sparse: the dataset has every training row's label and counts every row in N,
-// and its other blocks are absent (Dataset.Holds). Rows held dense are all kept. Each block it
+// its training rows, the rows that p does not hold out, keeping of them only p's blocks: the
+// dataset has every training row's label and counts every row in N, and its other blocks are
+// absent (Dataset.Holds). Each block it
 // keeps has the bits that Encode followed by Divide(p.HeldOut) gives it. A worker that computes
 // some chunks of a run's passes (package wasm/engine) holds no more than them. It is an error
 // when p.HeldOut is not nil and the file has not len(p.HeldOut) rows.
@@ -401,10 +401,9 @@ func (c *Column) width() int {
 }
 
 // read encodes the records of rr into a dataset: each record's values (one per planned
-// column) as the row's entries, stored one block at a time, and its label; rows held dense are
-// written out from their entries at the end, one block at a time. With a part, the rows it
-// holds out are read and left out, and so are the blocks of rows held sparse that it does not
-// keep.
+// column) as the row's entries, stored one block at a time (every entry of rows held dense),
+// and its label. With a part, the rows it holds out are read and left out, and so are the
+// blocks of rows that it does not keep.
 func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) (*Dataset, error) {
 	s, d, m := p.schema, len(p.features), len(p.offsets)
 	sparse, cells := held.rows(m, d)
@@ -416,6 +415,9 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 		}
 	}
 	rows := newSparseBuilder(m+1, hots)
+	if !sparse {
+		rows = newDenseBuilder(d)
+	}
 	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)
 	var labels [][]float64 // by block
 	n, kept := 0, 0        // the rows read, and those of the dataset
@@ -451,7 +453,7 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 				continue
 			}
 		}
-		if b := kept / BlockRows; part != nil && sparse && (b < part.First || b >= part.Last) {
+		if b := kept / BlockRows; part != nil && (b < part.First || b >= part.Last) {
 			rows.skip()
 		} else {
 			rows.add(col[:k], val[:k])
@@ -492,10 +494,7 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 		copy(ds.Y[b*BlockRows:], y)
 		labels[b] = nil
 	}
-	if ds.Sparse = rows.done(); !sparse {
-		ds.X = ds.Sparse.dense(kept, d)
-		ds.Sparse = nil
-	}
+	ds.Sparse = rows.done()
 	return ds, nil
 }
 
@@ -610,8 +609,9 @@ type Footprint struct {
 // schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 4 bytes an entry (its
 // column), 8 a value (one for each numeric column and the bias, one for all the one-hot
 // entries), 8 for its start and 8 for its label; held dense, 8 bytes a feature and 8 for its
-// label, and while reading its entries as well. The estimate is as good as the lines' length,
-// usually read from the first lines of the file.
+// label; and while reading, 8 bytes more a row (its label, held by block before the labels are
+// gathered). The estimate is as good as the lines' length, usually read from the first lines
+// of the file.
 func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
 	m, hots, d := 0, 0, len(s.Features())
 	for _, c := range s.Columns {
@@ -631,8 +631,7 @@ func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
 	if SparseRows(1, d, m+1) {
 		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*values
 	} else {
-		f.Bytes, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d)
-		f.Peak = f.Bytes + f.Rows*entries
+		f.Bytes, f.Peak, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d+16), f.Rows*int64(8*d)
 	}
 	return f
 }

@@ -199,16 +199,12 @@ func TestFootprint(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Rows != n || (ds.Sparse != nil) != tc.sparse {
-			t.Fatalf("%d rows (encoded sparse: %v), want %d (%v)", f.Rows, ds.Sparse != nil, n, tc.sparse)
+		if f.Rows != n || ds.Sparse.Dense == tc.sparse {
+			t.Fatalf("%d rows (encoded sparse: %v), want %d (%v)", f.Rows, !ds.Sparse.Dense, n, tc.sparse)
 		}
 		held := int64(8 * cap(ds.Y))
-		if ds.Sparse != nil {
-			for _, b := range ds.Sparse.Blocks {
-				held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val) + 4*cap(b.HotCol) + 8*cap(b.HotVal))
-			}
-		} else {
-			held += int64(8 * cap(ds.X))
+		for _, b := range ds.Sparse.Blocks {
+			held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val) + 4*cap(b.HotCol) + 8*cap(b.HotVal))
 		}
 		if math.Abs(float64(held-f.Bytes)) > 0.01*float64(f.Bytes) {
 			t.Errorf("sparse %v: the rows take %d bytes, estimated %d", tc.sparse, held, f.Bytes)

@@ -175,7 +175,7 @@ func onScale(x, c float64) float64 {
 // Rescale returns the dataset that Encode with the schema used would give on the file that
 // ds was encoded from with the schema declared, computed from ds in one pass: used must be
 // declared with private ranges set on columns that had none (WithRanges), and ds is left
-// unchanged. The result shares no memory with ds that either may write: of rows held sparse it
+// unchanged. The result shares no memory with ds that either may write: of rows held in blocks it
 // shares the columns of their entries (Start, Col and HotCol, which nothing writes after they
 // are made) and has its own values, each row keeping the entries it has in ds (a value the rescaling
 // makes +0 stays an entry, of value +0; a +0 value left out stays +0, since every range has
@@ -230,7 +230,7 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 	out.Features, out.Categorical = slices.Clone(ds.Features), slices.Clone(ds.Categorical)
 	out.Label = used.Label()
 	if ds.Sparse != nil {
-		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks)), Hots: ds.Sparse.Hots}
+		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks)), Hots: ds.Sparse.Hots, Dense: ds.Sparse.Dense, cols: ds.Sparse.cols}
 		for b, blk := range ds.Sparse.Blocks {
 			out.Sparse.Blocks[b] = SparseBlock{Start: blk.Start, Col: blk.Col, Val: slices.Clone(blk.Val),
 				HotCol: blk.HotCol, HotVal: slices.Clone(blk.HotVal)}
@@ -252,10 +252,10 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 			if !out.Holds(i) {
 				continue
 			}
-			col, x = out.Entries(i, col, x)
+			col, x = out.Entries(i, col, x) // a row held dense: its values in out, rescaled in place
 			rescaleRow(col, x, features, fit)
 			fit.fit(x)
-			if out.Sparse != nil {
+			if col != nil {
 				out.Sparse.setValues(i, x)
 			}
 		}

@@ -15,9 +15,9 @@ const BlockRows = 1 << 12
 // SparseRows reports whether n rows of d entries, nnz of them stored, are held sparse: when at
 // most a quarter of the entries are stored and d fits an int32. Encode holds rows sparse when
 // SparseRows(1, D, m + 1) for rows made from m numeric and categorical columns (and the bias);
-// a linear-model loss reads rows held dense sparse when their non-zero entries pass it
-// (loss.SparseRows), which Encode's rows held sparse would too: the loss reads the rows of a
-// file as it read them when Encode held every row dense.
+// a linear-model loss reads a block of rows held dense sparse when its non-zero entries pass it
+// (loss.SparseRows), which every block of Encode's rows held sparse would too: the loss reads the
+// rows of a file as it read them when Encode held every row dense.
 func SparseRows(n, d, nnz int) bool {
 	return d <= 1<<30 && 4*nnz <= n*d
 }
@@ -32,9 +32,15 @@ func SparseRows(n, d, nnz int) bool {
 // Every row stores exactly Hots one-hot entries (Encode's rows: one per categorical column)
 // apart from its other entries, by their columns only: all of a row's one-hot entries have one
 // value, the features' scale (times the row's shrink under FitClip), which the row stores once.
+//
+// Rows that Dense holds store every one of their D entries, in column order, and a block then
+// holds their values only: Val holds the block's rows row-major, D values a row, and Start,
+// Col, HotCol and HotVal are nil (Hots is 0). Encode holds rows so when it holds them dense.
 type Sparse struct {
 	Blocks []SparseBlock
 	Hots   int
+	Dense  bool
+	cols   []int32 // the columns 0, 1, …, D−1 of every row that Dense holds
 }
 
 // SparseBlock holds the entries of up to BlockRows rows. Row r of the block (r < len(Start)−1)
@@ -62,7 +68,8 @@ func (b *SparseBlock) absent() bool {
 // with Hots one-hot entries in each row and its columns increasing, disjoint and in [0, d). A
 // block whose slices are all nil is absent (see Holds) and passes.
 func (s *Sparse) Check(n, d int) error {
-	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows {
+	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows ||
+		s.Dense && (s.Hots != 0 || len(s.cols) != d) {
 		return fmt.Errorf("%d blocks of sparse rows of %d columns, %d of them one-hot, for %d rows", len(s.Blocks), d, s.Hots, n)
 	}
 	for b := range s.Blocks {
@@ -71,6 +78,12 @@ func (s *Sparse) Check(n, d int) error {
 			continue
 		}
 		rows := min(BlockRows, n-b*BlockRows)
+		if s.Dense {
+			if len(blk.Val) != rows*d || blk.Start != nil || blk.Col != nil || blk.HotCol != nil || blk.HotVal != nil {
+				return fmt.Errorf("block %d of the rows held dense: its slices are not those of %d rows of %d values", b, rows, d)
+			}
+			continue
+		}
 		hot := 0
 		if s.Hots > 0 {
 			hot = rows
@@ -171,6 +184,10 @@ func (s *Sparse) Row(i int, x []float64) {
 func (s *Sparse) stored(i int) (col []int32, val []float64, hotCol []int32, hot float64) {
 	blk := &s.Blocks[i/BlockRows]
 	r := i % BlockRows
+	if s.Dense {
+		d := len(s.cols)
+		return s.cols, blk.Val[r*d : (r+1)*d : (r+1)*d], nil, 0
+	}
 	lo, hi := blk.Start[r], blk.Start[r+1]
 	if s.Hots > 0 {
 		hotCol, hot = blk.HotCol[r*s.Hots:(r+1)*s.Hots], blk.HotVal[r]
@@ -226,19 +243,6 @@ func (s *Sparse) setValues(i int, val []float64) {
 	}
 }
 
-// dense returns the n rows of d columns of s written out row-major, and releases each block
-// of s as soon as its rows are written: s holds no rows afterwards.
-func (s *Sparse) dense(n, d int) []float64 {
-	x := make([]float64, n*d)
-	for b := range s.Blocks {
-		for i := b * BlockRows; i < min(n, (b+1)*BlockRows); i++ {
-			s.Row(i, x[i*d:(i+1)*d])
-		}
-		s.Blocks[b] = SparseBlock{}
-	}
-	return x
-}
-
 // compare compares rows i and j as the sequences of the bits of their dense entries
 // (math.Float64bits), lexicographically, without writing either out.
 func (s *Sparse) compare(i, j int) int {
@@ -276,6 +280,23 @@ func newSparseBuilder(width, hots int) *sparseBuilder {
 	return &sparseBuilder{s: &Sparse{Hots: hots}, width: width, rows: BlockRows}
 }
 
+// newDenseBuilder returns a builder of rows of d entries that it holds dense (Sparse.Dense).
+func newDenseBuilder(d int) *sparseBuilder {
+	cols := make([]int32, d)
+	for j := range cols {
+		cols[j] = int32(j)
+	}
+	return &sparseBuilder{s: &Sparse{Dense: true, cols: cols}, width: d, rows: BlockRows}
+}
+
+// builderLike returns a builder of rows held as s holds them, of at most width entries.
+func builderLike(s *Sparse, width int) *sparseBuilder {
+	if s.Dense {
+		return newDenseBuilder(len(s.cols))
+	}
+	return newSparseBuilder(width, s.Hots)
+}
+
 // add appends a row of the entries val in the columns col (increasing, at most width of them),
 // of which the builder's hots entries marked one-hot (col[k] < 0, of column ^col[k]) have one
 // value.
@@ -283,8 +304,14 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 	hots := b.s.Hots
 	if b.rows == BlockRows {
 		b.trim()
-		blk := SparseBlock{Start: make([]int, 1, BlockRows+1),
-			Col: make([]int32, 0, BlockRows*(b.width-hots)), Val: make([]float64, 0, BlockRows*(b.width-hots))}
+		var blk SparseBlock
+		switch {
+		case b.s.Dense:
+			blk.Val = make([]float64, 0, BlockRows*b.width)
+		default:
+			blk = SparseBlock{Start: make([]int, 1, BlockRows+1),
+				Col: make([]int32, 0, BlockRows*(b.width-hots)), Val: make([]float64, 0, BlockRows*(b.width-hots))}
+		}
 		if hots > 0 {
 			blk.HotCol, blk.HotVal = make([]int32, 0, BlockRows*hots), make([]float64, 0, BlockRows)
 		}
@@ -292,6 +319,15 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 		b.rows = 0
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
+	b.rows++
+	if b.s.Dense {
+		at := len(blk.Val)
+		blk.Val = append(blk.Val, make([]float64, b.width)...)
+		for k, c := range col {
+			blk.Val[at+int(max(c, ^c))] = val[k] // a one-hot entry's column is ^c
+		}
+		return
+	}
 	hot := 0.0
 	for k, c := range col {
 		if c < 0 {
@@ -304,7 +340,6 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 		blk.HotVal = append(blk.HotVal, hot)
 	}
 	blk.Start = append(blk.Start, len(blk.Col))
-	b.rows++
 }
 
 // skip appends a row that s leaves out: every row of its block must be skipped, which leaves
@@ -327,7 +362,7 @@ func (b *sparseBuilder) trim() {
 		return
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
-	if len(blk.Col) < cap(blk.Col)/8*7 || len(blk.Start) < cap(blk.Start) {
+	if len(blk.Val) < cap(blk.Val)/8*7 || len(blk.Start) < cap(blk.Start) {
 		*blk = SparseBlock{Start: slices.Clone(blk.Start), Col: slices.Clone(blk.Col), Val: slices.Clone(blk.Val),
 			HotCol: slices.Clone(blk.HotCol), HotVal: slices.Clone(blk.HotVal)}
 	}

@@ -97,8 +97,9 @@ func ContentHoldout(ds *Dataset, testFraction float64, key uint64) (inTest []boo
 
 // Divide moves the rows of ds into a training set (inTest[i] false) and a test set (inTest[i]
 // true), each in the rows' order in ds, as Split and SplitByContent copy them after choosing
-// inTest (RandomHoldout, ContentHoldout). Rows held sparse move one block at a time, so that
-// dividing them never holds more than ds's rows and a block; ds then holds no rows (N = 0).
+// inTest (RandomHoldout, ContentHoldout). Rows held in blocks (Sparse) move one block at a
+// time, so that dividing them never holds more than ds's rows and a block; ds then holds no
+// rows (N = 0).
 func (ds *Dataset) Divide(inTest []bool) (train, test *Dataset) {
 	return ds.divide(inTest, true)
 }
@@ -174,7 +175,7 @@ func (ds *Dataset) divide(inTest []bool, move bool) (train, test *Dataset) {
 				width = max(width, hots+blk.Start[r+1]-blk.Start[r])
 			}
 		}
-		trainRows, testRows = newSparseBuilder(width, hots), newSparseBuilder(width, hots)
+		trainRows, testRows = builderLike(ds.Sparse, width), builderLike(ds.Sparse, width)
 	}
 	nTrain, nTest := 0, 0
 	var col []int32

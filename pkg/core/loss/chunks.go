@@ -244,10 +244,10 @@ func Squares(l Loss, a, c []float64, bound float64) (sums []float64, over int, e
 	return sums, int(sumChunks(sums, p)), nil
 }
 
-// heldRows are a loss's rows: held dense in x (nil when they are not), or sparse; d wide, with
+// heldRows are a loss's rows: held dense in x (when it holds them), or sparse; d wide, with
 // the declared feature norm's exponent.
 type heldRows struct {
-	x      []float64
+	x      denseRows
 	sparse *data.Sparse
 	d      int
 	norm   float64
@@ -316,7 +316,7 @@ func Same(a, b Loss) bool {
 
 // sameRows reports whether two losses read the same rows: the same dense rows, or when they
 // hold none the same sparse ones, and the same labels (one a row, so the same number of rows).
-func sameRows(x, y []float64, s *data.Sparse, x2, y2 []float64, s2 *data.Sparse) bool {
+func sameRows(x denseRows, y []float64, s *data.Sparse, x2 denseRows, y2 []float64, s2 *data.Sparse) bool {
 	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
-	return same(x, x2) && same(y, y2) && (x != nil || s == s2)
+	return same(x.x, x2.x) && x.blocks == x2.blocks && same(y, y2) && (x.held() || s == s2)
 }

@@ -339,12 +339,12 @@ func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 	var cols []int32
 	var vals []float64
 	for i := range l.n {
-		if l.sparse != nil {
+		if l.readSparse(i) {
 			cols, vals = l.sparse.Entries(i, cols, vals)
 			row(i, cols, vals)
 			continue
 		}
-		row(i, nil, l.x[i*l.d:(i+1)*l.d])
+		row(i, nil, l.x.row(i))
 	}
 	return divide(sum, l.b.divisor(l.n), prec)
 }

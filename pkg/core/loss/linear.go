@@ -15,14 +15,15 @@ import (
 // concurrent use.
 //
 // Rows held sparse (data.Sparse, as Encode holds one-hot-heavy rows) it reads in place, with
-// the sparse kernels (see sparse.go); of rows held dense of which at most a quarter of the
-// entries are non-zero it also keeps the non-zero entries by row, and reads them so. Values and
-// passes then skip the zeros, with other bits than the dense loops; Grad gives the dense loops'
-// bits either way.
+// the sparse kernels (see sparse.go); rows held dense it reads in place too, and of each block of
+// data.BlockRows of them of which at most a quarter of the entries are non-zero it also keeps
+// the non-zero entries by row, and reads them so. Values and passes then skip the zeros, with
+// other bits than the dense loops; Grad gives the dense loops' bits either way.
 type Linear struct {
 	s      Scalar
-	x, y   []float64    // x: the rows held dense, nil when they are held sparse only
-	sparse *data.Sparse // the rows held sparse, nil when they are read dense
+	x      denseRows // the rows held dense, when they are
+	y      []float64
+	sparse *data.Sparse // the rows read sparse: every block, or the blocks of dense rows so read (sparseOf), or nil
 	n, d   int
 	b      Bounds
 }
@@ -40,28 +41,32 @@ func NewLinear(s Scalar, ds *data.Dataset, b Bounds) (*Linear, error) {
 	if err := checkData(ds, b, func(y float64) error { return s.CheckLabel(y, b.Y) }); err != nil {
 		return nil, fmt.Errorf("loss: linear %T: %w", s, err)
 	}
-	return &Linear{s: s, x: ds.X, y: ds.Y, n: ds.N, d: ds.D, b: b, sparse: sparseOf(ds)}, nil
+	return &Linear{s: s, x: denseOf(ds), y: ds.Y, n: ds.N, d: ds.D, b: b, sparse: sparseOf(ds)}, nil
 }
+
+// readSparse reports whether the loss reads row i, and the rows of its block, sparse.
+func (l *Linear) readSparse(i int) bool { return l.sparse != nil && l.sparse.Holds(i) }
 
 // rowDot returns ⟨x_i, w⟩.
 func (l *Linear) rowDot(i int, w []float64) float64 {
-	if l.sparse != nil {
+	if l.readSparse(i) {
 		var z [1]float64
 		sparseDotsAt(l.sparse, i, l.d, z[:], w)
 		return z[0]
 	}
-	return dot(l.x[i*l.d:(i+1)*l.d], w)
+	return dot(l.x.row(i), w)
 }
 
 // addRows adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order.
 func (l *Linear) addRows(y, c []float64, lo int) {
-	if l.sparse != nil {
+	if l.readSparse(lo) {
 		sparseAxpysAt(l.sparse, lo, l.d, y, c)
 		return
 	}
+	x := l.x.rows(lo, len(c))
 	for r, cr := range c {
 		if cr != 0 {
-			axpy(y, cr, l.x[(lo+r)*l.d:(lo+r+1)*l.d])
+			axpy(y, cr, x[r*l.d:(r+1)*l.d])
 		}
 	}
 }
@@ -193,12 +198,13 @@ const rowBlock = 64
 // predictions writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1, which lie in
 // one block of rows (data.BlockRows).
 func (l *Linear) predictions(z, w []float64, lo int) {
-	if l.sparse != nil {
+	if l.readSparse(lo) {
 		sparseDotsAt(l.sparse, lo, l.d, z, w)
 		return
 	}
+	x := l.x.rows(lo, len(z))
 	for k := range z {
-		z[k] = dot(l.x[(lo+k)*l.d:(lo+k+1)*l.d], w)
+		z[k] = dot(x[k*l.d:(k+1)*l.d], w)
 	}
 }
 

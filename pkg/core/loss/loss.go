@@ -212,11 +212,63 @@ func lastEntry(col []int32, val []float64, d int) float64 {
 	return 0
 }
 
-// denseRow returns row i of d entries: a slice of x when the rows are held dense (x is not
-// nil), or else row i of s written out into buf (d long).
-func denseRow(x []float64, s *data.Sparse, i, d int, buf []float64) []float64 {
-	if x != nil {
-		return x[i*d : (i+1)*d : (i+1)*d]
+// denseRows reads a dataset's rows held dense, in place: the rows of X (a dataset built by
+// hand), or the blocks of data.Sparse.Dense. The zero value holds no rows.
+type denseRows struct {
+	x      []float64
+	blocks *data.Sparse
+	d      int
+}
+
+// denseOf returns the rows of ds held dense, or the zero denseRows when ds holds them by their
+// stored entries.
+func denseOf(ds *data.Dataset) denseRows {
+	switch {
+	case ds.Sparse == nil:
+		return denseRows{x: ds.X, d: ds.D}
+	case ds.Sparse.Dense:
+		return denseRows{blocks: ds.Sparse, d: ds.D}
+	}
+	return denseRows{}
+}
+
+// entriesOf returns the rows of ds held by their stored entries (ds.Sparse), or nil when ds
+// holds them dense.
+func entriesOf(ds *data.Dataset) *data.Sparse {
+	if ds.Sparse != nil && !ds.Sparse.Dense {
+		return ds.Sparse
+	}
+	return nil
+}
+
+// held reports whether r holds rows.
+func (r denseRows) held() bool { return r.x != nil || r.blocks != nil }
+
+// rows returns the rows lo to lo + n − 1, which lie in one block of data.BlockRows rows,
+// row-major (a slice of the rows held).
+func (r denseRows) rows(lo, n int) []float64 {
+	if r.blocks == nil {
+		return r.x[lo*r.d : (lo+n)*r.d]
+	}
+	o := lo % data.BlockRows
+	return r.blocks.Blocks[lo/data.BlockRows].Val[o*r.d : (o+n)*r.d]
+}
+
+// row returns row i.
+func (r *denseRows) row(i int) []float64 {
+	if r.blocks == nil {
+		return r.x[i*r.d : (i+1)*r.d : (i+1)*r.d]
+	}
+	o := i % data.BlockRows
+	x := r.blocks.Blocks[i/data.BlockRows].Val
+	return x[o*r.d : (o+1)*r.d : (o+1)*r.d]
+}
+
+// denseRow returns row i of d entries: a slice of x when it holds the rows, or else row i of s
+// written out into buf (d long).
+func denseRow(x denseRows, s *data.Sparse, i, d int, buf []float64) []float64 {
+	if x.held() {
+		return x.row(i)
 	}
 	s.Row(i, buf[:d])
 	return buf[:d]

@@ -19,7 +19,8 @@ import (
 // Grad, which are not safe for concurrent use (Mean is). It reads every row dense (rows held
 // sparse written out one at a time), with the dense loops' bits.
 type Multinomial struct {
-	x, y    []float64    // x: the rows held dense, or nil
+	x       denseRows // the rows held dense, when they are
+	y       []float64
 	sparse  *data.Sparse // the rows when they are held sparse
 	n, d, k int
 	b       Bounds
@@ -43,7 +44,7 @@ func NewMultinomial(ds *data.Dataset, k int, b Bounds) (*Multinomial, error) {
 	if err != nil {
 		return nil, fmt.Errorf("loss: multinomial: %w", err)
 	}
-	return &Multinomial{x: ds.X, y: ds.Y, sparse: ds.Sparse, n: ds.N, d: ds.D, k: k, b: b, z: make([]float64, k), row: make([]float64, ds.D)}, nil
+	return &Multinomial{x: denseOf(ds), y: ds.Y, sparse: entriesOf(ds), n: ds.N, d: ds.D, k: k, b: b, z: make([]float64, k), row: make([]float64, ds.D)}, nil
 }
 
 // Dim returns K·D.
@@ -118,7 +119,7 @@ func (m *Multinomial) addRowTerms(grad, w []float64, lo, hi int) float64 {
 		zs = make([]float64, m.k)
 	}
 	var buf []float64
-	if m.x == nil {
+	if !m.x.held() {
 		buf = make([]float64, m.d)
 	}
 	sum := 0.0

@@ -25,7 +25,8 @@ type Robust struct {
 	phi     Margin
 	rho, q  float64
 	qd      float64   // q*: the norm of w in the margin
-	x, y    []float64 // x: the rows held dense, or nil
+	x       denseRows // the rows held dense, when they are
+	y       []float64
 	sparse  *data.Sparse
 	n, d    int
 	b       Bounds
@@ -51,7 +52,7 @@ func NewRobust(phi Margin, rho, q float64, ds *data.Dataset, b Bounds) (*Robust,
 	if err := checkData(ds, b, func(y float64) error { return phi.CheckLabel(y, b.Y) }); err != nil {
 		return nil, fmt.Errorf("loss: robust %T: %w", phi, err)
 	}
-	return &Robust{phi: phi, rho: rho, q: q, qd: geom.Dual(q), x: ds.X, y: ds.Y, sparse: ds.Sparse, n: ds.N, d: ds.D,
+	return &Robust{phi: phi, rho: rho, q: q, qd: geom.Dual(q), x: denseOf(ds), y: ds.Y, sparse: entriesOf(ds), n: ds.N, d: ds.D,
 		b: b, normGrd: make([]float64, ds.D), row: make([]float64, ds.D)}, nil
 }
 

@@ -48,7 +48,7 @@ func RowWidth(ds *data.Dataset, leftOut []bool) Width {
 			n, nnz = n+1, nnz+nonZeros(val)
 		}
 	}
-	if ds.Sparse != nil && n > 0 {
+	if entriesOf(ds) != nil && n > 0 {
 		return Width{Entries: float64(nnz) / float64(n), Sparse: true}
 	}
 	return WidthOf(n, ds.D, nnz)
@@ -64,20 +64,29 @@ func WidthOf(n, d, nnz int) Width {
 	return Width{Entries: float64(nnz) / float64(n), Sparse: true}
 }
 
-// sparseOf returns the rows of ds held sparse: ds.Sparse, or for rows held dense their
-// non-zero entries when SparseRows says they are better held so, or else nil.
+// sparseOf returns the rows of ds that a linear-model loss reads sparse: every row held by its
+// stored entries (ds.Sparse), or of rows held dense the blocks of data.BlockRows rows of which
+// SparseRows says they are better read so, by their non-zero entries (the other blocks absent),
+// or nil when there are none. The choice is a block's own, so a worker that holds some blocks
+// (data.EncodePart) reads each as a worker holding all does.
 func sparseOf(ds *data.Dataset) *data.Sparse {
-	if ds.Sparse != nil {
-		return ds.Sparse
+	if s := entriesOf(ds); s != nil {
+		return s
 	}
-	n, d := ds.N, ds.D
-	if !SparseRows(n, d, nonZeros(ds.X[:n*d])) {
-		return nil
-	}
+	n, d, x := ds.N, ds.D, denseOf(ds)
 	s := &data.Sparse{Blocks: make([]data.SparseBlock, (n+data.BlockRows-1)/data.BlockRows)}
+	some := false
 	for b := range s.Blocks {
-		rows := ds.X[b*data.BlockRows*d : min(n, (b+1)*data.BlockRows)*d]
+		lo := b * data.BlockRows
+		if !ds.Holds(lo) {
+			continue
+		}
+		rows := x.rows(lo, min(n-lo, data.BlockRows))
 		nnz := nonZeros(rows)
+		if !SparseRows(len(rows)/d, d, nnz) {
+			continue
+		}
+		some = true
 		// d spare entries at the end: compressRow may be given a whole row's worth of room.
 		col, val := make([]int32, nnz+d), make([]float64, nnz+d)
 		start := make([]int, len(rows)/d+1)
@@ -87,6 +96,9 @@ func sparseOf(ds *data.Dataset) *data.Sparse {
 			start[r+1] = k
 		}
 		s.Blocks[b] = data.SparseBlock{Start: start, Col: col[:k:k], Val: val[:k:k]}
+	}
+	if !some {
+		return nil
 	}
 	return s
 }

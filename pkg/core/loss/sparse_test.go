@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,7 +210,7 @@ func TestRowsHeldSparse(t *testing.T) {
 			name := fmt.Sprintf("n = %d, stored zeros %v", n, zeros)
 			ls := mustLinear(t, Logistic{}, sparse, Bounds{X: 1, XNorm: 2})
 			ld := mustLinear(t, Logistic{}, dense, Bounds{X: 1, XNorm: 2})
-			if ls.sparse != sparse.Sparse || ls.x != nil || ld.sparse == nil {
+			if ls.sparse != sparse.Sparse || ls.x.held() || ld.sparse == nil {
 				t.Fatalf("%s: the rows held sparse were copied, or the dense ones not read sparse", name)
 			}
 			if a, b := RowWidth(sparse, nil), RowWidth(dense, nil); a != b {
@@ -294,3 +295,60 @@ func TestRowsHeldSparseChecked(t *testing.T) {
 		t.Errorf("rows without the declared bias: %v", err)
 	}
 }
+
+// TestSparseBlocksOfDenseRows: of rows held dense, a linear-model loss reads each block sparse
+// or dense by that block's non-zero entries alone, so that a worker holding some blocks of a
+// file (data.EncodePart, as the page's helpers do) reads them as a worker holding all: its
+// chunks' sums have the same bits. The file's first block has every value non-zero, its second
+// mostly zeros, and its rows are held dense (all numeric).
+func TestSparseBlocksOfDenseRows(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a,b,c,d,e,f,g,y\n")
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 2*data.BlockRows + 300 {
+		for j := range 7 {
+			v := 1 + r.IntN(9)
+			if i >= data.BlockRows && j > 0 {
+				v = 0 // the minimum: 0 once scaled
+			}
+			fmt.Fprintf(&b, "%d,", v)
+		}
+		fmt.Fprintf(&b, "%d\n", r.IntN(2))
+	}
+	var cols strings.Builder
+	for _, c := range "abcdefg" {
+		fmt.Fprintf(&cols, `{"name": "%c", "kind": "numeric", "min": 0, "max": 9}, `, c)
+	}
+	s, err := data.LoadSchema(strings.NewReader(`{"privopt_schema": 1, "norm": {"p": 2, "radius": 1, "bias": 0.5, "fit": "scale"}, "columns": [` +
+		cols.String() + `{"name": "y", "kind": "binary-label", "positive": ["1"], "negative": ["0"]}]}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	all, _, err := data.Encode(strings.NewReader(b.String()), s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	part, _, err := data.EncodePart(strings.NewReader(b.String()), s, data.Part{First: 1, Last: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounds := Bounds{X: 1, XNorm: 2, Bias: 0.5}
+	la, lp := mustLinear(t, Logistic{}, all, bounds), mustLinear(t, Logistic{}, part, bounds)
+	if !all.Sparse.Dense || la.readSparse(0) || !la.readSparse(data.BlockRows) || !la.readSparse(2*data.BlockRows) || !lp.readSparse(data.BlockRows) {
+		t.Fatal("the blocks are not read as their non-zero entries say")
+	}
+	w := randVec(r, all.D, 1)
+	for _, op := range []Op{OpMean, OpValue, OpClippedGrad} {
+		pa, pp := &Pass{Loss: la, Op: op, Clip: 0.3, W: w}, &Pass{Loss: lp, Op: op, Clip: 0.3, W: w}
+		sa, va := make([]float64, 3), make([]float64, 3*pa.Width())
+		sp, vp := make([]float64, 2), make([]float64, 2*pp.Width())
+		pa.Sums(0, 3, sa, va)
+		pp.Sums(1, 3, sp, vp)
+		if !slices.EqualFunc(sa[1:], sp, sameFloat) || !slices.EqualFunc(va[pa.Width():], vp, sameFloat) {
+			t.Errorf("op %d: the part's chunks' sums %v %v, the whole file's %v %v", op, sp, vp, sa[1:], va[pa.Width():])
+		}
+	}
+}
+
+// sameFloat reports whether a and b have the same bits.
+func sameFloat(a, b float64) bool { return math.Float64bits(a) == math.Float64bits(b) }
