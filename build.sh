@@ -50,6 +50,9 @@ Commands:
                    10,000,000 by default, kept in tests/.scale/), one noisy-gd fit of each
                    natively and in the page in headless Chromium, with the time and peak memory
                    of each; writes docs/benchmarks/scale.md
+  bench --scale-numeric [N…]
+                   the same with 20 numeric columns and no categorical ones (rows held
+                   dense); writes docs/benchmarks/scale-numeric.md
   bench --workers [N…]
                    the same for N rows (1,000,000 by default), with the page's fit measured
                    with 1, 2, 2 and 1 engine workers (one run, the second worker helping it),
@@ -388,6 +391,9 @@ bench_devsuite() {
 # scale_asked reports whether bench's first argument is --scale.
 scale_asked() { [ "${1:-}" = --scale ] || [ "${1:-}" = -scale ]; }
 
+# scale_numeric_asked reports whether bench's first argument is --scale-numeric.
+scale_numeric_asked() { [ "${1:-}" = --scale-numeric ] || [ "${1:-}" = -scale-numeric ]; }
+
 # workers_asked reports whether bench's first argument is --workers.
 workers_asked() { [ "${1:-}" = --workers ] || [ "${1:-}" = -workers ]; }
 
@@ -399,6 +405,13 @@ workers_asked() { [ "${1:-}" = --workers ] || [ "${1:-}" = -workers ]; }
 bench_scale() {
 	shift
 	scale_report docs/benchmarks/scale.md "$@"
+}
+
+# bench_scale_numeric is bench_scale on files of 20 numeric columns (rows held dense), and
+# writes docs/benchmarks/scale-numeric.md.
+bench_scale_numeric() {
+	shift
+	PRIVOPT_SCALE_COLUMNS=20,0 scale_report docs/benchmarks/scale-numeric.md "$@"
 }
 
 # bench_workers runs tests/scale.mjs with the page's fit measured with 1, 2, 2 and 1 engine
@@ -559,6 +572,8 @@ serve) serve "$@" ;;
 bench)
 	if scale_asked "$@"; then
 		bench_scale "$@"
+	elif scale_numeric_asked "$@"; then
+		bench_scale_numeric "$@"
 	elif workers_asked "$@"; then
 		bench_workers "$@"
 	elif devsuite_asked "$@"; then

@@ -23,7 +23,8 @@
 // machine's cores. ./build.sh bench --workers runs it so. PRIVOPT_SCALE_PAUSE may give seconds
 // to wait between the plans shown and Run, as a person choosing model and budget would: the
 // run's worker reads the checked file meanwhile (ui/data.go's prefetch), so "fit" then counts
-// what is left of that read.
+// what is left of that read. PRIVOPT_SCALE_COLUMNS may give the numbers of numeric and
+// categorical columns ("20,0", as ./build.sh bench --scale-numeric does; "10,10" by default).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -40,15 +41,19 @@ const phaseSeconds = Number(process.env.PRIVOPT_SCALE_PHASE_SECONDS || 1800);
 const workerCounts = (process.env.PRIVOPT_SCALE_WORKERS || '').split(/\s+/).filter(Boolean).map(Number);
 const pauseSeconds = Number(process.env.PRIVOPT_SCALE_PAUSE || 0);
 
-const schemaPath = path.join(scratch, 'scale.schema.json');
-const fileOf = (n) => path.join(scratch, `scale-${n}.csv`);
+const [numericColumns, categoricalColumns] = (process.env.PRIVOPT_SCALE_COLUMNS || '10,10').split(',').map(Number);
+const shape = ['-numeric', String(numericColumns), '-categorical', String(categoricalColumns)];
+// The files of the default shape keep their names; others are named by their shape.
+const tag = numericColumns === 10 && categoricalColumns === 10 ? '' : `-${numericColumns}n${categoricalColumns}c`;
+const schemaPath = path.join(scratch, `scale${tag}.schema.json`);
+const fileOf = (n) => path.join(scratch, `scale${tag}-${n}.csv`);
 
 function generate(n) {
   if (!existsSync(fileOf(n))) {
     console.error(`scale: writing ${n} rows`);
-    execFileSync(tool, ['gen', '-n', String(n), '-out', fileOf(n), '-schema', schemaPath]);
+    execFileSync(tool, ['gen', '-n', String(n), '-out', fileOf(n), '-schema', schemaPath, ...shape]);
   }
-  if (!existsSync(schemaPath)) execFileSync(tool, ['gen', '-n', '1', '-out', path.join(scratch, 'one.csv'), '-schema', schemaPath]);
+  if (!existsSync(schemaPath)) execFileSync(tool, ['gen', '-n', '1', '-out', path.join(scratch, `one${tag}.csv`), '-schema', schemaPath, ...shape]);
 }
 
 function native(n) {
@@ -210,6 +215,11 @@ async function page(browser, server, n, workers) {
 
 const mb = (b) => (b / 1e6).toFixed(0);
 const s = (x) => (x === undefined ? '—' : x.toFixed(1));
+// bytesPerRow returns the mean length of a row of the largest file measured, rounded to ten bytes.
+const bytesPerRow = () => {
+  const n = Math.max(...sizes);
+  return Math.round(statSync(fileOf(n)).size / n / 10) * 10;
+};
 
 const uptime = () => execFileSync('uptime', { encoding: 'utf8' }).trim().replace(/^.*load average:/, 'load average');
 const loads = [uptime()];
@@ -242,10 +252,10 @@ const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=n
 const lines = [
   '# privopt at scale: fit time and memory against the number of rows',
   '',
-  `Written by \`./build.sh bench ${workerCounts.length ? '--workers' : '--scale'}\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
+  `Written by \`./build.sh bench ${workerCounts.length ? '--workers' : tag ? '--scale-numeric' : '--scale'}\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
   `on a machine with ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores shared with other jobs (times vary by tens of percent between runs). The data: n rows of`,
-  '10 numeric columns and 10 categorical columns of 8 levels each and a binary label, about 90 bytes',
-  'a row (91 encoded features with the bias); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults',
+  `${numericColumns} numeric columns${categoricalColumns ? ` and ${categoricalColumns} categorical columns of 8 levels each` : ''} and a binary label, about ${bytesPerRow()} bytes`,
+  `a row (${numericColumns + 8 * categoricalColumns + 1} encoded features with the bias, held ${4 * (numericColumns + categoricalColumns + 1) <= numericColumns + 8 * categoricalColumns + 1 ? 'sparse' : 'dense'}); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults`,
   '(private ranges, and in the page 20 % of the rows held out).',
   ...(pauseSeconds > 0 ? ['', `The page waited ${pauseSeconds} s between showing its plans and Run (PRIVOPT_SCALE_PAUSE), as a person`,
     'choosing model and budget would; the run\'s worker reads the checked file meanwhile.'] : []),

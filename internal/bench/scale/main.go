@@ -3,14 +3,16 @@
 // Command scale makes the synthetic files of the scale benchmark and measures a command's time
 // and peak memory; tests/scale.mjs runs it (./build.sh bench --scale, docs/benchmarks.md).
 //
-//	go run ./internal/bench/scale gen -n ROWS -out FILE.csv [-schema FILE.json]
+//	go run ./internal/bench/scale gen -n ROWS -out FILE.csv [-schema FILE.json] [-numeric K -categorical M]
 //	go run ./internal/bench/scale run -- COMMAND [ARGS…]
 //
 // gen writes ROWS rows of 20 columns and a binary label: x0 … x9 numeric in [0, 100] with two
 // decimals, c0 … c9 categorical with 8 levels each (k0 … k7), and y (0 or 1) drawn from a
 // logistic model of the features, about 92 bytes a row; -schema writes the schema that declares
-// those public bounds (D = 10 + 80 + 1 = 91 encoded features with the bias). The rows are a
-// function of their index, so a file of n rows is the first n rows of every larger one.
+// those public bounds (D = 10 + 80 + 1 = 91 encoded features with the bias). -numeric and
+// -categorical give other numbers of columns of each kind (-numeric 20 -categorical 0: 20
+// numeric columns, held dense, about 120 bytes a row). The rows are a function of their index,
+// so a file of n rows is the first n rows of every larger one of its shape.
 //
 // run runs the command and prints one line of JSON: its wall time, its CPU time (user and
 // system) and its peak resident memory (the kernel's maximum resident set size of the process,
@@ -35,23 +37,21 @@ import (
 	"time"
 )
 
-// Numeric and Categorical are the file's numeric and categorical columns; Levels the levels of
-// each categorical column.
-const (
-	Numeric     = 10
-	Categorical = 10
-	Levels      = 8
-)
+// Levels is the number of levels of each categorical column.
+const Levels = 8
 
-// Schema is the schema of the generated files: each column's public bounds, the rows scaled
-// into the unit ℓ2 ball with a bias of 1/√2, as examples/adult-lr.schema.json does.
-func Schema() []byte {
+// shape is the numbers of numeric and categorical columns of a file.
+type shape struct{ numeric, categorical int }
+
+// Schema is the schema of the generated files of shape sh: each column's public bounds, the
+// rows scaled into the unit ℓ2 ball with a bias of 1/√2, as examples/adult-lr.schema.json does.
+func Schema(sh shape) []byte {
 	var b bytes.Buffer
 	b.WriteString(`{"privopt_schema": 1, "delimiter": ",", "norm": {"p": 2, "radius": 1, "bias": 0.7071067811865476, "fit": "scale"}, "columns": [`)
-	for j := range Numeric {
+	for j := range sh.numeric {
 		fmt.Fprintf(&b, "\n  {\"name\": \"x%d\", \"kind\": \"numeric\", \"min\": 0, \"max\": 100},", j)
 	}
-	for j := range Categorical {
+	for j := range sh.categorical {
 		fmt.Fprintf(&b, "\n  {\"name\": \"c%d\", \"kind\": \"categorical\", \"categories\": [", j)
 		for k := range Levels {
 			if k > 0 {
@@ -65,20 +65,19 @@ func Schema() []byte {
 	return b.Bytes()
 }
 
-// write writes the header and n rows.
-func write(w io.Writer, n int) error {
+// write writes the header and n rows of shape sh.
+func write(w io.Writer, n int, sh shape) error {
 	bw := bufio.NewWriterSize(w, 1<<20)
-	for j := range Numeric {
+	for j := range sh.numeric {
 		fmt.Fprintf(bw, "x%d,", j)
 	}
-	for j := range Categorical {
+	for j := range sh.categorical {
 		fmt.Fprintf(bw, "c%d,", j)
 	}
 	bw.WriteString("y\n")
 	// The model behind the label: a weight per numeric column and per level.
 	wr := rand.New(rand.NewPCG(1, 2))
-	var wx [Numeric]float64
-	var wc [Categorical][Levels]float64
+	wx, wc := make([]float64, sh.numeric), make([][Levels]float64, sh.categorical)
 	for j := range wx {
 		wx[j] = wr.NormFloat64() / 30
 	}
@@ -92,13 +91,13 @@ func write(w io.Writer, n int) error {
 		r := rand.New(rand.NewPCG(uint64(i), 20261201))
 		line = line[:0]
 		z := 0.0
-		for j := range Numeric {
+		for j := range sh.numeric {
 			v := math.Round(r.Float64()*10000) / 100
 			z += wx[j] * (v - 50)
 			line = strconv.AppendFloat(line, v, 'f', -1, 64)
 			line = append(line, ',')
 		}
-		for j := range Categorical {
+		for j := range sh.categorical {
 			k := r.IntN(Levels)
 			z += wc[j][k] / 2
 			line = append(line, 'k', byte('0'+k), ',')
@@ -120,14 +119,17 @@ func gen(args []string) error {
 	n := fs.Int("n", 0, "the number of rows")
 	out := fs.String("out", "", "the CSV file to write")
 	schema := fs.String("schema", "", "the schema file to write (optional)")
+	var sh shape
+	fs.IntVar(&sh.numeric, "numeric", 10, "the number of numeric columns")
+	fs.IntVar(&sh.categorical, "categorical", 10, "the number of categorical columns")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	if *n < 1 || *out == "" {
-		return errors.New("gen: -n ROWS (at least 1) and -out FILE are required")
+	if *n < 1 || *out == "" || sh.numeric < 0 || sh.categorical < 0 || sh.numeric+sh.categorical == 0 {
+		return errors.New("gen: -n ROWS (at least 1) and -out FILE are required, and at least one column")
 	}
 	if *schema != "" {
-		if err := os.WriteFile(*schema, Schema(), 0o644); err != nil {
+		if err := os.WriteFile(*schema, Schema(sh), 0o644); err != nil {
 			return err
 		}
 	}
@@ -135,7 +137,7 @@ func gen(args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := write(f, *n); err != nil {
+	if err := write(f, *n, sh); err != nil {
 		f.Close()
 		return err
 	}
