@@ -70,26 +70,17 @@ func (ds *Dataset) Row(i int, dst []float64) []float64 {
 }
 
 // Entries returns the entries row i stores: for rows held sparse their columns and values,
-// written over col[:0] and val[:0] (Sparse.Entries); for rows held dense nil and the row's D
-// values (DenseRow).
+// written over col[:0] and val[:0] (Sparse.Entries); for rows held dense (X, or Sparse.Dense)
+// nil and the row's D values, a slice of the rows held, not a copy.
 func (ds *Dataset) Entries(i int, col []int32, val []float64) ([]int32, []float64) {
-	if x := ds.DenseRow(i); x != nil {
+	switch {
+	case ds.Sparse == nil:
+		return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+	case ds.Sparse.Dense:
+		_, x, _, _ := ds.Sparse.stored(i)
 		return nil, x
 	}
 	return ds.Sparse.Entries(i, col, val)
-}
-
-// DenseRow returns row i's D values when ds holds its rows dense (X, or Sparse.Dense): a slice
-// of the rows held, not a copy. It returns nil for rows held by their stored entries.
-func (ds *Dataset) DenseRow(i int) []float64 {
-	switch {
-	case ds.Sparse == nil:
-		return ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
-	case ds.Sparse.Dense:
-		_, x, _, _ := ds.Sparse.stored(i)
-		return x
-	}
-	return nil
 }
 
 // Holds reports whether ds holds row i: every row, but for the blocks of rows that a part of

@@ -322,7 +322,8 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 	b.rows++
 	if b.s.Dense {
 		at := len(blk.Val)
-		blk.Val = append(blk.Val, make([]float64, b.width)...)
+		blk.Val = blk.Val[:at+b.width] // within the block's room
+		clear(blk.Val[at:])
 		for k, c := range col {
 			blk.Val[at+int(max(c, ^c))] = val[k] // a one-hot entry's column is ^c
 		}

@@ -306,17 +306,17 @@ func Same(a, b Loss) bool {
 	switch a := a.(type) {
 	case *Linear:
 		b, ok := b.(*Linear)
-		return ok && a.s == b.s && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+		return ok && a.s == b.s && a.b == b.b && a.d == b.d && sameRows(&a.x, a.y, a.sparse, &b.x, b.y, b.sparse)
 	case *Multinomial:
 		b, ok := b.(*Multinomial)
-		return ok && a.k == b.k && a.b == b.b && a.d == b.d && sameRows(a.x, a.y, a.sparse, b.x, b.y, b.sparse)
+		return ok && a.k == b.k && a.b == b.b && a.d == b.d && sameRows(&a.x, a.y, a.sparse, &b.x, b.y, b.sparse)
 	}
 	return false
 }
 
 // sameRows reports whether two losses read the same rows: the same dense rows, or when they
 // hold none the same sparse ones, and the same labels (one a row, so the same number of rows).
-func sameRows(x denseRows, y []float64, s *data.Sparse, x2 denseRows, y2 []float64, s2 *data.Sparse) bool {
+func sameRows(x *denseRows, y []float64, s *data.Sparse, x2 *denseRows, y2 []float64, s2 *data.Sparse) bool {
 	same := func(a, b []float64) bool { return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0]) }
 	return same(x.x, x2.x) && x.blocks == x2.blocks && same(y, y2) && (x.held() || s == s2)
 }
