@@ -1,5 +1,6 @@
 // The app in headless Chromium: the demo fitted with every mechanism (report, diagnostics,
-// plots), a long run that keeps the page responsive and is cancelled, malformed files whose
+// plots), a long run that keeps the page responsive and is cancelled (leaving the page asks
+// first while a run or results would be lost), malformed files whose
 // errors appear next to their controls, a dropped file, several runs over several workers,
 // the download of the release file and the shareable link, a private evaluation, files scored
 // in the page and the downloaded ONNX model scoring the same rows in onnxruntime-node, a
@@ -130,10 +131,21 @@ test('the demo fits with every mechanism, with its report, diagnostics and plots
   await done(app);
 });
 
+// leaveAsks reports whether leaving the page would ask first: whether its beforeunload handlers
+// cancel the event.
+async function leaveAsks(page) {
+  return page.evaluate(() => {
+    const event = new Event('beforeunload', { cancelable: true });
+    window.dispatchEvent(event);
+    return event.defaultPrevented;
+  });
+}
+
 test('a long run shows its progress, keeps the page responsive, and cancels', async (t) => {
   const app = await open();
   const { page } = app;
   await useDemo(page);
+  assert.equal(await leaveAsks(page), false, 'leaving a page with no run and no results asks');
   await choose(page, 'rem');
   await replanned(page, () => page.selectOption('#option-Sampler', ''));
   // Its certified sampler's cost grows like (μ_GDP·n)²: on the demo it takes about 3 s at
@@ -146,6 +158,7 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   });
   await page.click('#run-button');
   await page.waitForSelector('#cancel-button');
+  assert.equal(await leaveAsks(page), true, 'leaving the page during a run does not ask');
   // A timer on the page keeps ticking and typing updates the page while the fit runs.
   await page.evaluate(() => { window.ticks = 0; window.ticker = setInterval(() => { window.ticks++; }, 50); });
   const before = await page.textContent('#plan-rem td[data-label="guarantee"]');
@@ -177,10 +190,12 @@ test('a long run shows its progress, keeps the page responsive, and cancels', as
   await page.waitForFunction(() => /1 cancelled/.test(document.querySelector('label[for="run-progress"]').textContent), null, { timeout: 15000 });
   assert.equal(await page.$('#results'), null, 'a cancelled run releases nothing');
   assert.equal(await page.isEnabled('#run-button'), true);
+  assert.equal(await leaveAsks(page), false, 'leaving after a cancelled run, with nothing to lose, asks');
   // The next run works (on a fresh worker if the cancelled one had to be stopped).
   await choose(page, 'rem');
   await page.click('#run-button');
   await page.waitForSelector('#results', { timeout: 60000 });
+  assert.equal(await leaveAsks(page), true, 'leaving the page with its results does not ask');
   await page.evaluate(() => clearInterval(window.ticker));
   await done(app);
 });
@@ -452,7 +467,7 @@ test('a private evaluation, files scored in the page and in onnxruntime with the
   t.diagnostic(`the page's ONNX model on the demo's 1000 held-out rows: labels identical, max |Δprobability| = ${diff.toExponential(2)}`);
   assert.ok(diff <= tolerance, `max |Δprobability| ${diff} above ${tolerance}`);
   const typed = await typeRow(page);
-  assert.match(typed, /^Prediction: (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
+  assert.match(typed, /^Prediction of "Y": (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
   await done(app);
 
   // A fresh page takes the file's settings, and its schema once the demo is loaded; and its

@@ -110,8 +110,8 @@ test('the demo fitted with noisy-gd: the model predicts a typed row, and downloa
   await page.fill('#use-0', '52');
   await page.selectOption('#use-7', 'Female');
   await page.fill('#use-8', '0');
-  await page.waitForFunction(() => document.querySelector('#use-result').textContent.startsWith('Prediction: '));
-  assert.match(await result(), /^Prediction: (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
+  await page.waitForFunction(() => document.querySelector('#use-result').textContent.startsWith('Prediction of "Y": '));
+  assert.match(await result(), /^Prediction of "Y": (<=50K|>50K) \(p\(<=50K\) = \d+\.\d %, p\(>50K\) = \d+\.\d %\)$/);
   assert.match(await page.textContent('#use-model'), /nothing is sent anywhere.*private release.*your own data/s);
 
   // Download: a privopt-release/2 file with the schema, the encoding and the model.

@@ -7,6 +7,7 @@ import (
 	"html"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -311,9 +312,18 @@ func TestUseModelBinary(t *testing.T) {
 		t.Fatalf("the panel predicts %+v (%q), want %+v", a.Row, a.RowErr, want)
 	}
 	page := render(t, &Root{Widget: curves.New(), App: a})
-	if !strings.Contains(page, "Prediction: "+html.EscapeString(want.Label)) || !strings.Contains(page, `id="use-0"`) || !strings.Contains(page, "age, from 17 to 90") ||
+	if !strings.Contains(page, "Prediction of &#34;Y&#34;: "+html.EscapeString(want.Label)) || !strings.Contains(page, `id="use-0"`) || !strings.Contains(page, "age, from 17 to 90") ||
 		!strings.Contains(page, "computed in this page") || !strings.Contains(page, "missing (read as ?)") {
 		t.Errorf("the panel does not show the form and the prediction %q", want.Label)
+	}
+	// A value outside its declared range is read at its end, and the prediction says so.
+	const note = `"age" is outside its declared range and was read at its end`
+	if got := a.RowResult(); strings.Contains(got, ". ") {
+		t.Errorf("an age of %s: %q", record[slices.Index(header, "age")], got)
+	}
+	a.SetRowValue(0, "150")
+	if got := a.RowResult(); a.Row == nil || !strings.Contains(got, ". "+note) || !strings.HasSuffix(got, ".") {
+		t.Errorf("an age of 150: %q", got)
 	}
 	// A value the schema refuses: no prediction, the reason names the column, the field is marked.
 	a.SetRowValue(1, "Astronaut")
@@ -324,7 +334,8 @@ func TestUseModelBinary(t *testing.T) {
 	}
 }
 
-// For a regression, the panel shows the model's value for the row as privopt encodes it.
+// For a regression, the panel shows the model's value for the row as privopt encodes it, to six
+// significant digits, and names the column it predicts.
 func TestUseModelRegression(t *testing.T) {
 	t.Parallel()
 	h := newTestHost(t, 1)
@@ -354,8 +365,12 @@ func TestUseModelRegression(t *testing.T) {
 	if a.Row == nil || a.Row.Label != want.Label || a.Row.Value != want.Value || a.Row.Probabilities != nil || want.Label == "" {
 		t.Errorf("the panel predicts %+v (%q), want %+v", a.Row, a.RowErr, want)
 	}
-	if got := a.RowResult(); got != "Prediction: "+want.Label {
+	if got := a.RowResult(); got != `Prediction of "y": `+strconv.FormatFloat(want.Value, 'g', 6, 64) {
 		t.Errorf("shown %q", got)
+	}
+	a.Row = &release.Prediction{Label: "1.2345678912", Value: 1.2345678912}
+	if got := a.RowResult(); got != `Prediction of "y": 1.23457` {
+		t.Errorf("a value of many digits shown %q", got)
 	}
 }
 

@@ -28,9 +28,11 @@ type useState struct {
 	// RowText holds the typed row: the value of each feature column of the release's schema,
 	// by the column's index, as typed or chosen ("" is a missing value).
 	RowText []string
-	// Row is the model's prediction for the typed row, or RowErr says why there is none;
-	// RowErrColumn names the column at fault, if one is.
+	// Row is the model's prediction for the typed row, and RowChanged names the values outside
+	// their declared range, which encoding read at its end, column by column; or
+	// RowErr says why there is none, and RowErrColumn names the column at fault, if one is.
 	Row                  *release.Prediction
+	RowChanged           []string
 	RowErr, RowErrColumn string
 	// ScoreName names the CSV file scored last; Scoring is true while a worker scores it, and
 	// ScoreFraction is how far it has read.
@@ -188,13 +190,19 @@ func (a *App) SetRowValue(i int, text string) {
 // CSV file, encoded as privopt encodes every row (data.EncodeForPrediction), and predicted by
 // release.Predictor.
 func (a *App) predictRow() {
-	a.Row, a.RowErr, a.RowErrColumn = nil, "", ""
+	a.Row, a.RowErr, a.RowErrColumn, a.RowChanged = nil, "", "", nil
 	p, err := a.useFile.Predictor(a.UseModel)
 	if err == nil {
 		var ds *data.Dataset
-		if ds, _, err = data.EncodeForPrediction(strings.NewReader(a.rowCSV()), a.useFile.Schema); err == nil {
+		var diag *data.Diagnostics
+		if ds, diag, err = data.EncodeForPrediction(strings.NewReader(a.rowCSV()), a.useFile.Schema); err == nil {
 			pr := p.Predict(ds.Row(0, nil))
 			a.Row = &pr
+			for _, c := range diag.Columns {
+				if c.Clipped > 0 { // a value outside a private range alone is expected: not said
+					a.RowChanged = append(a.RowChanged, strconv.Quote(c.Name)+" is outside its declared range and was read at its end")
+				}
+			}
 			return
 		}
 	}
@@ -240,9 +248,10 @@ func withMark(number string, mark byte) string {
 // csvQuote writes a CSV field quoted, with its quotes doubled.
 func csvQuote(s string) string { return `"` + strings.Join(strings.Split(s, `"`), `""`) + `"` }
 
-// RowResult states the typed row's prediction: the predicted label, or for regression the
-// value, with the probability of each class for logistic and multinomial models; or the
-// reason there is none, naming the column at fault.
+// RowResult states the typed row's prediction, naming the label column: the predicted label,
+// or for regression the value to six significant digits (a scored file has every digit), with
+// the probability of each class for logistic and multinomial models; or the reason there is
+// none, naming the column at fault.
 func (a *App) RowResult() string {
 	if a.Row == nil {
 		if a.RowErrColumn != "" {
@@ -250,14 +259,22 @@ func (a *App) RowResult() string {
 		}
 		return "No prediction: " + a.RowErr
 	}
-	text := "Prediction: " + a.Row.Label
-	if p, err := a.useFile.Predictor(a.UseModel); err == nil && len(a.Row.Probabilities) > 0 {
+	label := a.Row.Label
+	p, err := a.useFile.Predictor(a.UseModel)
+	if err == nil && p.Classes() == nil {
+		label = strconv.FormatFloat(a.Row.Value, 'g', 6, 64)
+	}
+	text := "Prediction of " + strconv.Quote(a.useFile.Schema.Label().Name) + ": " + label
+	if err == nil && len(a.Row.Probabilities) > 0 {
 		classes := p.Classes()
 		parts := make([]string, len(classes))
 		for c, q := range a.Row.Probabilities {
 			parts[c] = "p(" + classes[c] + ") = " + percent(q)
 		}
 		text += " (" + strings.Join(parts, ", ") + ")"
+	}
+	if len(a.RowChanged) > 0 {
+		text += ". " + strings.Join(a.RowChanged, "; ") + "."
 	}
 	return text
 }

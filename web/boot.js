@@ -64,6 +64,13 @@
     worker.postMessage(message, transfer);
   };
 
+  // Leaving the page (closing it, reloading it, following a link) loses a run under way and the
+  // results shown, which nothing keeps but the page: while it shows either (its Cancel button,
+  // or its results), the browser asks first.
+  window.addEventListener('beforeunload', (event) => {
+    if (document.querySelector('#cancel-button, #results')) event.preventDefault();
+  });
+
   // A link to the curve widget alone (?embed=curve, which privopt documented before the widget
   // had a page of its own) goes to that page, with the same query, before app.wasm is fetched.
   if (new URLSearchParams(location.search).get('embed') === 'curve') {
