@@ -465,7 +465,7 @@ func (a *App) MechanismPaper(name string) string {
 func (a *App) planNote(p engine.PlanSummary) string {
 	if p.Name == a.Mechanism {
 		for field, value := range a.options() {
-			for _, c := range optionText[p.Name][field].choices {
+			for _, c := range optionOf(p.Name, field).choices {
 				if c.Value == value && c.Uncertified {
 					return "mixing not certified: the run claims no privacy"
 				}
@@ -584,7 +584,7 @@ func (a *App) Options() []OptionView {
 	}
 	var out []OptionView
 	for _, o := range opts {
-		d := optionText[a.Mechanism][o.Name]
+		d := optionOf(a.Mechanism, o.Name)
 		v := OptionView{Name: o.Name, Kind: o.Kind, Help: d.help, Text: a.OptionText[o.Name], Choices: d.choices}
 		if strings.Contains(planErr, "setting "+o.Name+":") { // fit.Mechanism's errors name the setting
 			v.Err = planErr
