@@ -570,6 +570,16 @@ test('the page opens on the recommended mechanism, explains ε and δ, and warns
   assert.match(await page.textContent('#budget-help'), /finds at most \d+\.\d % of those in it/);
   assert.equal(await page.$('#budget-warnings'), null, 'no warning at ε = 1, δ = 1e-6');
   assert.equal(await page.getAttribute('#option-NoPrecondition', 'type'), 'checkbox', 'a yes/no setting is a checkbox');
+  // While the plans are recomputed (aria-busy), the figures shown, the last choices', are
+  // dimmed and the caption says so.
+  const busy = await page.evaluate(() => {
+    const table = document.querySelector('#plans');
+    table.setAttribute('aria-busy', 'true');
+    const shown = [getComputedStyle(table.tBodies[0]).opacity, getComputedStyle(table.caption, '::after').content];
+    table.setAttribute('aria-busy', 'false');
+    return shown;
+  });
+  assert.deepEqual(busy, ['0.5', '" (updating for the new choices…)"']);
   await replanned(page, () => page.fill('#budget-delta', '0.5'));
   assert.match(await page.textContent('#budget-warnings'), /not small next to 1\/n = 1\/4000/);
   await replanned(page, () => page.fill('#budget-delta', '1e-6'));

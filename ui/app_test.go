@@ -279,6 +279,16 @@ func TestDemoFlow(t *testing.T) {
 			t.Errorf("the results lack %s", want)
 		}
 	}
+	// A model no better than always predicting the majority class says so.
+	accuracy, majority := res.Test.Accuracy, *res.Test.Majority
+	for _, acc := range []float64{majority + 1e-9, majority} {
+		res.Test.Accuracy = &acc
+		said := slices.ContainsFunc(a.Diagnostics(), func(d DiagnosticRow) bool { return strings.Contains(d.Value, "no better than always predicting it") })
+		if said != (acc <= majority) {
+			t.Errorf("held-out accuracy %v against the majority class's %v: said no better %t", acc, majority, said)
+		}
+	}
+	res.Test.Accuracy = accuracy
 	// Sorting by magnitude puts the largest weight first.
 	a.SetSort(true)
 	ws := a.Weights()

@@ -136,4 +136,14 @@ func TestPrivateEvaluationRegression(t *testing.T) {
 			t.Errorf("the results lack %s", want)
 		}
 	}
+	// An R² of at most 0 says the model does no better than the mean label.
+	r2 := ev.R2
+	defer func() { ev.R2 = r2 }()
+	for _, v := range []float64{0.01, 0, -0.5} {
+		ev.R2 = &mech.Estimate{Value: v, Low: v - 0.1, High: v + 0.1}
+		said := strings.Contains(a.EvaluationRows()[0].Private, "no better than predicting the mean label")
+		if said != (v <= 0) {
+			t.Errorf("R² %v: said no better %t", v, said)
+		}
+	}
 }

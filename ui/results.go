@@ -226,6 +226,9 @@ func (a *App) Diagnostics() []DiagnosticRow {
 			acc := percent(*t.Accuracy)
 			if t.Majority != nil {
 				acc += " (always the majority class: " + percent(*t.Majority) + ")"
+				if *t.Accuracy <= *t.Majority {
+					acc += ": no better than always predicting it; a larger ε, more rows or fewer features may help"
+				}
 			}
 			rows = append(rows, DiagnosticRow{fmt.Sprintf("Held-out accuracy (%d rows)", t.Rows), acc})
 		}
@@ -281,6 +284,9 @@ func (a *App) EvaluationRows() []EvaluationRow {
 			r2 := "R² not stated (the noisy sums leave no spread of the labels)"
 			if ev.R2 != nil {
 				r2 = "R² " + estimateText(ev.R2, shortText)
+				if ev.R2.Value <= 0 {
+					r2 += ": no better than predicting the mean label"
+				}
 			}
 			row.Private = "mean absolute error " + estimateText(ev.MAE, shortText) + "; " + r2
 		}
