@@ -174,9 +174,15 @@ func (a *App) ReportSummary() []string {
 	if r.Neighbouring == privacy.AddRemove {
 		change = "adding or removing any one row"
 	}
-	out := []string{fmt.Sprintf("Protected: each row of the training file, taken as one person's record. For one model, %s changes the chance of "+
+	// The model's fit may have a share of the budget typed (the private ranges and evaluation
+	// take the rest): said so, beside the whole release's guarantee (ReleasedText).
+	whose := "For one model"
+	if r.Target.Epsilon < a.runSpec.Budget.Epsilon {
+		whose = "For one model's fit, on its share of the budget (ε = " + upText(r.Target.Epsilon) + "; the whole release's guarantee is stated below)"
+	}
+	out := []string{fmt.Sprintf("Protected: each row of the training file, taken as one person's record. %s, %s changes the chance of "+
 		"any outcome, and of anything concluded from it, by at most a factor e^ε = %s, plus δ = %s.",
-		change, upText(math.Exp(r.Target.Epsilon)), upText(r.Achieved.Delta))}
+		whose, change, upText(math.Exp(r.Target.Epsilon)), upText(r.Achieved.Delta))}
 	for _, b := range a.rel.Statements.Attacker {
 		if b.FalsePositiveRate == 0.05 {
 			out = append(out, fmt.Sprintf("Strength: someone who knows every other row and tries to tell whether a person's row was used, "+
