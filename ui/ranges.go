@@ -13,8 +13,8 @@ import (
 // when their release file has none): each scaled column's declared range and its private
 // range, in the column's units (mapped back through its transform), the share of the budget
 // and the ranges' own (ε, δ) (their report's target), counted once in the release's guarantee
-// however many runs used them, then the transform each column's range suggests, if any
-// (data.TransformSuggestion).
+// however many runs used them, then what each column's range suggests declaring, if anything
+// (data.RangeSuggestion).
 func (a *App) RangesText() string {
 	if a.rel == nil || a.rel.Ranges == nil {
 		return ""
@@ -23,7 +23,7 @@ func (a *App) RangesText() string {
 	for _, c := range a.rel.Schema.Columns {
 		if c.Range != nil {
 			cols = append(cols, c.Name+" from "+interval(c.Min, c.Max)+" to "+interval(c.Unscale(c.Range.Lo), c.Unscale(c.Range.Hi)))
-			if line := data.TransformSuggestion(c, *c.Range); c.Kind == data.Numeric && line != "" {
+			if line := data.RangeSuggestion(c, *c.Range); c.Kind == data.Numeric && line != "" {
 				suggestions = append(suggestions, line)
 			}
 		}

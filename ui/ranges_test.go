@@ -144,7 +144,7 @@ func TestScaleOfferedAndDefaultDomain(t *testing.T) {
 }
 
 // TestRangesSuggestTransforms checks that the ranges' text passes on the transform a range
-// suggests (data.TransformSuggestion) and says nothing of the others.
+// suggests (data.RangeSuggestion) and says nothing of the others.
 func TestRangesSuggestTransforms(t *testing.T) {
 	t.Parallel()
 	col := func(name string, hi float64) data.Column {
@@ -152,10 +152,10 @@ func TestRangesSuggestTransforms(t *testing.T) {
 	}
 	a := &App{releaseState: releaseState{rel: &release.File{Ranges: &mech.Ranges{}, Schema: &data.Schema{Columns: []data.Column{col("gain", 0.001), col("wide", 0.5)}}}}}
 	text := a.RangesText()
-	if want := data.TransformSuggestion(col("gain", 0.001), data.Range{Lo: 0, Hi: 0.001}); want == "" || !strings.Contains(text, want) {
+	if want := data.RangeSuggestion(col("gain", 0.001), data.Range{Lo: 0, Hi: 0.001}); want == "" || !strings.Contains(text, want) {
 		t.Errorf("the ranges text %q lacks the suggestion %q", text, want)
 	}
-	if data.TransformSuggestion(col("wide", 0.5), data.Range{Lo: 0, Hi: 0.5}) != "" || strings.Count(text, "log1p") != 1 {
+	if data.RangeSuggestion(col("wide", 0.5), data.Range{Lo: 0, Hi: 0.5}) != "" || strings.Count(text, "log1p") != 1 {
 		t.Errorf("the ranges text %q suggests more than one transform", text)
 	}
 }

@@ -48,7 +48,8 @@ type fitOutput struct {
 	// Ranges are the private ranges of the scaled columns, when the fit estimated them.
 	Ranges     *mech.Ranges     `json:"private_ranges,omitempty"`
 	Evaluation *mech.Evaluation `json:"evaluation,omitempty"`
-	// Suggestions are transforms the private ranges suggest declaring (data.TransformSuggestion).
+	// Suggestions are what the private ranges suggest declaring: a transform, or a column's
+	// declared scale (data.RangeSuggestion).
 	Suggestions []string         `json:"suggestions,omitempty"`
 	Together    string           `json:"together"`
 	Data        *dataDiagnostics `json:"data"`
@@ -490,12 +491,12 @@ func allLosses() []string {
 }
 
 // suggestions returns a line for each privately scaled column of the schema as used whose
-// range suggests a transform (data.TransformSuggestion).
+// range suggests a change of the schema (data.RangeSuggestion).
 func suggestions(s *data.Schema) []string {
 	var out []string
 	for _, c := range s.Columns {
 		if c.Range != nil && c.Kind == data.Numeric {
-			if line := data.TransformSuggestion(c, *c.Range); line != "" {
+			if line := data.RangeSuggestion(c, *c.Range); line != "" {
 				out = append(out, line)
 			}
 		}

@@ -171,25 +171,32 @@ func (c *Column) DescribeScale() string {
 	return clip + ", then scaled to [0, 1]"
 }
 
-// suggestLog1pBelow is the share of its declared scale below which a column's private range
-// suggests the log1p transform (TransformSuggestion).
-const suggestLog1pBelow = 0.01
+// suggestBelow is the share of its declared scale below which a column's private range
+// suggests a change of the schema (RangeSuggestion).
+const suggestBelow = 0.01
 
-// TransformSuggestion returns a one-line suggestion to declare "transform": "log1p" for the
-// numeric feature column c, given its private range r (released, so the suggestion is too),
-// or "" when there is none to make. It suggests it when c has no transform, Min ≥ 0, and r's
-// upper end lies below 1 % of the declared scale and at least at 1 in the column's units: all
-// but the top few values (the range's upper quantile) then sit two orders of magnitude or more
-// below the declared maximum, so a linear scale either clips the large values (the private
-// range) or crowds the others into a sliver of [0, 1] (the declared range), where log(1 + v),
-// which is close to v only below 1, spreads them over the scale.
-func TransformSuggestion(c Column, r Range) string {
-	if c.Kind != Numeric || c.Transform != NoTransform || c.Min < 0 || !(r.Hi < suggestLog1pBelow) || c.Unscale(r.Hi) < 1 {
+// RangeSuggestion returns a one-line suggestion for the numeric feature column c, given its
+// private range r (released, so the suggestion is too), or "" when r covers at least 1 % of
+// the declared scale. It suggests declaring "transform": "log1p" when c has no transform, Min
+// ≥ 0, and r's upper end lies below 1 % of the declared scale and at least at 1 in the
+// column's units: all but the top few values (the range's upper quantile) then sit two orders
+// of magnitude or more below the declared maximum, so a linear scale either clips the large
+// values (the private range) or crowds the others into a sliver of [0, 1] (the declared
+// range), where log(1 + v), which is close to v only below 1, spreads them over the scale.
+// Otherwise (most values at one point, such as 0, which no transform spreads) it says that the
+// values outside r are read as its nearer end, so that the model sees little more than on
+// which side of r a value lies, and that declaring "scale": "declared" keeps their sizes.
+func RangeSuggestion(c Column, r Range) string {
+	if c.Kind != Numeric || !(r.Hi-r.Lo < suggestBelow) {
 		return ""
 	}
-	share := strconv.FormatFloat(100*(r.Hi-r.Lo), 'g', 2, 64)
-	return fmt.Sprintf("%s's private range [%s, %s] is %s %% of its declared range, and its values span orders of magnitude: declaring \"transform\": \"log1p\" may help",
-		c.Name, formatNumber(c.Unscale(r.Lo)), formatNumber(c.Unscale(r.Hi)), share)
+	lo, hi, share := formatNumber(c.Unscale(r.Lo)), formatNumber(c.Unscale(r.Hi)), strconv.FormatFloat(100*(r.Hi-r.Lo), 'g', 2, 64)
+	if c.Transform == NoTransform && c.Min >= 0 && r.Hi < suggestBelow && c.Unscale(r.Hi) >= 1 {
+		return fmt.Sprintf("%s's private range [%s, %s] is %s %% of its declared range, and its values span orders of magnitude: declaring \"transform\": \"log1p\" may help",
+			c.Name, lo, hi, share)
+	}
+	return fmt.Sprintf("%s's private range [%s, %s] is %s %% of its declared range: the values outside it are read as its nearer end, so the model sees little more than on which side of it a value lies; declaring \"scale\": \"declared\" for the column keeps their sizes",
+		c.Name, lo, hi, share)
 }
 
 // formatNumber writes v for a person: a whole number below 10^15 exactly, with its thousands

@@ -500,10 +500,10 @@ func TestDescribeScale(t *testing.T) {
 	}
 }
 
-func TestTransformSuggestion(t *testing.T) {
+func TestRangeSuggestion(t *testing.T) {
 	gain := Column{Name: "capital-gain", Kind: Numeric, Min: 0, Max: 100000}
 	want := `capital-gain's private range [0, 150] is 0.15 % of its declared range, and its values span orders of magnitude: declaring "transform": "log1p" may help`
-	if got := TransformSuggestion(gain, Range{0, 0.0015}); got != want {
+	if got := RangeSuggestion(gain, Range{0, 0.0015}); got != want {
 		t.Errorf("got  %s\nwant %s", got, want)
 	}
 	logged := gain
@@ -512,19 +512,29 @@ func TestTransformSuggestion(t *testing.T) {
 	negative.Min = -10
 	small := gain
 	small.Max = 50
+	// A range as narrow that log1p cannot spread: the column's declared scale keeps the sizes.
+	const declared = `"scale": "declared" for the column keeps their sizes`
 	for _, c := range []struct {
-		c Column
-		r Range
+		c    Column
+		r    Range
+		want string
 	}{
-		{gain, Range{0, 0.01}},       // the range is not below 1 % of the declared one
-		{logged, Range{0, 0.0015}},   // already transformed
-		{negative, Range{0, 0.0015}}, // not a non-negative column
-		{small, Range{0, 0.005}},     // the range ends at 0.25: log(1 + v) is close to v
-		{Column{Name: "c", Kind: Categorical, Categories: []string{"x"}}, Range{0, 0.001}},
+		{gain, Range{0, 0.01}, ""},                   // the range is not below 1 % of the declared one
+		{gain, Range{0.5, 0.6}, ""},                  // nor is this one
+		{logged, Range{0, 0.0015}, declared},         // already transformed
+		{negative, Range{0, 0.0015}, declared},       // not a non-negative column
+		{small, Range{0, 0.005}, declared},           // the range ends at 0.25: log(1 + v) is close to v
+		{gain, Range{0.5, 0.5 + 1.0/1024}, declared}, // narrow, in the middle
+		{Column{Name: "c", Kind: Categorical, Categories: []string{"x"}}, Range{0, 0.001}, ""},
 	} {
-		if got := TransformSuggestion(c.c, c.r); got != "" {
+		if got := RangeSuggestion(c.c, c.r); c.want == "" && got != "" || !strings.HasSuffix(got, c.want) || strings.Contains(got, "log1p") {
 			t.Errorf("%+v, %v: %s", c.c, c.r, got)
 		}
+	}
+	want = `small's private range [0, 0.25] is 0.5 % of its declared range: the values outside it are read as its nearer end, so the model sees little more than on which side of it a value lies; declaring "scale": "declared" for the column keeps their sizes`
+	small.Name = "small"
+	if got := RangeSuggestion(small, Range{0, 0.005}); got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
 	}
 }
 
