@@ -257,7 +257,8 @@ func (r *denseRows) rows(lo, n int) []float64 {
 	return r.blocks.Blocks[lo/data.BlockRows].Val[o*r.d : (o+n)*r.d]
 }
 
-// row returns row i.
+// row returns row i: rows(i, 1) written out to be inlined, on the per-example queries' path
+// (through rows, BenchmarkLinearValue takes 75 ns a query instead of 59).
 func (r *denseRows) row(i int) []float64 {
 	if r.blocks == nil {
 		return r.x[i*r.d : (i+1)*r.d : (i+1)*r.d]
