@@ -381,6 +381,26 @@ func (a *App) SetOther(i int, on bool) {
 	a.schemaChanged()
 }
 
+// SetLog1p sets whether a numeric column's values are read through log(1 + v) (the transform
+// "log1p") or as they are.
+func (a *App) SetLog1p(i int, on bool) {
+	a.Schema.Columns[i].Transform = data.NoTransform
+	if on {
+		a.Schema.Columns[i].Transform = data.Log1p
+	}
+	a.schemaChanged()
+}
+
+// SetDeclaredScale sets whether a numeric column keeps its declared range when a fit
+// estimates private ranges ("scale": "declared"), or may have one.
+func (a *App) SetDeclaredScale(i int, on bool) {
+	a.Schema.Columns[i].Scale = data.ScalePrivate
+	if on {
+		a.Schema.Columns[i].Scale = data.ScaleDeclared
+	}
+	a.schemaChanged()
+}
+
 // SetRestNegative sets whether a binary label reads every other value as negative.
 func (a *App) SetRestNegative(i int, on bool) {
 	a.Schema.Columns[i].RestNegative = on

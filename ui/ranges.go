@@ -40,6 +40,9 @@ func (a *App) RangesText() string {
 	for _, line := range suggestions {
 		text += " " + line + "."
 	}
+	if len(suggestions) > 0 {
+		text += " In step 1's schema, each numeric column has both settings: “read on a log scale” and “keep the declared range”."
+	}
 	return text
 }
 

@@ -155,7 +155,53 @@ func TestRangesSuggestTransforms(t *testing.T) {
 	if want := data.RangeSuggestion(col("gain", 0.001), data.Range{Lo: 0, Hi: 0.001}); want == "" || !strings.Contains(text, want) {
 		t.Errorf("the ranges text %q lacks the suggestion %q", text, want)
 	}
+	if !strings.HasSuffix(text, "In step 1's schema, each numeric column has both settings: “read on a log scale” and “keep the declared range”.") {
+		t.Errorf("the ranges text %q does not say where to change the schema", text)
+	}
 	if data.RangeSuggestion(col("wide", 0.5), data.Range{Lo: 0, Hi: 0.5}) != "" || strings.Count(text, "log1p") != 1 {
 		t.Errorf("the ranges text %q suggests more than one transform", text)
+	}
+}
+
+// TestLogScaleAndDeclaredRange: the schema editor sets a numeric column's log1p transform and
+// its declared scale (what a private range's suggestion names), each a change of the schema that
+// the data must be checked again for; log1p on a column whose minimum is not above −1 is refused
+// next to the column.
+func TestLogScaleAndDeclaredRange(t *testing.T) {
+	t.Parallel()
+	h := newTestHost(t, 1)
+	a := NewApp(h)
+	a.Start()
+	a.UseDemo()
+	h.settle(a)
+	i := slices.IndexFunc(a.Schema.Columns, func(c data.Column) bool { return c.Name == "capital-gain" })
+	if a.Dataset == nil || i < 0 {
+		t.Fatalf("demo: dataset %v, capital-gain at %d", a.Dataset, i)
+	}
+	a.ShowSchema = true
+	html := render(t, &Root{Widget: curves.New(), App: a})
+	for _, want := range []string{`id="log1p-` + itoa(i) + `"`, `id="declared-scale-` + itoa(i) + `"`, "read on a log scale, log(1 + v)", "keep the declared range (no private range)"} {
+		if !strings.Contains(html, want) {
+			t.Errorf("the schema editor lacks %s", want)
+		}
+	}
+	a.SetLog1p(i, true)
+	a.SetDeclaredScale(i, true)
+	if c := a.Schema.Columns[i]; c.Transform != data.Log1p || c.Scale != data.ScaleDeclared || a.Dataset != nil || a.Cols[i].Err != "" {
+		t.Fatalf("log1p and the declared scale: %+v, dataset %v, error %q", c, a.Dataset, a.Cols[i].Err)
+	}
+	a.CheckData()
+	h.settle(a)
+	if a.Dataset == nil || a.DataErr != "" {
+		t.Fatalf("the data with log1p: %q", a.DataErr)
+	}
+	a.SetDeclaredScale(i, false)
+	a.SetMin(i, "-1")
+	if a.Schema.Columns[i].Scale != data.ScalePrivate || a.Cols[i].Err == "" {
+		t.Errorf("log1p with a minimum of −1: %+v, error %q", a.Schema.Columns[i], a.Cols[i].Err)
+	}
+	a.SetLog1p(i, false)
+	if a.Schema.Columns[i].Transform != data.NoTransform || a.Cols[i].Err != "" {
+		t.Errorf("without log1p: %+v, error %q", a.Schema.Columns[i], a.Cols[i].Err)
 	}
 }
