@@ -697,7 +697,7 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								}
 							}
 						}
-						if col.Kind != "ignore" {
+						if col.Kind == "numeric" || col.Kind == "categorical" || col.Missing.Replace {
 							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "field"}}}
 							vgparent.AppendChild(vgn)
 							{
