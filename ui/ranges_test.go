@@ -205,28 +205,3 @@ func TestLogScaleAndDeclaredRange(t *testing.T) {
 		t.Errorf("without log1p: %+v, error %q", a.Schema.Columns[i], a.Cols[i].Err)
 	}
 }
-
-// TestLabelMissingPolicy: the schema editor offers a missing-value replacement for feature
-// columns, not for the label (a replaced label would be a made-up answer), unless the schema
-// already replaces it, so that it can be turned off.
-func TestLabelMissingPolicy(t *testing.T) {
-	t.Parallel()
-	h := newTestHost(t, 1)
-	a := NewApp(h)
-	a.Start()
-	a.UseDemo()
-	h.settle(a)
-	label := len(a.Schema.Columns) - 1
-	if a.Schema.Columns[label].Name != "Y" {
-		t.Fatalf("the demo's last column is %q", a.Schema.Columns[label].Name)
-	}
-	a.ShowSchema = true
-	html := render(t, &Root{Widget: curves.New(), App: a})
-	if !strings.Contains(html, `id="missing-policy-1"`) || strings.Contains(html, `id="missing-policy-`+itoa(label)+`"`) {
-		t.Error("the missing-value policy is not offered for a feature, or is for the label")
-	}
-	a.Schema.Columns[label].Missing = data.Missing{Replace: true, Value: "0"}
-	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `id="missing-policy-`+itoa(label)+`"`) {
-		t.Error("a label whose missing values the schema replaces has no control to stop it")
-	}
-}
