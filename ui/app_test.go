@@ -190,8 +190,8 @@ func (h *testHost) waitProgress(a *App) {
 	}
 }
 
-// demoApp returns an app with the demo data checked and planned, with a fast sampler.
-func demoApp(t *testing.T, workers int) (*App, *testHost) {
+// checkedDemo returns an app with the demo data checked and planned, with its defaults.
+func checkedDemo(t *testing.T, workers int) (*App, *testHost) {
 	t.Helper()
 	h := newTestHost(t, workers)
 	a := NewApp(h)
@@ -201,6 +201,13 @@ func demoApp(t *testing.T, workers int) (*App, *testHost) {
 	if a.Dataset == nil || a.Plans == nil || a.Rate == nil {
 		t.Fatalf("demo: dataset %v, plans %v, rate %v, errors %q %q %q", a.Dataset, a.Plans, a.Rate, a.LoadErr, a.DataErr, a.PlanErr)
 	}
+	return a, h
+}
+
+// demoApp returns an app with the demo data checked and planned, with a fast sampler.
+func demoApp(t *testing.T, workers int) (*App, *testHost) {
+	t.Helper()
+	a, h := checkedDemo(t, workers)
 	a.SetMechanism("rem") // its fast mode: quick, and claiming no privacy
 	a.SetOption("Sampler", "mala")
 	a.SetOption("FastSteps", "40")
@@ -899,11 +906,7 @@ func TestUpText(t *testing.T) {
 // already replaces it, so that it can be turned off.
 func TestLabelMissingPolicy(t *testing.T) {
 	t.Parallel()
-	h := newTestHost(t, 1)
-	a := NewApp(h)
-	a.Start()
-	a.UseDemo()
-	h.settle(a)
+	a, _ := checkedDemo(t, 1)
 	label := len(a.Schema.Columns) - 1
 	if a.Schema.Columns[label].Name != "Y" {
 		t.Fatalf("the demo's last column is %q", a.Schema.Columns[label].Name)

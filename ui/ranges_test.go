@@ -169,14 +169,10 @@ func TestRangesSuggestTransforms(t *testing.T) {
 // next to the column.
 func TestLogScaleAndDeclaredRange(t *testing.T) {
 	t.Parallel()
-	h := newTestHost(t, 1)
-	a := NewApp(h)
-	a.Start()
-	a.UseDemo()
-	h.settle(a)
+	a, h := checkedDemo(t, 1)
 	i := slices.IndexFunc(a.Schema.Columns, func(c data.Column) bool { return c.Name == "capital-gain" })
-	if a.Dataset == nil || i < 0 {
-		t.Fatalf("demo: dataset %v, capital-gain at %d", a.Dataset, i)
+	if i < 0 {
+		t.Fatal("the demo has no column capital-gain")
 	}
 	a.ShowSchema = true
 	html := render(t, &Root{Widget: curves.New(), App: a})

@@ -149,18 +149,25 @@ func TestOneHotReleasesIdenticalEverywhere(t *testing.T) {
 	sparseReleases(t, ds, pinnedOneHotReleases)
 }
 
+// planAt2 plans the named mechanism for toyProblem(ds) at ε = 2, δ = 10⁻⁶.
+func planAt2(t *testing.T, name string, ds *data.Dataset) Plan {
+	t.Helper()
+	m, err := ByName(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := m.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return pl
+}
+
 // sparseReleases checks the pinned releases pins on ds (TestSparseReleasesIdenticalEverywhere).
 func sparseReleases(t *testing.T, ds *data.Dataset, pins map[string]uint64) {
 	t.Helper()
 	for name, want := range pins {
-		m, err := ByName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := m.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		pl := planAt2(t, name, ds)
 		rel, err := pl.Run(context.Background(), ds, rng.Seeded(13), nil)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
@@ -346,14 +353,7 @@ func TestDenseBlocksReleasesIdenticalEverywhere(t *testing.T) {
 		flat.X = append(flat.X, ds.Row(i, nil)...)
 	}
 	for name, want := range pinnedDenseBlocks {
-		m, err := ByName(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		pl, err := m.Plan(privacy.Budget{Epsilon: 2, Delta: 1e-6}, toyProblem(ds))
-		if err != nil {
-			t.Fatalf("%s: %v", name, err)
-		}
+		pl := planAt2(t, name, ds)
 		for _, workers := range []int{1, 2, 4} {
 			loss.SetWorkers(workers)
 			for _, held := range []*data.Dataset{ds, &flat} {
