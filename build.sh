@@ -124,8 +124,9 @@ need_test_tools() {
 gen_files() { find ui -name '*_gen.go' -print0 | sort -z | xargs -0 -r sha256sum; }
 
 # generate runs vugugen on the templates of ui/ without their layout whitespace
-# (internal/build/vugutrim), writes ui/*_gen.go from them, and reports whether that changed the
-# committed files.
+# (internal/build/vugutrim), makes the generated code's constant attribute lists package
+# variables (internal/build/vugustatic: 5.4 kB less of the page's compressed WebAssembly),
+# writes ui/*_gen.go from them, and reports whether that changed the committed files.
 GENERATED_CHANGED=0
 generate() {
 	local before after tmp f
@@ -134,6 +135,7 @@ generate() {
 	go run ./internal/build/vugutrim ui "$tmp"
 	printf 'package ui\n' >"$tmp/doc.go" # the package of the generated files
 	go tool vugugen -skip-go-mod -skip-main "$tmp"
+	go run ./internal/build/vugustatic "$tmp"
 	for f in "$tmp"/*_gen.go; do
 		[ "$(basename "$f")" = 0_missing_gen.go ] || cp "$f" ui/ # 0_missing_gen.go declares the components' types, which ui/ has
 	done
