@@ -53,6 +53,9 @@ Commands:
   bench --scale-numeric [N…]
                    the same with 20 numeric columns and no categorical ones (rows held
                    dense); writes docs/benchmarks/scale-numeric.md
+  bench --scale-float32 [N…]
+                   the same with the values held as float32 (privopt fit --float32, the
+                   page's f32=1); writes docs/benchmarks/scale-float32.md
   bench --workers [N…]
                    the same for N rows (1,000,000 by default), with the page's fit measured
                    with 1, 2, 2 and 1 engine workers (one run, the second worker helping it),
@@ -396,6 +399,9 @@ scale_asked() { [ "${1:-}" = --scale ] || [ "${1:-}" = -scale ]; }
 # scale_numeric_asked reports whether bench's first argument is --scale-numeric.
 scale_numeric_asked() { [ "${1:-}" = --scale-numeric ] || [ "${1:-}" = -scale-numeric ]; }
 
+# scale_float32_asked reports whether bench's first argument is --scale-float32.
+scale_float32_asked() { [ "${1:-}" = --scale-float32 ] || [ "${1:-}" = -scale-float32 ]; }
+
 # workers_asked reports whether bench's first argument is --workers.
 workers_asked() { [ "${1:-}" = --workers ] || [ "${1:-}" = -workers ]; }
 
@@ -414,6 +420,13 @@ bench_scale() {
 bench_scale_numeric() {
 	shift
 	PRIVOPT_SCALE_COLUMNS=20,0 scale_report docs/benchmarks/scale-numeric.md "$@"
+}
+
+# bench_scale_float32 is bench_scale_numeric with the values held as float32, and writes
+# docs/benchmarks/scale-float32.md.
+bench_scale_float32() {
+	shift
+	PRIVOPT_SCALE_COLUMNS=20,0 PRIVOPT_SCALE_FLOAT32=1 scale_report docs/benchmarks/scale-float32.md "$@"
 }
 
 # bench_workers runs tests/scale.mjs with the page's fit measured with 1, 2, 2 and 1 engine
@@ -576,6 +589,8 @@ bench)
 		bench_scale "$@"
 	elif scale_numeric_asked "$@"; then
 		bench_scale_numeric "$@"
+	elif scale_float32_asked "$@"; then
+		bench_scale_float32 "$@"
 	elif workers_asked "$@"; then
 		bench_workers "$@"
 	elif devsuite_asked "$@"; then

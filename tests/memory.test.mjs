@@ -5,6 +5,7 @@
 // of gigabytes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { collectErrors, serveAndLaunch } from './lib.mjs';
 
 const env = serveAndLaunch(); // env.server, env.browser
@@ -57,6 +58,51 @@ test('a file too large for a worker is refused before it is read, and the page s
   await page.click('#check-data');
   await page.waitForSelector('#dataset-summary', { timeout: 30000 });
   assert.match(await page.textContent('#dataset-summary'), /20000 training rows/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+// A file of numeric columns, held dense, that a worker can hold only with its values as float32:
+// the refusal says so; with the option ticked the file is read, a noisy-gd run releases a model,
+// and the release's facts and statement say how the values were held.
+test('a file that fits as float32 is refused with the option, and read and fitted with it', async () => {
+  const numeric = {
+    privopt_schema: 1,
+    norm: { p: 2, radius: 1, bias: 0.5, fit: 'scale' },
+    columns: [
+      ...[0, 1, 2, 3, 4, 5, 6, 7].map((j) => ({ name: `x${j}`, kind: 'numeric', min: 0, max: 100 })),
+      { name: 'y', kind: 'binary-label', positive: ['1'], negative: ['0'] },
+    ],
+  };
+  const lines = ['x0,x1,x2,x3,x4,x5,x6,x7,y'];
+  for (let i = 0; i < 20000; i++) {
+    const x = [0, 1, 2, 3, 4, 5, 6, 7].map((j) => ((i * 37 + j * 11) % 10000) / 100);
+    lines.push(x.concat([x[0] + x[3] > 100 ? 1 : 0]).join(','));
+  }
+  const context = await env.browser.newContext({ acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = collectErrors(page);
+  const link = Buffer.from(JSON.stringify(numeric)).toString('base64url');
+  await page.goto(`${env.server.url}?schema=${link}&holdout=0&mech=noisy-gd&eps=1&delta=1e-6&runs=1&seed=5`);
+  await page.waitForSelector('html[data-ready="true"]', { timeout: 30000 });
+  // 20,000 rows of 9 values: about 152 bytes a row as float64 (rows and a rescaled copy), 80 as
+  // float32, and a quarter more each for the collector: 3.8 MB and 2.0 MB, about a 3 MB limit.
+  await setLimit(page, 3000000);
+  await page.setInputFiles('#file-input', { name: 'numeric.csv', mimeType: 'text/csv', buffer: Buffer.from(lines.join('\n') + '\n') });
+  await page.waitForSelector('#data-error', { timeout: 30000 });
+  assert.match(await page.textContent('#data-error'), /Held as float32 .*privopt fit --float32.*which fits/, 'the refusal names the option');
+  await page.check('#float32');
+  await page.click('#check-data');
+  await page.waitForSelector('#dataset-summary', { timeout: 30000 });
+  assert.match(await page.textContent('#dataset-summary'), /20000 training rows/);
+  await page.waitForSelector('#plans[aria-busy="false"] #plan-noisy-gd.chosen td.time', { timeout: 30000 });
+  await page.click('#run-button');
+  await page.waitForSelector('#results', { timeout: 180000 });
+  const [download] = await Promise.all([page.waitForEvent('download'), page.click('#download')]);
+  const saved = JSON.parse(readFileSync(await download.path(), 'utf8'));
+  assert.equal(saved.facts.float32, true, 'the release says the values were float32');
+  assert.equal(saved.facts.bias, 0.5);
+  assert.match(saved.statements.plain, /every value held as a float32, rounded toward zero/);
   assert.deepEqual(errors, []);
   await context.close();
 });

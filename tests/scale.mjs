@@ -25,6 +25,8 @@
 // run's worker reads the checked file meanwhile (ui/data.go's prefetch), so "fit" then counts
 // what is left of that read. PRIVOPT_SCALE_COLUMNS may give the numbers of numeric and
 // categorical columns ("20,0", as ./build.sh bench --scale-numeric does; "10,10" by default).
+// PRIVOPT_SCALE_FLOAT32=1 holds the values as float32 (privopt fit --float32, the page's f32=1;
+// ./build.sh bench --scale-float32).
 import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -42,6 +44,7 @@ const workerCounts = (process.env.PRIVOPT_SCALE_WORKERS || '').split(/\s+/).filt
 const pauseSeconds = Number(process.env.PRIVOPT_SCALE_PAUSE || 0);
 
 const [numericColumns, categoricalColumns] = (process.env.PRIVOPT_SCALE_COLUMNS || '10,10').split(',').map(Number);
+const float32 = process.env.PRIVOPT_SCALE_FLOAT32 === '1';
 const shape = ['-numeric', String(numericColumns), '-categorical', String(categoricalColumns)];
 // The files of the default shape keep their names; others are named by their shape.
 const tag = numericColumns === 10 && categoricalColumns === 10 ? '' : `-${numericColumns}n${categoricalColumns}c`;
@@ -58,7 +61,7 @@ function generate(n) {
 
 function native(n) {
   const out = execFileSync(tool, ['run', '--', privopt, 'fit', '--data', fileOf(n), '--schema', schemaPath,
-    '--mech', 'noisy-gd', '--eps', '1', '--delta', '1e-6'], { encoding: 'utf8', maxBuffer: 1 << 26 });
+    '--mech', 'noisy-gd', '--eps', '1', '--delta', '1e-6', ...(float32 ? ['--float32'] : [])], { encoding: 'utf8', maxBuffer: 1 << 26 });
   return JSON.parse(out);
 }
 
@@ -108,7 +111,7 @@ async function wasmMemory(p) {
 // workers (undefined: the machine's cores).
 async function page(browser, server, n, workers) {
   const schema = readFileSync(schemaPath);
-  const query = `?schema=${schema.toString('base64url')}&mech=noisy-gd&eps=1&delta=1e-6&runs=1`;
+  const query = `?schema=${schema.toString('base64url')}&mech=noisy-gd&eps=1&delta=1e-6&runs=1${float32 ? '&f32=1' : ''}`;
   const context = await browser.newContext();
   if (workers) {
     await context.addInitScript((k) => {
@@ -252,11 +255,11 @@ const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=n
 const lines = [
   '# privopt at scale: fit time and memory against the number of rows',
   '',
-  `Written by \`./build.sh bench ${workerCounts.length ? '--workers' : tag ? '--scale-numeric' : '--scale'}\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
+  `Written by \`./build.sh bench ${workerCounts.length ? '--workers' : float32 ? '--scale-float32' : tag ? '--scale-numeric' : '--scale'}\` (tests/scale.mjs) at commit ${commit}${dirty ? ' with uncommitted changes' : ''}, ${new Date().toISOString().slice(0, 16).replace('T', ' ')} UTC,`,
   `on a machine with ${execFileSync('nproc', { encoding: 'utf8' }).trim()} cores shared with other jobs (times vary by tens of percent between runs). The data: n rows of`,
   `${numericColumns} numeric columns${categoricalColumns ? ` and ${categoricalColumns} categorical columns of 8 levels each` : ''} and a binary label, about ${bytesPerRow()} bytes`,
   `a row (${numericColumns + 8 * categoricalColumns + 1} encoded features with the bias, held ${4 * (numericColumns + categoricalColumns + 1) <= numericColumns + 8 * categoricalColumns + 1 ? 'sparse' : 'dense'}); one noisy-gd fit at ε = 1, δ = 10⁻⁶ with the defaults`,
-  '(private ranges, and in the page 20 % of the rows held out).',
+  `(private ranges, and in the page 20 % of the rows held out)${float32 ? ', the values held as float32 (`--float32`, `f32=1`)' : ''}.`,
   ...(pauseSeconds > 0 ? ['', `The page waited ${pauseSeconds} s between showing its plans and Run (PRIVOPT_SCALE_PAUSE), as a person`,
     'choosing model and budget would; the run\'s worker reads the checked file meanwhile.'] : []),
   ...(workerCounts.length ? ['', `The page's fit is measured with ${workerCounts.join(', ')} engine workers, in this order (**page: workers**; the page is told the`,

@@ -643,6 +643,27 @@ func TestRowsOfRunAreTheRunsOwn(t *testing.T) {
 	}
 }
 
+// Holding the values as float32 is part of the configuration: a link carries it for a file
+// (f32=1), not for the demo, and it keys the check, so that changing it checks the data again.
+func TestLinkFloat32(t *testing.T) {
+	t.Parallel()
+	a := NewApp(newTestHost(t, 1))
+	a.ApplyQuery(map[string]string{"f32": "1"})
+	key := a.checkKey()
+	if !a.Float32 || !strings.Contains(a.Query(), "f32=1") {
+		t.Fatalf("f32=1 gives float32 %v and the link %s", a.Float32, a.Query())
+	}
+	a.SetFloat32(false)
+	if strings.Contains(a.Query(), "f32") || a.checkKey() == key {
+		t.Errorf("without float32 the link is %s, and the check's key is the same: %v", a.Query(), a.checkKey() == key)
+	}
+	b, _ := demoApp(t, 1)
+	b.SetFloat32(true)
+	if strings.Contains(b.Query(), "f32") {
+		t.Errorf("the demo's link holds f32: %s", b.Query())
+	}
+}
+
 // A link reproduces the configuration: applied to a fresh page, it gives the same link.
 func TestLinkRoundTrip(t *testing.T) {
 	t.Parallel()

@@ -9,6 +9,7 @@ var (
 	vgAttrs0295de2a = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "error"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "download-error"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "alert"}}
 	vgAttrs04ff9c6b = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "delta"}}
 	vgAttrs05f43b7c = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "table-scroll weights"}, vugu.VGAttribute{Namespace: "", Key: "tabindex", Val: "0"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "region"}, vugu.VGAttribute{Namespace: "", Key: "aria-label", Val: "The model's weights"}}
+	vgAttrs06187944 = []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "checkbox"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "float32"}}
 	vgAttrs0747b831 = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "rnorm"}}
 	vgAttrs085b55ab = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "report-statement"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "statement"}}
 	vgAttrs08bb6385 = []vugu.VGAttribute{{Namespace: "", Key: "rows", Val: "4"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}}
@@ -169,6 +170,7 @@ var (
 	vgAttrs9400abf0 = []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "button"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "check-data"}, vugu.VGAttribute{Namespace: "", Key: "class", Val: "primary"}}
 	vgAttrs96908d5f = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "mechanism-paper"}}
 	vgAttrs96f114d7 = []vugu.VGAttribute{{Namespace: "", Key: "value", Val: "tilted"}}
+	vgAttrs9823af1c = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "float32"}}
 	vgAttrs990859fa = []vugu.VGAttribute{{Namespace: "", Key: "value", Val: "whole"}}
 	vgAttrs997f3c7a = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "results-heading"}}
 	vgAttrs998f57c1 = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "scale-share"}}

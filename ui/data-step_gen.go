@@ -397,6 +397,33 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 					}
 				}
+				if !c.App.IsDemo() {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs06187944}
+						vgparent.AppendChild(vgn)
+						{
+							b, err := vjson.Marshal(c.App.Float32)
+							if err != nil {
+								panic(err)
+							}
+							vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
+						}
+						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+							EventType:	"change",
+							Func:		func(event vugu.DOMEvent) { c.App.SetFloat32(event.PropBool("target", "checked")) },
+							// TODO: implement capture, etc. mostly need to decide syntax
+						})
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
+						vgparent.AppendChild(vgn)
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs9823af1c}
+						vgparent.AppendChild(vgn)
+						vgn.SetInnerHTML(vugu.HTML("Hold the values as float32: half the memory for a file of numeric columns, each value\n        rounded toward zero (about 7 significant digits; the release says so)"))
+					}
+				}
 				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
 				vgparent.AppendChild(vgn)
 				{

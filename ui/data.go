@@ -38,6 +38,8 @@ type dataState struct {
 	SchemaErr string
 	// Holdout is the percentage of a file's rows held out for evaluation.
 	Holdout Field
+	// Float32 holds the values of rows held dense as float32 (engine's Request.Float32).
+	Float32 bool
 	// Checking is true while the engine encodes the data; CheckFraction is how far it is.
 	Checking      bool
 	CheckFraction float64
@@ -99,7 +101,7 @@ func (a *App) OpenFile(e vugu.DOMEvent) {
 }
 
 func (a *App) startLoad(req engine.Request) {
-	a.dataState = dataState{Loading: true, Holdout: a.Holdout, pendingSchema: a.pendingSchema}
+	a.dataState = dataState{Loading: true, Holdout: a.Holdout, Float32: a.Float32, pendingSchema: a.pendingSchema}
 	a.Plans, a.PlanErr = nil, ""
 	a.send(0, req)
 }
@@ -450,21 +452,33 @@ func (a *App) confirm(i int, field string) {
 }
 
 // derivedFields names, for the page, each field a schema marks as read from the data, and
-// says where such a value came from.
-var derivedFields = map[string][2]string{
-	"min":        {"minimum", "the smallest number read from your file"},
-	"max":        {"maximum", "the largest number read from your file"},
-	"categories": {"categories", "the values read from your file"},
-	"classes":    {"classes", "the values read from your file"},
-	"positive":   {"positive values", "of the two values read from your file, the later in byte order"},
-	"negative":   {"negative values", "of the two values read from your file, the earlier in byte order"},
-	"missing":    {"missing-value replacement", "your file has missing values in this column"},
+// says where such a value came from. (A list, not a map: a map literal is code in the page's
+// WebAssembly, a list of constants is data.)
+var derivedFields = [][3]string{
+	{"min", "minimum", "the smallest number read from your file"},
+	{"max", "maximum", "the largest number read from your file"},
+	{"categories", "categories", "the values read from your file"},
+	{"classes", "classes", "the values read from your file"},
+	{"positive", "positive values", "of the two values read from your file, the later in byte order"},
+	{"negative", "negative values", "of the two values read from your file, the earlier in byte order"},
+	{"missing", "missing-value replacement", "your file has missing values in this column"},
+}
+
+// derivedField returns the name and the origin of a field read from the data (derivedFields).
+func derivedField(field string) (name, from string) {
+	for _, f := range derivedFields {
+		if f[0] == field {
+			return f[1], f[2]
+		}
+	}
+	return field, "the data"
 }
 
 // origin says where the value of a field read from the data and not confirmed came from: the
 // person confirms each value with this in view (there is no confirming them all at once).
 func origin(field string) string {
-	return "from your data: " + derivedFields[field][1]
+	_, from := derivedField(field)
+	return "from your data: " + from
 }
 
 // StillToConfirm names, column by column, the values read from the data that are not
@@ -474,7 +488,8 @@ func (a *App) StillToConfirm() string {
 	for _, c := range a.Schema.Columns {
 		var fields []string
 		for _, f := range c.Derived {
-			fields = append(fields, derivedFields[f][0])
+			name, _ := derivedField(f)
+			fields = append(fields, name)
 		}
 		if len(fields) > 0 {
 			cols = append(cols, c.Name+" ("+strings.Join(fields, ", ")+")")
@@ -545,6 +560,12 @@ func (a *App) SetHoldout(text string) {
 	a.schemaChanged()
 }
 
+// SetFloat32 sets whether the values of rows held dense are held as float32.
+func (a *App) SetFloat32(on bool) {
+	a.Float32 = on
+	a.schemaChanged()
+}
+
 // schemaChanged validates the schema and forgets a check made with another schema.
 func (a *App) schemaChanged() {
 	a.validateSchema()
@@ -608,7 +629,7 @@ func (a *App) schemaJSON() string {
 // checkKey identifies the data a check encodes: the schema, the held-out share and how the
 // held-out rows are chosen (datasetRequest).
 func (a *App) checkKey() string {
-	return a.schemaJSON() + "\x00" + a.Holdout.Text + "\x00" + strconv.FormatBool(a.splitByContent())
+	return a.schemaJSON() + "\x00" + a.Holdout.Text + "\x00" + strconv.FormatBool(a.splitByContent()) + strconv.FormatBool(a.Float32)
 }
 
 // splitByContent reports whether a file's held-out rows are chosen by their content: under
@@ -662,7 +683,7 @@ func (a *App) prefetch() {
 
 // datasetRequest is the "dataset" request for the current data, schema and split.
 func (a *App) datasetRequest() engine.Request {
-	req := engine.Request{Kind: "dataset", Source: a.Loaded.Source, Schema: []byte(a.schemaJSON()), SplitSeed: a.splitSeed, SplitByContent: a.splitByContent()}
+	req := engine.Request{Kind: "dataset", Source: a.Loaded.Source, Schema: []byte(a.schemaJSON()), SplitSeed: a.splitSeed, SplitByContent: a.splitByContent(), Float32: a.Float32}
 	if !a.IsDemo() {
 		req.Holdout = a.Holdout.Value / 100
 	}

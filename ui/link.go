@@ -32,8 +32,8 @@ const optionPrefix = "opt."
 var linkParams = []linkParam{
 	{"data", func(a *App) (string, bool) { return "demo", a.demoData() }, func(a *App, v string) { a.wantDemo = v == "demo" }},
 	{"loss", func(a *App) (string, bool) { return a.Loss, true }, func(a *App, v string) {
-		for _, ls := range fit.Losses {
-			if slices.Contains(ls, v) {
+		for _, k := range []data.LabelKind{data.LabelBinary, data.LabelNumeric, data.LabelClass} {
+			if slices.Contains(fit.Losses(k), v) {
 				a.Loss = v
 			}
 		}
@@ -76,6 +76,7 @@ var linkParams = []linkParam{
 	{"runs", func(a *App) (string, bool) { return a.Runs.Text, true }, (*App).SetRuns},
 	{"seed", func(a *App) (string, bool) { return a.Seed.Text, a.Seed.Text != "" }, (*App).SetSeed},
 	{"holdout", func(a *App) (string, bool) { return a.Holdout.Text, !a.demoData() }, (*App).SetHoldout},
+	{"f32", func(a *App) (string, bool) { return "1", a.Float32 && !a.demoData() }, func(a *App, v string) { a.SetFloat32(v == "1") }},
 	{"eval", func(a *App) (string, bool) {
 		return a.EvalShare.Text, a.EvalOffered() && strings.TrimSpace(a.EvalShare.Text) != "0"
 	}, (*App).SetEvalShare},

@@ -64,7 +64,7 @@ func (a *App) LabelKind() data.LabelKind {
 func (a *App) BinaryLabel() bool { return a.LabelKind() == data.LabelBinary }
 
 // LossChoices lists the losses that fit the data's label.
-func (a *App) LossChoices() []string { return fit.Losses[a.LabelKind()] }
+func (a *App) LossChoices() []string { return fit.Losses(a.LabelKind()) }
 
 // SetLoss chooses the loss, and its default domain unless a domain was chosen.
 func (a *App) SetLoss(name string) {

@@ -16,6 +16,7 @@ import (
 	"github.com/privopt/privopt/internal/bench"
 	"github.com/privopt/privopt/internal/devsuite"
 	"github.com/privopt/privopt/internal/fit"
+	"github.com/privopt/privopt/pkg/core/data"
 	"github.com/privopt/privopt/pkg/core/mech"
 	"github.com/privopt/privopt/pkg/plot/svgfile"
 )
@@ -123,11 +124,11 @@ func runBench(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	trainDS, _, err := encodeFile(*train, schema, nil)
+	trainDS, _, err := encodeFile(*train, schema, data.Options{}, nil)
 	if err != nil {
 		return err
 	}
-	testDS, _, err := encodeFile(*test, schema, nil)
+	testDS, _, err := encodeFile(*test, schema, data.Options{}, nil)
 	if err != nil {
 		return err
 	}

@@ -162,7 +162,8 @@ type fitOptions struct {
 	spec                    fit.Spec
 	seed                    *uint64
 	progress                bool
-	workers                 int // 0: one per core
+	workers                 int  // 0: one per core
+	float32                 bool // hold the rows' values as float32 (data.Options.Float32)
 }
 
 // interruptible returns a context that the first Ctrl-C (SIGINT) cancels, after which the
@@ -297,7 +298,8 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	if opts.progress {
 		reading = func(f float64) { fmt.Fprintf(stderr, "privopt fit: reading %.0f%%\n", 100*f) }
 	}
-	train, diag, err := encodeFile(opts.data, schema, reading)
+	encoding := data.Options{Float32: opts.float32}
+	train, diag, err := encodeFile(opts.data, schema, encoding, reading)
 	if err != nil {
 		return err
 	}
@@ -332,7 +334,7 @@ func runFit(args []string, stdout, stderr io.Writer) error {
 	var declared *data.Dataset
 	var testDiag *data.Diagnostics
 	if opts.test != "" {
-		if declared, testDiag, err = encodeFile(opts.test, schema, nil); err != nil {
+		if declared, testDiag, err = encodeFile(opts.test, schema, encoding, nil); err != nil {
 			return err
 		}
 	}
@@ -429,6 +431,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 	fs.Float64Var(&sp.Radius, "radius", 10, "the domain's radius, or on the whole space the radius D of the utility bound's comparison class ‖w‖₂ ≤ D")
 	seed := fs.Uint64("seed", 0, "seed the random numbers: reproducible, and NOT private")
 	fs.BoolVar(&o.progress, "progress", false, "write progress lines to stderr")
+	fs.BoolVar(&o.float32, "float32", false, "hold the values of rows held dense (files of numeric columns) as float32, each rounded toward zero: half their memory, every bound kept; the release is that of the rows so rounded (its facts say so)")
 	workers := fs.Int("workers", 0, "the goroutines a pass over the rows uses (default: one per core); the release is the same bits with any number")
 	if err := fs.parse(args); err != nil {
 		return nil, err
@@ -485,7 +488,7 @@ func parseFit(args []string, stdout io.Writer) (*fitOptions, error) {
 func allLosses() []string {
 	var out []string
 	for _, kind := range []data.LabelKind{data.LabelBinary, data.LabelNumeric, data.LabelClass} {
-		out = append(out, fit.Losses[kind]...)
+		out = append(out, fit.Losses(kind)...)
 	}
 	return out
 }
@@ -517,9 +520,9 @@ func loadSchema(path string) (*data.Schema, error) {
 	return s, nil
 }
 
-// encodeFile reads and encodes a CSV file with a schema, calling progress (when not nil) with
-// the fraction read about once a second.
-func encodeFile(path string, s *data.Schema, progress func(fraction float64)) (*data.Dataset, *data.Diagnostics, error) {
+// encodeFile reads and encodes a CSV file with a schema and options, calling progress (when not
+// nil) with the fraction read about once a second.
+func encodeFile(path string, s *data.Schema, o data.Options, progress func(fraction float64)) (*data.Dataset, *data.Diagnostics, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
@@ -531,7 +534,7 @@ func encodeFile(path string, s *data.Schema, progress func(fraction float64)) (*
 			r = data.ProgressReader(f, st.Size(), time.Second, progress)
 		}
 	}
-	ds, diag, err := data.Encode(r, s)
+	ds, diag, err := data.EncodeWith(r, s, o)
 	if err != nil {
 		return nil, diag, fmt.Errorf("%s: %w", path, err)
 	}

@@ -227,6 +227,43 @@ func TestFitWorkers(t *testing.T) {
 	}
 }
 
+// TestFitFloat32: --float32 holds the toy file's rows (held dense) as float32; the release's
+// facts say so, with the FitScale factor rounded toward zero (the bias 0.5 is a float32), and
+// its statement states it; one and two workers give the same bytes, and another model than the
+// rows as float64 (the seeded noise is the same, the rows are not).
+func TestFitFloat32(t *testing.T) {
+	csv, schema := toyFiles(t)
+	var files [][]byte
+	for _, args := range [][]string{{"--float32", "--workers", "1"}, {"--float32", "--workers", "2"}, {}} {
+		out := filepath.Join(t.TempDir(), "release.json")
+		fitJSON(t, append([]string{"--data", csv, "--schema", schema, "--mech", "noisy-gd", "--eps", "1", "--delta", "1e-6",
+			"--seed", "3", "--out", out}, args...)...)
+		b, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		files = append(files, b)
+	}
+	if !bytes.Equal(files[0], files[1]) || bytes.Equal(files[0], files[2]) {
+		t.Fatalf("float32 with one and two workers the same: %v; float32 and float64 the same: %v", bytes.Equal(files[0], files[1]), bytes.Equal(files[0], files[2]))
+	}
+	var f32, f64 *release.File
+	var err error
+	if f32, err = release.Read(bytes.NewReader(files[0])); err != nil {
+		t.Fatal(err)
+	}
+	if f64, err = release.Read(bytes.NewReader(files[2])); err != nil {
+		t.Fatal(err)
+	}
+	if !f32.Facts.Float32 || f64.Facts.Float32 || f32.Facts.Bias != 0.5 || f32.Facts.Scale != float64(float32(f64.Facts.Scale)) && f32.Facts.Scale != float64(math.Nextafter32(float32(f64.Facts.Scale), 0)) ||
+		!(f32.Facts.Scale < f64.Facts.Scale) {
+		t.Errorf("facts: float32 %v (bias %v, scale %v); float64 %v (scale %v)", f32.Facts.Float32, f32.Facts.Bias, f32.Facts.Scale, f64.Facts.Float32, f64.Facts.Scale)
+	}
+	if !strings.Contains(f32.Statements.Plain, "every value held as a float32, rounded toward zero") || strings.Contains(f64.Statements.Plain, "float32") {
+		t.Errorf("the statements do not say how the values were held: %q", f32.Statements.Plain)
+	}
+}
+
 // TestFitEveryMechanism runs every registered mechanism through privopt fit on the toy file in
 // the box |wᵢ| ≤ 2 (expmech and rem-lp in ℓ1 need a bounded domain), each with the δ it needs:
 // a report whose target is the budget and a model in the box. rem-lp runs its fast sampler

@@ -92,6 +92,9 @@ type Facts struct {
 	Categorical []int `json:"categorical,omitempty"`
 	// Scale is the rows' FitScale factor (data.Dataset.Scale), 0 under FitClip.
 	Scale float64 `json:"scale,omitempty"`
+	// Float32 says that the rows' values are held as float32, each rounded toward zero
+	// (data.Options.Float32); Bias and Scale are then so rounded.
+	Float32 bool `json:"float32,omitempty"`
 	// Label is the kind of the label: binary, numeric or class.
 	Label data.LabelKind `json:"label"`
 	// Classes are the declared classes of a Class label.
@@ -116,7 +119,8 @@ type Facts struct {
 // dataset with no declared bound or label kind (one built by hand). A nil schema declares no
 // column to scale privately.
 func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
-	f := Facts{N: ds.N, D: ds.D, PublicN: ds.PublicRows, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical), Scale: ds.Scale}
+	f := Facts{N: ds.N, D: ds.D, PublicN: ds.PublicRows, P: Exponent(ds.P), Radius: ds.Radius, Bias: ds.Bias, Categorical: slices.Clone(ds.Categorical), Scale: ds.Scale,
+		Float32: ds.Float32}
 	if s != nil {
 		scalable := s.PrivatelyScaled()
 		f.Scalable = len(scalable)
@@ -149,17 +153,28 @@ func FactsOf(ds *data.Dataset, s *data.Schema) (Facts, error) {
 	return f, nil
 }
 
-// Losses lists the losses for each label kind, the first being the default.
-var Losses = map[data.LabelKind][]string{
+// losses lists the losses of each label kind (indexed by it), the first being the default.
+// (An array, not a map: a map literal is code in the page's WebAssembly, an array of constants
+// is data.)
+var losses = [...][]string{
 	data.LabelBinary:  {mech.LossLogistic, mech.LossHinge, mech.LossSmoothHinge},
 	data.LabelNumeric: {mech.LossSquared, mech.LossHuber},
 	data.LabelClass:   {mech.LossMultinomial},
 }
 
+// Losses lists the losses of a label kind, the first being the default; none for an unknown
+// kind.
+func Losses(k data.LabelKind) []string {
+	if k < 0 || int(k) >= len(losses) {
+		return nil
+	}
+	return losses[k]
+}
+
 // DefaultLoss returns the default loss of a label kind, the first of Losses (logistic for a
 // binary label, squared for a numeric one, multinomial for classes), or "" for none.
 func DefaultLoss(k data.LabelKind) string {
-	if l := Losses[k]; len(l) > 0 {
+	if l := Losses(k); len(l) > 0 {
 		return l[0]
 	}
 	return ""
@@ -265,8 +280,8 @@ func Problem(s Spec, f Facts) (mech.Problem, error) {
 	if err != nil {
 		return mech.Problem{}, err
 	}
-	if !slices.Contains(Losses[f.Label], s.Loss) {
-		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %s)", s.Loss, f.Label, strings.Join(Losses[f.Label], ", "))
+	if !slices.Contains(Losses(f.Label), s.Loss) {
+		return mech.Problem{}, fmt.Errorf("fit: the %s loss does not fit a %s label (use %s)", s.Loss, f.Label, strings.Join(Losses(f.Label), ", "))
 	}
 	ls := mech.LossSpec{Name: s.Loss, Tilt: s.Tilt}
 	switch s.Loss {

@@ -109,8 +109,8 @@ func quoted(values []string) string {
 	return strings.Join(q, ", ")
 }
 
-// norm states the declared norm bound of the encoded rows.
-func norm(s *data.Schema) string {
+// norm states the declared norm bound of the encoded rows, and how their values are held.
+func norm(s *data.Schema, f fit.Facts) string {
 	p := "∞"
 	if !math.IsInf(s.Norm.P, 1) {
 		p = num(s.Norm.P)
@@ -121,8 +121,15 @@ func norm(s *data.Schema) string {
 	} else {
 		t += " (rows beyond the bound shrunk onto it)"
 	}
-	if s.Norm.Bias > 0 {
-		t += fmt.Sprintf(", the last coordinate being the constant %s", num(s.Norm.Bias))
+	bias := s.Norm.Bias
+	if f.Float32 {
+		bias = f.Bias
+	}
+	if bias > 0 {
+		t += fmt.Sprintf(", the last coordinate being the constant %s", num(bias))
+	}
+	if f.Float32 {
+		t += "; every value held as a float32, rounded toward zero"
 	}
 	return t
 }
@@ -177,7 +184,7 @@ func (r *release) budgetText() string {
 func (r *release) public() []string {
 	return []string{
 		"the schema's columns: " + strings.Join(columns(r.in.Schema), "; "),
-		"the norm bound: " + norm(r.in.Schema),
+		"the norm bound: " + norm(r.in.Schema, r.in.Facts),
 		r.settings(),
 		r.budgetText(),
 		r.rowsPublic(),

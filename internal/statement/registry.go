@@ -111,10 +111,8 @@ type administrative struct {
 
 // curatorFields are the registry's fields that only the data curator can fill in; the entry
 // leaves them empty, each with a comment saying so.
-var curatorFields = map[string]bool{
-	"url_slug": true, "data_curators": true, "intended_use": true, "data_product_region": true,
-	"publication_date": true, "sources": true, "registry_authors": true,
-}
+var curatorFields = []string{"url_slug", "data_curators", "intended_use", "data_product_region",
+	"publication_date", "sources", "registry_authors"}
 
 // registry returns the registry entry as YAML.
 func (r *release) registry() (string, error) {
@@ -153,7 +151,7 @@ func writeYAML(b *strings.Builder, v reflect.Value, indent string) error {
 			f = f.Elem()
 		}
 		comment := ""
-		if curatorFields[name] {
+		if slices.Contains(curatorFields, name) {
 			comment = " # the data curator fills this in"
 		}
 		key := indent + name + ":"
@@ -258,7 +256,7 @@ func (r *release) dataDomain() string {
 	if r.relation == privacy.AddRemove {
 		size = fmt.Sprintf("from 1 to N = %d rows", r.rows)
 	}
-	return fmt.Sprintf("Every CSV file with the columns of the declared schema and %s, each row encoded as the schema declares, so that %s.", size, norm(r.in.Schema))
+	return fmt.Sprintf("Every CSV file with the columns of the declared schema and %s, each row encoded as the schema declares, so that %s.", size, norm(r.in.Schema, r.in.Facts))
 }
 
 // unprotected lists what the release does not protect.

@@ -211,7 +211,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		return Response{}, err
 	}
 	key := strings.Join([]string{req.Source, src.name, strconv.FormatInt(src.size, 10), string(req.Schema),
-		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10), strconv.FormatBool(req.SplitByContent),
+		strconv.FormatFloat(req.Holdout, 'g', -1, 64), strconv.FormatUint(req.SplitSeed, 10), strconv.FormatBool(req.SplitByContent), strconv.FormatBool(req.Float32),
 		fmt.Sprint(req.Part, req.Parts, req.TrainRows, req.TestRows)}, "\x00")
 	e.mu.Lock()
 	held := e.data
@@ -228,7 +228,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	if err != nil {
 		return Response{}, err
 	}
-	if err := e.fits(src, schema); err != nil {
+	if err := e.fits(src, schema, req.Float32); err != nil {
 		return Response{}, err
 	}
 	r, err := src.open()
@@ -238,16 +238,11 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 	// A check of a file under replace-one reads the rows without keeping them (its random
 	// held-out subset needs only their number), so that the planning worker holds no copy.
 	summarize := req.Check && !req.SplitByContent && !src.demo
-	encode := data.Encode
-	switch {
-	case summarize:
+	encode, opts := data.EncodeWith, data.Options{Float32: req.Float32, Part: part}
+	if summarize {
 		encode = data.Summarize
-	case part != nil:
-		encode = func(r io.Reader, s *data.Schema) (*data.Dataset, *data.Diagnostics, error) {
-			return data.EncodePart(r, s, *part)
-		}
 	}
-	train, diag, err := encode(e.reading(req.ID, r, src.size), schema)
+	train, diag, err := encode(e.reading(req.ID, r, src.size), schema, opts)
 	if err != nil {
 		return Response{}, err
 	}
@@ -263,7 +258,7 @@ func (e *Engine) dataset(req Request, f File) (Response, error) {
 		sum.Test = req.TestRows
 	case src.demo:
 		var tdiag *data.Diagnostics
-		if test, tdiag, err = data.Encode(demo.Test(), schema); err != nil {
+		if test, tdiag, err = data.EncodeWith(demo.Test(), schema, data.Options{Float32: req.Float32}); err != nil {
 			return Response{}, fmt.Errorf("engine: the demo's held-out file: %w", err)
 		}
 		sum.Rows += tdiag.Rows
@@ -360,8 +355,9 @@ const WorkerMemory = 3 << 30
 // the rows' peak while being encoded, the held-out split's indices, and the rows with their
 // values rescaled to private ranges. A check refuses what a run could not hold. Each worker
 // running fits keeps its own copy of the rows, and the planning worker one under add/remove
-// (whose split needs the rows' content).
-func (e *Engine) fits(src source, s *data.Schema) error {
+// (whose split needs the rows' content). f32 holds the values as float32 (data.Options.Float32);
+// without it, the error says when they would fit so.
+func (e *Engine) fits(src source, s *data.Schema, f32 bool) error {
 	r, err := src.open()
 	if err != nil {
 		return err
@@ -376,9 +372,12 @@ func (e *Engine) fits(src source, s *data.Schema) error {
 	if n := bytes.Count(lines, []byte{'\n'}); n > 0 {
 		lineBytes = float64(len(lines)) / float64(n)
 	}
-	f := s.Footprint(src.size-int64(header), lineBytes)
-	need := max(f.Peak, f.Bytes+24*f.Rows, f.Bytes+f.Values) // the split's indices: 24 bytes a row at most
-	need += need * gcPercent / 100
+	footprint := func(f32 bool) (data.Footprint, int64) {
+		f := s.Footprint(src.size-int64(header), lineBytes, f32)
+		n := max(f.Peak, f.Bytes+24*f.Rows, f.Bytes+f.Values) // the split's indices: 24 bytes a row at most
+		return f, n + n*gcPercent/100
+	}
+	f, need := footprint(f32)
 	if need <= e.memory {
 		return nil
 	}
@@ -391,8 +390,12 @@ func (e *Engine) fits(src source, s *data.Schema) error {
 		}
 		return strconv.FormatFloat(float64(b)/1e9, 'f', 1, 64) + " GB"
 	}
-	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that runs fits keeps its own copy). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit",
-		gb(src.size), f.Rows, lineBytes, gb(need), float64(need)/float64(e.memory), gb(e.memory), f.Rows*e.memory/need)
+	instead := ""
+	if _, n := footprint(true); !f32 && n <= e.memory {
+		instead = ". Held as float32 (the option below the held-out rows; privopt fit --float32), its values would take about " + gb(n) + ", which fits"
+	}
+	return fmt.Errorf("engine: the data is too large for the page: its %s hold about %d rows (%.0f bytes a line in its first rows), which would take about %s of a worker's memory, %.1f times the %s a worker can hold (WebAssembly's memory is at most 4 GB, and each worker that runs fits keeps its own copy). Use fewer columns (declare some \"ignore\"), a sample of at most about %d rows, or the command line (privopt fit), which has no such limit%s",
+		gb(src.size), f.Rows, lineBytes, gb(need), float64(need)/float64(e.memory), gb(e.memory), f.Rows*e.memory/need, instead)
 }
 
 // reading returns a reader of r, a file of size bytes, that posts the reading's progress as

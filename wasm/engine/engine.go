@@ -79,11 +79,13 @@ type Request struct {
 	// Check asks "dataset" to encode and report without keeping the encoded rows (the page's
 	// planning worker needs only the facts).
 	Check bool `json:"check,omitempty"`
+	// Float32 holds the values of rows held dense as float32 ("dataset"; data.Options.Float32).
+	Float32 bool `json:"float32,omitempty"`
 	// Parts ≥ 2, in a "dataset" for a worker that will help runs, divides the chunks of the
 	// training rows into Parts contiguous ranges (the last the run's own) and makes this
 	// worker the helper of range Part (from 0; see farm.go). TrainRows and TestRows are the
 	// numbers of training and held-out rows that the planning worker's check counted: with
-	// them the worker keeps, while reading, only its range's rows (data.EncodePart) unless the
+	// them the worker keeps, while reading, only its range's rows (data.Part) unless the
 	// held-out rows are chosen by content; then it holds the training rows as a run's worker
 	// does.
 	Part      int `json:"part,omitempty"`

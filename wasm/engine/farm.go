@@ -15,7 +15,7 @@ import (
 // "help" request to build the loss the run fits over their rows encoded as the run encodes them
 // (runLoss). The chunks of the training rows are divided into parts = helpers + 1 contiguous
 // ranges, part p being the chunks ⌊p·chunks/parts⌋ to ⌊(p + 1)·chunks/parts⌋ − 1; helper p
-// keeps only the rows of its range when it reads the file (Request.Parts, data.EncodePart),
+// keeps only the rows of its range when it reads the file (Request.Parts, data.Part),
 // and the last range is the run's own. For each pass of the run's loss (loss.Pass), the running
 // worker hands the pass to its link, which asks each helper that is ready and idle for its
 // range and answers own, the first chunk of the run's range; the running worker computes the

@@ -10,6 +10,7 @@ package data
 
 import (
 	"errors"
+	"slices"
 	"strconv"
 )
 
@@ -50,6 +51,9 @@ type Dataset struct {
 	// PublicRows is the schema's declared public number of rows (Schema.PublicRows), 0 when
 	// it declares none.
 	PublicRows int
+	// Float32 says that the values of the rows are float32, rounded toward zero, and so are
+	// Bias and Scale (Options.Float32 on rows held dense; Sparse.Float32 holds them so).
+	Float32 bool
 	// Label says how Y is encoded.
 	Label Label
 }
@@ -71,11 +75,14 @@ func (ds *Dataset) Row(i int, dst []float64) []float64 {
 
 // Entries returns the entries row i stores: for rows held sparse their columns and values,
 // written over col[:0] and val[:0] (Sparse.Entries); for rows held dense (X, or Sparse.Dense)
-// nil and the row's D values, a slice of the rows held, not a copy.
+// nil and the row's D values, a slice of the rows held, not a copy, or for rows held as
+// float32 (Sparse.Float32) written over val[:0].
 func (ds *Dataset) Entries(i int, col []int32, val []float64) ([]int32, []float64) {
 	switch {
 	case ds.Sparse == nil:
 		return nil, ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+	case ds.Sparse.Float32:
+		return nil, widen(slices.Grow(val[:0], ds.D), ds.Sparse.row32(i))
 	case ds.Sparse.Dense:
 		_, x, _, _ := ds.Sparse.stored(i)
 		return nil, x
@@ -84,7 +91,7 @@ func (ds *Dataset) Entries(i int, col []int32, val []float64) ([]int32, []float6
 }
 
 // Holds reports whether ds holds row i: every row, but for the blocks of rows that a part of
-// the rows leaves out (EncodePart).
+// the rows leaves out (Part).
 func (ds *Dataset) Holds(i int) bool { return ds.Sparse == nil || ds.Sparse.Holds(i) }
 
 // LabelKind is the encoding of a dataset's labels.

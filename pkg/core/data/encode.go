@@ -214,37 +214,50 @@ func parseMarked(text []byte, comma bool) (float64, error) {
 // Memory: Encode keeps at most one record of text (up to 1 MiB) and stores each row's entries
 // as it reads it, one block of rows at a time: held sparse (see Dataset), 4 bytes an entry and
 // 8 a value, one for each numeric entry and the bias and one for all the row's one-hot entries,
-// and 8 a row; held dense, 8 bytes a feature; and 8 a label. The blocks are the dataset; the
+// and 8 a row; held dense, 8 bytes a feature (4 as float32, EncodeWith); and 8 a label. The blocks are the dataset; the
 // peak is the dataset, a block, and the labels once more while they are gathered into Y. No row
 // is ever held as text, and no growing slice of rows is copied.
 func Encode(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false, heldBySchema, nil)
+	return encode(r, s, false, heldBySchema, Options{})
 }
 
-// Part selects the training rows that a worker keeps while it reads a file (EncodePart): the
+// Options are what EncodeWith does beyond Encode.
+type Options struct {
+	// Float32 holds rows that Encode holds dense as float32 (Sparse.Float32): 4 bytes a value
+	// instead of 8, each value rounded toward zero, so that no row's norm grows and every
+	// declared bound still holds. The dataset's Bias and Scale are rounded so too: the bias
+	// coordinate every row stores, and the bound of its numeric features and the value of its
+	// one-hot entries. Rows held sparse keep their values as float64.
+	Float32 bool
+	// Part, when not nil, keeps only some training rows (see Part).
+	Part *Part
+}
+
+// Part selects the training rows that a worker keeps while it reads a file (Options.Part): the
 // rows not held out (HeldOut[i] false for the file's row i; nil holds out none) and of those
-// only the blocks of BlockRows rows First to Last − 1.
+// only the blocks of BlockRows rows First to Last − 1. The dataset then has every training
+// row's label and counts every training row in N, and its other blocks are absent
+// (Dataset.Holds); each block it keeps has the bits that Encode followed by Divide(HeldOut)
+// gives it. A worker that computes some chunks of a run's passes (package wasm/engine) holds
+// no more than them. It is an error when HeldOut is not nil and the file has not len(HeldOut)
+// rows.
 type Part struct {
 	HeldOut     []bool
 	First, Last int
 }
 
-// EncodePart reads a file as Encode does, with the same checks and Diagnostics, and returns
-// its training rows, the rows that p does not hold out, keeping of them only p's blocks: the
-// dataset has every training row's label and counts every row in N, and its other blocks are
-// absent (Dataset.Holds). Each block it
-// keeps has the bits that Encode followed by Divide(p.HeldOut) gives it. A worker that computes
-// some chunks of a run's passes (package wasm/engine) holds no more than them. It is an error
-// when p.HeldOut is not nil and the file has not len(p.HeldOut) rows.
-func EncodePart(r io.Reader, s *Schema, p Part) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false, heldBySchema, &p)
+// EncodeWith reads a file as Encode does, with the same checks and Diagnostics, and returns
+// its rows as o says.
+func EncodeWith(r io.Reader, s *Schema, o Options) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false, heldBySchema, o)
 }
 
-// Summarize reads a file and checks it as Encode does, with the same Diagnostics, and keeps no
-// row: the dataset it returns describes N rows (N, D, the features and the schema's facts) and
-// holds none (X, Sparse and Y are nil). It takes the memory of reading the file only.
-func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, false, heldNone, nil)
+// Summarize reads a file and checks it as EncodeWith(r, s, o) does, with the same Diagnostics,
+// and keeps no row: the dataset it returns describes N rows (N, D, the features and the
+// schema's facts, with Bias and Scale as o.Float32 holds them) and holds none (X, Sparse and Y
+// are nil). It takes the memory of reading the file only; o.Part must be nil.
+func Summarize(r io.Reader, s *Schema, o Options) (*Dataset, *Diagnostics, error) {
+	return encode(r, s, false, heldNone, o)
 }
 
 // EncodeForPrediction reads rows to score with a model fitted on data of schema s: as Encode,
@@ -252,7 +265,7 @@ func Summarize(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
 // column is not read when present (its values may be empty or anything else): every Y is NaN,
 // and Diagnostics.Columns still ends with the label's (zero) entry.
 func EncodeForPrediction(r io.Reader, s *Schema) (*Dataset, *Diagnostics, error) {
-	return encode(r, s, true, heldBySchema, nil)
+	return encode(r, s, true, heldBySchema, Options{})
 }
 
 // holding says how encode holds the rows: as the schema says (Encode), dense or sparse whatever
@@ -276,9 +289,9 @@ func (held holding) rows(m, d int) (sparse bool, cells int) {
 	return false, d
 }
 
-// encode is Encode, or EncodeForPrediction when unlabelled is true, holding the rows as held
-// says, and only part's when it is not nil (EncodePart).
-func encode(r io.Reader, s *Schema, unlabelled bool, held holding, part *Part) (*Dataset, *Diagnostics, error) {
+// encode is EncodeWith, or EncodeForPrediction when unlabelled is true, holding the rows as held
+// says.
+func encode(r io.Reader, s *Schema, unlabelled bool, held holding, o Options) (*Dataset, *Diagnostics, error) {
 	if err := s.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -298,7 +311,7 @@ func encode(r io.Reader, s *Schema, unlabelled bool, held holding, part *Part) (
 		return nil, nil, err
 	}
 	p.diag.Delimiter = rr.delim
-	ds, err := p.read(rr, names, held, part)
+	ds, err := p.read(rr, names, held, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -404,8 +417,8 @@ func (c *Column) width() int {
 // column) as the row's entries, stored one block at a time (every entry of rows held dense),
 // and its label. With a part, the rows it holds out are read and left out, and so are the
 // blocks of rows that it does not keep.
-func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) (*Dataset, error) {
-	s, d, m := p.schema, len(p.features), len(p.offsets)
+func (p *plan) read(rr *recordReader, names []string, held holding, o Options) (*Dataset, error) {
+	s, d, m, part := p.schema, len(p.features), len(p.offsets), o.Part
 	sparse, cells := held.rows(m, d)
 	fit := newFitter(s.Norm, m)
 	hots := 0
@@ -416,7 +429,7 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 	}
 	rows := newSparseBuilder(m+1, hots)
 	if !sparse {
-		rows = newDenseBuilder(d)
+		rows = newDenseBuilder(d, o.Float32)
 	}
 	row, col, val := make([]float64, len(p.cols)), make([]int32, m+1), make([]float64, m+1)
 	var labels [][]float64 // by block
@@ -478,6 +491,9 @@ func (p *plan) read(rr *recordReader, names []string, held holding, part *Part) 
 	}
 	if s.Norm.Fit == FitScale {
 		ds.Scale = fit.scale
+	}
+	if ds.Float32 = rows.s.Float32; ds.Float32 {
+		ds.Bias, ds.Scale = float64(narrow(ds.Bias)), float64(narrow(ds.Scale))
 	}
 	for j, off := range p.offsets {
 		if c := p.cols[j].col; c.Kind == Categorical {
@@ -608,11 +624,11 @@ type Footprint struct {
 // without its header) whose lines take lineBytes bytes on average, encoded with the valid
 // schema s: Rows = ⌈dataBytes/lineBytes⌉ rows, each taking, held sparse, 4 bytes an entry (its
 // column), 8 a value (one for each numeric column and the bias, one for all the one-hot
-// entries), 8 for its start and 8 for its label; held dense, 8 bytes a feature and 8 for its
-// label; and while reading, 8 bytes more a row (its label, held by block before the labels are
-// gathered). The estimate is as good as the lines' length, usually read from the first lines
-// of the file.
-func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
+// entries), 8 for its start and 8 for its label; held dense, 8 bytes a feature (4 with f32 set,
+// as Options.Float32 holds them) and 8 for its label; and while reading, 8 bytes more a row (its
+// label, held by block before the labels are gathered). The estimate is as good as the lines'
+// length, usually read from the first lines of the file.
+func (s *Schema) Footprint(dataBytes int64, lineBytes float64, f32 bool) Footprint {
 	m, hots, d := 0, 0, len(s.Features())
 	for _, c := range s.Columns {
 		if c.Kind.isFeature() {
@@ -631,7 +647,11 @@ func (s *Schema) Footprint(dataBytes int64, lineBytes float64) Footprint {
 	if SparseRows(1, d, m+1) {
 		f.Bytes, f.Peak, f.Values = f.Rows*entries, f.Rows*(entries+8), f.Rows*values
 	} else {
-		f.Bytes, f.Peak, f.Values = f.Rows*int64(8*d+8), f.Rows*int64(8*d+16), f.Rows*int64(8*d)
+		value := int64(8)
+		if f32 {
+			value = 4
+		}
+		f.Bytes, f.Peak, f.Values = f.Rows*(value*int64(d)+8), f.Rows*(value*int64(d)+16), f.Rows*value*int64(d)
 	}
 	return f
 }

@@ -204,7 +204,7 @@ func (jc *jsonColumn) decode(i int, c *Column) error {
 			return schemaError(c.Name, "%q is missing", f)
 		}
 	}
-	if _, known := memberOf[c.Kind]; known {
+	if kindIndex(c.Kind) >= 0 {
 		if err := checkMembers(c.Name, c.Kind, set); err != nil {
 			return err
 		}

@@ -175,14 +175,16 @@ func TestEncodeSparseMemoryBounded(t *testing.T) {
 // number of rows of a file of equal lines exactly, what its rows and labels take (the capacity
 // of every slice: for rows held sparse, 4 bytes an entry, 8 a value, 8 a start and 8 a label) within 1 %
 // (a block has one more start than rows), and bounds what Encode allocates in all (Peak), for
-// rows held sparse and dense.
+// rows held sparse, dense, and dense as float32.
 func TestFootprint(t *testing.T) {
 	const n = 100_000
 	for _, tc := range []struct {
 		schema string
 		rows   io.Reader
 		sparse bool
-	}{{oneHotSchema, &oneHotGenerated{generatedRows{n: n}}, true}, {generatedSchema, &generatedRows{n: n}, false}} {
+		f32    bool
+	}{{oneHotSchema, &oneHotGenerated{generatedRows{n: n}}, true, false}, {generatedSchema, &generatedRows{n: n}, false, false},
+		{generatedSchema, &generatedRows{n: n}, false, true}} {
 		text, err := io.ReadAll(tc.rows)
 		if err != nil {
 			t.Fatal(err)
@@ -190,27 +192,27 @@ func TestFootprint(t *testing.T) {
 		s := mustSchema(t, tc.schema)
 		header := int64(bytes.IndexByte(text, '\n') + 1)
 		lineBytes := float64(int64(len(text))-header) / n
-		f := s.Footprint(int64(len(text))-header, lineBytes)
+		f := s.Footprint(int64(len(text))-header, lineBytes, tc.f32)
 		runtime.GC()
 		var before, after runtime.MemStats
 		runtime.ReadMemStats(&before)
-		ds, _, err := Encode(bytes.NewReader(text), s)
+		ds, _, err := EncodeWith(bytes.NewReader(text), s, Options{Float32: tc.f32})
 		runtime.ReadMemStats(&after)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if f.Rows != n || ds.Sparse.Dense == tc.sparse {
+		if f.Rows != n || ds.Sparse.Dense == tc.sparse || ds.Sparse.Float32 != tc.f32 {
 			t.Fatalf("%d rows (encoded sparse: %v), want %d (%v)", f.Rows, !ds.Sparse.Dense, n, tc.sparse)
 		}
 		held := int64(8 * cap(ds.Y))
 		for _, b := range ds.Sparse.Blocks {
-			held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val) + 4*cap(b.HotCol) + 8*cap(b.HotVal))
+			held += int64(8*cap(b.Start) + 4*cap(b.Col) + 8*cap(b.Val) + 4*cap(b.HotCol) + 8*cap(b.HotVal) + 4*cap(b.Val32))
 		}
 		if math.Abs(float64(held-f.Bytes)) > 0.01*float64(f.Bytes) {
-			t.Errorf("sparse %v: the rows take %d bytes, estimated %d", tc.sparse, held, f.Bytes)
+			t.Errorf("sparse %v, float32 %v: the rows take %d bytes, estimated %d", tc.sparse, tc.f32, held, f.Bytes)
 		}
 		if got := int64(after.TotalAlloc-before.TotalAlloc) - 4<<20; got > f.Peak {
-			t.Errorf("sparse %v: Encode allocated %d bytes (beyond its 4 MiB of buffers), more than the estimated peak %d", tc.sparse, got, f.Peak)
+			t.Errorf("sparse %v, float32 %v: Encode allocated %d bytes (beyond its 4 MiB of buffers), more than the estimated peak %d", tc.sparse, tc.f32, got, f.Peak)
 		}
 	}
 }

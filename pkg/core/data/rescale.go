@@ -153,8 +153,11 @@ func encodedWith(ds *Dataset, s *Schema) error {
 
 // at returns the feature j of row i.
 func (ds *Dataset) at(i, j int) float64 {
-	if ds.Sparse == nil {
+	switch {
+	case ds.Sparse == nil:
 		return ds.X[i*ds.D+j]
+	case ds.Sparse.Float32:
+		return float64(ds.Sparse.row32(i)[j])
 	}
 	cols, vals, hotCol, hot := ds.Sparse.stored(i)
 	if k, ok := slices.BinarySearch(cols, int32(j)); ok {
@@ -230,10 +233,11 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 	out.Features, out.Categorical = slices.Clone(ds.Features), slices.Clone(ds.Categorical)
 	out.Label = used.Label()
 	if ds.Sparse != nil {
-		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks)), Hots: ds.Sparse.Hots, Dense: ds.Sparse.Dense, cols: ds.Sparse.cols}
+		out.Sparse = &Sparse{Blocks: make([]SparseBlock, len(ds.Sparse.Blocks)), Hots: ds.Sparse.Hots, Dense: ds.Sparse.Dense,
+			Float32: ds.Sparse.Float32, cols: ds.Sparse.cols}
 		for b, blk := range ds.Sparse.Blocks {
 			out.Sparse.Blocks[b] = SparseBlock{Start: blk.Start, Col: blk.Col, Val: slices.Clone(blk.Val),
-				HotCol: blk.HotCol, HotVal: slices.Clone(blk.HotVal)}
+				HotCol: blk.HotCol, HotVal: slices.Clone(blk.HotVal), Val32: slices.Clone(blk.Val32)}
 		}
 	} else {
 		out.X = slices.Clone(ds.X)
@@ -255,7 +259,7 @@ func Rescale(ds *Dataset, declared, used *Schema) (*Dataset, error) {
 			col, x = out.Entries(i, col, x) // a row held dense: its values in out, rescaled in place
 			rescaleRow(col, x, features, fit)
 			fit.fit(x)
-			if col != nil {
+			if col != nil || out.Sparse != nil && out.Sparse.Float32 { // a copy of the row's values
 				out.Sparse.setValues(i, x)
 			}
 		}

@@ -218,24 +218,32 @@ func equalFoldASCII(text []byte, m string) bool {
 // empty field and "?": R's NA, Excel's #N/A, N/A, NaN, SQL's NULL, Python's None and SAS's ".".
 var numericMissing = []string{"NA", "#N/A", "N/A", "NaN", "NULL", "None", "."}
 
-// derivable lists, for each kind, the fields that a Derived list may name.
-var derivable = map[Kind][]string{
-	Numeric:      {"min", "max", "missing"},
-	Categorical:  {"categories", "missing"},
-	BinaryLabel:  {"positive", "negative", "missing"},
-	NumericLabel: {"min", "max", "missing"},
-	ClassLabel:   {"classes", "missing"},
+// kindMembers are the members a column of a kind may have besides name and kind, and the
+// fields that its Derived list may name.
+type kindMembers struct {
+	kind               Kind
+	members, derivable []string
 }
 
-// memberOf lists, for each kind, the members a column of that kind may have besides name
-// and kind.
-var memberOf = map[Kind][]string{
-	Numeric:      {"min", "max", "transform", "scale", "private_range", "missing", "derived"},
-	NumericLabel: {"min", "max", "scale", "private_range", "missing", "derived"},
-	Categorical:  {"categories", "other", "missing", "derived"},
-	BinaryLabel:  {"positive", "negative", "rest_negative", "missing", "derived"},
-	ClassLabel:   {"classes", "missing", "derived"},
-	Ignore:       {},
+// kinds lists every kind's members. (A list, not maps: a map literal is code in the page's
+// WebAssembly, a list of constants is data.)
+var kinds = []kindMembers{
+	{Numeric, []string{"min", "max", "transform", "scale", "private_range", "missing", "derived"}, []string{"min", "max", "missing"}},
+	{NumericLabel, []string{"min", "max", "scale", "private_range", "missing", "derived"}, []string{"min", "max", "missing"}},
+	{Categorical, []string{"categories", "other", "missing", "derived"}, []string{"categories", "missing"}},
+	{BinaryLabel, []string{"positive", "negative", "rest_negative", "missing", "derived"}, []string{"positive", "negative", "missing"}},
+	{ClassLabel, []string{"classes", "missing", "derived"}, []string{"classes", "missing"}},
+	{Ignore, nil, nil},
+}
+
+// kindIndex returns the index of k in kinds, or −1 for an unknown kind.
+func kindIndex(k Kind) int {
+	for i := range kinds {
+		if kinds[i].kind == k {
+			return i
+		}
+	}
+	return -1
 }
 
 // memberNames lists the optional members of a column, in the order errors check them.
@@ -245,7 +253,7 @@ var memberNames = []string{"min", "max", "transform", "scale", "private_range", 
 // column of the known kind.
 func checkMembers(column string, kind Kind, set map[string]bool) error {
 	for _, m := range memberNames {
-		if set[m] && !slices.Contains(memberOf[kind], m) {
+		if set[m] && !slices.Contains(kinds[kindIndex(kind)].members, m) {
 			return schemaError(column, "%q does not apply to a %q column", m, kind)
 		}
 	}
@@ -373,7 +381,7 @@ func (n *Norm) validate() error {
 
 // validate checks one column (see Schema.Validate).
 func (c *Column) validate() error {
-	if _, known := memberOf[c.Kind]; !known {
+	if kindIndex(c.Kind) < 0 {
 		return schemaError(c.Name, "unknown kind %q (numeric, categorical, ignore, binary-label, numeric-label or class-label)", c.Kind)
 	}
 	set := map[string]bool{
@@ -418,8 +426,8 @@ func (c *Column) validate() error {
 		}
 	}
 	for i, f := range c.Derived {
-		if !slices.Contains(derivable[c.Kind], f) {
-			return schemaError(c.Name, "derived: %q is not a field of a %q column that can be read from the data (%s)", f, c.Kind, strings.Join(derivable[c.Kind], ", "))
+		if d := kinds[kindIndex(c.Kind)].derivable; !slices.Contains(d, f) {
+			return schemaError(c.Name, "derived: %q is not a field of a %q column that can be read from the data (%s)", f, c.Kind, strings.Join(d, ", "))
 		}
 		if slices.Contains(c.Derived[:i], f) {
 			return schemaError(c.Name, "derived: %q is listed twice", f)

@@ -36,11 +36,15 @@ func SparseRows(n, d, nnz int) bool {
 // Rows that Dense holds store every one of their D entries, in column order, and a block then
 // holds their values only: Val holds the block's rows row-major, D values a row, and Start,
 // Col, HotCol and HotVal are nil (Hots is 0). Encode holds rows so when it holds them dense.
+// With Float32 too, Val32 holds those values instead of Val, as float32: each the float32
+// nearest the value that Encode computed among those no larger in magnitude (rounded toward
+// zero, so that no row's norm grows), read back exactly (float64(v)); Val is nil.
 type Sparse struct {
-	Blocks []SparseBlock
-	Hots   int
-	Dense  bool
-	cols   []int32 // the columns 0, 1, …, D−1 of every row that Dense holds
+	Blocks  []SparseBlock
+	Hots    int
+	Dense   bool
+	Float32 bool
+	cols    []int32 // the columns 0, 1, …, D−1 of every row that Dense holds
 }
 
 // SparseBlock holds the entries of up to BlockRows rows. Row r of the block (r < len(Start)−1)
@@ -56,11 +60,12 @@ type SparseBlock struct {
 	Val    []float64
 	HotCol []int32
 	HotVal []float64
+	Val32  []float32 // the values of rows held dense as float32 (Sparse.Float32)
 }
 
-// absent reports whether the block is one the rows leave out (EncodePart).
+// absent reports whether the block is one the rows leave out (Part).
 func (b *SparseBlock) absent() bool {
-	return b.Start == nil && b.Col == nil && b.Val == nil && b.HotCol == nil && b.HotVal == nil
+	return b.Start == nil && b.Col == nil && b.Val == nil && b.HotCol == nil && b.HotVal == nil && b.Val32 == nil
 }
 
 // Check returns an error unless s holds n rows of d columns as SparseBlock says: BlockRows
@@ -69,7 +74,7 @@ func (b *SparseBlock) absent() bool {
 // block whose slices are all nil is absent (see Holds) and passes.
 func (s *Sparse) Check(n, d int) error {
 	if d > math.MaxInt32 || s.Hots < 0 || len(s.Blocks) != (n+BlockRows-1)/BlockRows ||
-		s.Dense && (s.Hots != 0 || len(s.cols) != d) {
+		s.Dense && (s.Hots != 0 || len(s.cols) != d) || s.Float32 && !s.Dense {
 		return fmt.Errorf("%d blocks of sparse rows of %d columns, %d of them one-hot, for %d rows", len(s.Blocks), d, s.Hots, n)
 	}
 	for b := range s.Blocks {
@@ -79,7 +84,8 @@ func (s *Sparse) Check(n, d int) error {
 		}
 		rows := min(BlockRows, n-b*BlockRows)
 		if s.Dense {
-			if len(blk.Val) != rows*d || blk.Start != nil || blk.Col != nil || blk.HotCol != nil || blk.HotVal != nil {
+			values := len(blk.Val) + len(blk.Val32)
+			if values != rows*d || s.Float32 != (blk.Val == nil) || blk.Start != nil || blk.Col != nil || blk.HotCol != nil || blk.HotVal != nil {
 				return fmt.Errorf("block %d of the rows held dense: its slices are not those of %d rows of %d values", b, rows, d)
 			}
 			continue
@@ -97,7 +103,7 @@ func (s *Sparse) Check(n, d int) error {
 			cols, _, hotCol, _ := s.stored(b*BlockRows + r)
 			ok = entriesIncreasing(cols, hotCol, d)
 		}
-		if !ok {
+		if !ok || blk.Val32 != nil {
 			return fmt.Errorf("block %d of the sparse rows: its slices are not those of %d rows with %d one-hot entries each, or a row's columns are not increasing in [0, %d) or repeat", b, rows, s.Hots, d)
 		}
 	}
@@ -137,7 +143,7 @@ func disjoint(a, b []int32) bool {
 }
 
 // Holds reports whether s holds row i: false when its block is absent, which only a part of the
-// rows (EncodePart) leaves; reading such a row panics.
+// rows (Part) leaves; reading such a row panics.
 func (s *Sparse) Holds(i int) bool { return !s.Blocks[i/BlockRows].absent() }
 
 // Entries returns the columns and values of the entries that row i stores (see Sparse), in
@@ -150,6 +156,12 @@ func (s *Sparse) Entries(i int, col []int32, val []float64) ([]int32, []float64)
 // order, the columns of its one-hot entries xor mark (^0 marks them as sparseBuilder.add takes
 // them).
 func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([]int32, []float64) {
+	if s.Float32 {
+		at := len(val)
+		val = slices.Grow(val, len(s.cols))[:at+len(s.cols)]
+		widen(val[at:], s.row32(i))
+		return append(col, s.cols...), val
+	}
 	cols, vals, hotCol, hot := s.stored(i)
 	at, n := len(col), len(cols)+len(hotCol)
 	col, val = slices.Grow(col, n)[:at+n], slices.Grow(val, n)[:at+n]
@@ -169,6 +181,10 @@ func (s *Sparse) appendEntries(i int, col []int32, val []float64, mark int32) ([
 
 // Row writes row i into x, dense: its value in every one of the len(x) = D columns.
 func (s *Sparse) Row(i int, x []float64) {
+	if s.Float32 {
+		widen(x, s.row32(i))
+		return
+	}
 	clear(x)
 	cols, vals, hotCol, hot := s.stored(i)
 	for k, c := range cols {
@@ -179,8 +195,35 @@ func (s *Sparse) Row(i int, x []float64) {
 	}
 }
 
+// row32 returns the values of row i of rows held dense as float32, a slice of its block.
+func (s *Sparse) row32(i int) []float32 {
+	d := len(s.cols)
+	return s.Blocks[i/BlockRows].Val32[i%BlockRows*d:][:d]
+}
+
+// widen writes the values of x into dst (at least as long), each as the float64 it is, and
+// returns dst[:len(x)].
+func widen(dst []float64, x []float32) []float64 {
+	dst = dst[:len(x)]
+	for j, v := range x {
+		dst[j] = float64(v)
+	}
+	return dst
+}
+
+// narrow returns v rounded toward zero to a float32: the float32 nearest v among those whose
+// magnitude is at most |v| (±MaxFloat32 beyond it; a NaN stays a NaN).
+func narrow(v float64) float32 {
+	f := float32(v)
+	if math.Abs(float64(f)) > math.Abs(v) {
+		f = math.Float32frombits(math.Float32bits(f) - 1) // one step toward zero (f is not 0)
+	}
+	return f
+}
+
 // stored returns row i's entries: the columns and values of those not one-hot, the columns of
-// its one-hot entries, and their value (0 when it has none).
+// its one-hot entries, and their value (0 when it has none). Rows held as float32 have no
+// float64 values to return (row32).
 func (s *Sparse) stored(i int) (col []int32, val []float64, hotCol []int32, hot float64) {
 	blk := &s.Blocks[i/BlockRows]
 	r := i % BlockRows
@@ -231,6 +274,13 @@ func (e *entryReader) next() bool {
 // setValues makes the values of row i's entries val, in the order of Entries: the one-hot
 // ones must be equal (they are when a row's features are all scaled by one factor).
 func (s *Sparse) setValues(i int, val []float64) {
+	if s.Float32 {
+		x := s.row32(i)
+		for j, v := range val {
+			x[j] = narrow(v)
+		}
+		return
+	}
 	cols, vals, hotCol, _ := s.stored(i)
 	k := 0
 	for e, v := range val {
@@ -243,7 +293,7 @@ func (s *Sparse) setValues(i int, val []float64) {
 	}
 }
 
-// compare compares rows i and j as the sequences of the bits of their dense entries
+// compare compares rows i and j, held by their entries (not Dense), as the sequences of the bits of their dense entries
 // (math.Float64bits), lexicographically, without writing either out.
 func (s *Sparse) compare(i, j int) int {
 	a, b := s.entries(i), s.entries(j)
@@ -280,19 +330,20 @@ func newSparseBuilder(width, hots int) *sparseBuilder {
 	return &sparseBuilder{s: &Sparse{Hots: hots}, width: width, rows: BlockRows}
 }
 
-// newDenseBuilder returns a builder of rows of d entries that it holds dense (Sparse.Dense).
-func newDenseBuilder(d int) *sparseBuilder {
+// newDenseBuilder returns a builder of rows of d entries that it holds dense (Sparse.Dense),
+// as float32 when f32 is set (Sparse.Float32).
+func newDenseBuilder(d int, f32 bool) *sparseBuilder {
 	cols := make([]int32, d)
 	for j := range cols {
 		cols[j] = int32(j)
 	}
-	return &sparseBuilder{s: &Sparse{Dense: true, cols: cols}, width: d, rows: BlockRows}
+	return &sparseBuilder{s: &Sparse{Dense: true, Float32: f32, cols: cols}, width: d, rows: BlockRows}
 }
 
 // builderLike returns a builder of rows held as s holds them, of at most width entries.
 func builderLike(s *Sparse, width int) *sparseBuilder {
 	if s.Dense {
-		return newDenseBuilder(len(s.cols))
+		return newDenseBuilder(len(s.cols), s.Float32)
 	}
 	return newSparseBuilder(width, s.Hots)
 }
@@ -306,6 +357,8 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 		b.trim()
 		var blk SparseBlock
 		switch {
+		case b.s.Float32:
+			blk.Val32 = make([]float32, 0, BlockRows*b.width)
 		case b.s.Dense:
 			blk.Val = make([]float64, 0, BlockRows*b.width)
 		default:
@@ -320,6 +373,15 @@ func (b *sparseBuilder) add(col []int32, val []float64) {
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
 	b.rows++
+	if b.s.Float32 {
+		at := len(blk.Val32)
+		blk.Val32 = blk.Val32[:at+b.width] // within the block's room
+		clear(blk.Val32[at:])
+		for k, c := range col {
+			blk.Val32[at+int(max(c, ^c))] = narrow(val[k])
+		}
+		return
+	}
 	if b.s.Dense {
 		at := len(blk.Val)
 		blk.Val = blk.Val[:at+b.width] // within the block's room
@@ -363,9 +425,8 @@ func (b *sparseBuilder) trim() {
 		return
 	}
 	blk := &b.s.Blocks[len(b.s.Blocks)-1]
-	if len(blk.Val) < cap(blk.Val)/8*7 || len(blk.Start) < cap(blk.Start) {
-		*blk = SparseBlock{Start: slices.Clone(blk.Start), Col: slices.Clone(blk.Col), Val: slices.Clone(blk.Val),
-			HotCol: slices.Clone(blk.HotCol), HotVal: slices.Clone(blk.HotVal)}
+	if len(blk.Val) < cap(blk.Val)/8*7 || len(blk.Val32) < cap(blk.Val32)/8*7 || len(blk.Start) < cap(blk.Start) {
+		*blk = blk.clone()
 	}
 }
 
@@ -373,4 +434,10 @@ func (b *sparseBuilder) trim() {
 func (b *sparseBuilder) done() *Sparse {
 	b.trim()
 	return b.s
+}
+
+// clone returns a copy of b that shares no memory with it.
+func (b *SparseBlock) clone() SparseBlock {
+	return SparseBlock{Start: slices.Clone(b.Start), Col: slices.Clone(b.Col), Val: slices.Clone(b.Val),
+		HotCol: slices.Clone(b.HotCol), HotVal: slices.Clone(b.HotVal), Val32: slices.Clone(b.Val32)}
 }

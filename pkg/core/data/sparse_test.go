@@ -87,11 +87,11 @@ func TestSparseEncoding(t *testing.T) {
 		name := fmt.Sprintf("p=%s bias=%s %s", norm.p, norm.bias, norm.fit)
 		t.Run(name, func(t *testing.T) {
 			s := mustSchema(t, fmt.Sprintf(mixedSchema, norm.p, norm.bias, norm.fit))
-			sparse, sdiag, err := encode(strings.NewReader(file), s, false, heldSparse, nil)
+			sparse, sdiag, err := encode(strings.NewReader(file), s, false, heldSparse, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			dense, ddiag, err := encode(strings.NewReader(file), s, false, heldDense, nil)
+			dense, ddiag, err := encode(strings.NewReader(file), s, false, heldDense, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -206,7 +206,7 @@ func TestDivideMoves(t *testing.T) {
 	s := mustSchema(t, fmt.Sprintf(mixedSchema, "2", "0.5", "scale"))
 	for _, held := range []holding{heldSparse, heldDense} {
 		load := func() *Dataset {
-			ds, _, err := encode(strings.NewReader(file), s, false, held, nil)
+			ds, _, err := encode(strings.NewReader(file), s, false, held, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -408,7 +408,7 @@ func TestSummarize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sum, sdiag, err := Summarize(strings.NewReader(file), s)
+	sum, sdiag, err := Summarize(strings.NewReader(file), s, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +428,7 @@ func TestSummarize(t *testing.T) {
 	if !reflect.DeepEqual(sum, ds) {
 		t.Errorf("Summarize describes %+v, Encode %+v", sum, ds)
 	}
-	if _, _, err := Summarize(strings.NewReader(file+"x,u,1,p,1\n"), s); err == nil || !strings.Contains(err.Error(), `line 4101, column "a"`) {
+	if _, _, err := Summarize(strings.NewReader(file+"x,u,1,p,1\n"), s, Options{}); err == nil || !strings.Contains(err.Error(), `line 4101, column "a"`) {
 		t.Errorf("a bad value: %v, want its error", err)
 	}
 }
@@ -459,7 +459,7 @@ func TestEncodePart(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, held := range []holding{heldSparse, heldDense} {
-		all, diag, err := encode(strings.NewReader(file), s, false, held, nil)
+		all, diag, err := encode(strings.NewReader(file), s, false, held, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,7 +471,7 @@ func TestEncodePart(t *testing.T) {
 			blocks := (want.N + BlockRows - 1) / BlockRows
 			for _, r := range [][2]int{{0, 1}, {1, blocks}, {0, blocks}, {2, 3}} {
 				what := fmt.Sprintf("held %d, held out %t, blocks %v", held, out != nil, r)
-				got, gotDiag, err := encode(strings.NewReader(file), s, false, held, &Part{HeldOut: out, First: r[0], Last: r[1]})
+				got, gotDiag, err := encode(strings.NewReader(file), s, false, held, Options{Part: &Part{HeldOut: out, First: r[0], Last: r[1]}})
 				if err != nil {
 					t.Fatal(what, err)
 				}
@@ -500,10 +500,10 @@ func TestEncodePart(t *testing.T) {
 			}
 		}
 	}
-	if _, _, err := EncodePart(strings.NewReader(file), s, Part{HeldOut: heldOut[:n-1], Last: 1}); err == nil {
+	if _, _, err := EncodeWith(strings.NewReader(file), s, Options{Part: &Part{HeldOut: heldOut[:n-1], Last: 1}}); err == nil {
 		t.Error("a file with more rows than the held-out flags was read")
 	}
-	if _, _, err := EncodePart(strings.NewReader(file), s, Part{HeldOut: append(slices.Clone(heldOut), false), Last: 1}); err == nil {
+	if _, _, err := EncodeWith(strings.NewReader(file), s, Options{Part: &Part{HeldOut: append(slices.Clone(heldOut), false), Last: 1}}); err == nil {
 		t.Error("a file with fewer rows than the held-out flags was read")
 	}
 }

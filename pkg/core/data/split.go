@@ -111,14 +111,15 @@ func (ds *Dataset) copyIndices() []int {
 	for i := range order {
 		order[i] = i
 	}
+	var a, b []float64 // rows held dense, written out
 	cmpRows := func(i, j int) int {
 		if c := cmp.Compare(math.Float64bits(ds.Y[i]), math.Float64bits(ds.Y[j])); c != 0 {
 			return c
 		}
-		if ds.Sparse != nil {
+		if ds.Sparse != nil && !ds.Sparse.Dense {
 			return ds.Sparse.compare(i, j)
 		}
-		a, b := ds.X[i*ds.D:(i+1)*ds.D], ds.X[j*ds.D:(j+1)*ds.D]
+		a, b = ds.Row(i, a), ds.Row(j, b)
 		for k := range a {
 			if c := cmp.Compare(math.Float64bits(a[k]), math.Float64bits(b[k])); c != 0 {
 				return c

@@ -338,13 +338,14 @@ func (l *Linear) meanInterval(prec uint, parts ...[]float64) interval.I {
 	}
 	var cols []int32
 	var vals []float64
+	buf := make([]float64, l.d)
 	for i := range l.n {
 		if l.readSparse(i) {
 			cols, vals = l.sparse.Entries(i, cols, vals)
 			row(i, cols, vals)
 			continue
 		}
-		row(i, nil, l.x.row(i))
+		row(i, nil, denseRow(l.x, nil, i, l.d, buf))
 	}
 	return divide(sum, l.b.divisor(l.n), prec)
 }

@@ -124,44 +124,72 @@ func checkRoom(col []int32, val, row []float64) {
 	}
 }
 
+// value is the type of the values of rows held dense: float64, or float32 (data.Sparse.Float32),
+// which the kernels read as the float64 each is, so that a row of float32 values gives the
+// bits of the float64 row of the same values.
+type value interface{ float32 | float64 }
+
 // dotGo returns Σ a_i·b_i over the first len(a) entries: eight entries per iteration into four
 // accumulators (so the additions pipeline), s0 += a_0·b_0 + a_4·b_4 and so on, then the tail
-// into s0, and (s0 + s1) + (s2 + s3); through array pointers (*[8]float64), so that the
-// compiler checks bounds once per block. It panics if len(b) < len(a).
-func dotGo(a, b []float64) float64 {
+// into s0, and (s0 + s1) + (s2 + s3); through array pointers (*[8]V), so that the compiler
+// checks bounds once per block. It panics if len(b) < len(a).
+func dotGo[V value](a []V, b []float64) float64 {
 	b = b[:len(a)]
 	var s0, s1, s2, s3 float64
 	for len(a) >= 8 {
-		x, y := (*[8]float64)(a), (*[8]float64)(b)
-		s0 += x[0]*y[0] + x[4]*y[4]
-		s1 += x[1]*y[1] + x[5]*y[5]
-		s2 += x[2]*y[2] + x[6]*y[6]
-		s3 += x[3]*y[3] + x[7]*y[7]
+		x, y := (*[8]V)(a), (*[8]float64)(b)
+		s0 += float64(x[0])*y[0] + float64(x[4])*y[4]
+		s1 += float64(x[1])*y[1] + float64(x[5])*y[5]
+		s2 += float64(x[2])*y[2] + float64(x[6])*y[6]
+		s3 += float64(x[3])*y[3] + float64(x[7])*y[7]
 		a, b = a[8:], b[8:]
 	}
 	for i, v := range a {
-		s0 += v * b[i]
+		s0 += float64(v) * b[i]
 	}
 	return (s0 + s1) + (s2 + s3)
 }
 
 // axpyGo adds c·x to y over the first len(x) entries, y_i += c·x_i, eight per iteration through
 // array pointers (one bounds check per block). It panics if len(y) < len(x).
-func axpyGo(y []float64, c float64, x []float64) {
+func axpyGo[V value](y []float64, c float64, x []V) {
 	y = y[:len(x)]
 	for len(x) >= 8 {
-		u, v := (*[8]float64)(x), (*[8]float64)(y)
-		v[0] += c * u[0]
-		v[1] += c * u[1]
-		v[2] += c * u[2]
-		v[3] += c * u[3]
-		v[4] += c * u[4]
-		v[5] += c * u[5]
-		v[6] += c * u[6]
-		v[7] += c * u[7]
+		u, v := (*[8]V)(x), (*[8]float64)(y)
+		v[0] += c * float64(u[0])
+		v[1] += c * float64(u[1])
+		v[2] += c * float64(u[2])
+		v[3] += c * float64(u[3])
+		v[4] += c * float64(u[4])
+		v[5] += c * float64(u[5])
+		v[6] += c * float64(u[6])
+		v[7] += c * float64(u[7])
 		x, y = x[8:], y[8:]
 	}
 	for i, v := range x {
-		y[i] += c * v
+		y[i] += c * float64(v)
+	}
+}
+
+// dotsGo writes dotGo(x_k, w) into z[k] for every k < len(z), the rows x_k = x[k·d:(k+1)·d]
+// of d = len(w) values one after the other in x. It panics if len(x) < len(z)·d.
+func dotsGo[V value](z []float64, x []V, w []float64) {
+	d := len(w)
+	x = x[:len(z)*d]
+	for k := range z {
+		z[k] = dotGo(x[k*d:(k+1)*d], w)
+	}
+}
+
+// axpysGo does axpyGo(y, c[k], x_k) for every k < len(c) whose c[k] is not zero, in k order,
+// the rows x_k = x[k·d:(k+1)·d] of d = len(y) values one after the other in x. It panics if
+// len(x) < len(c)·d.
+func axpysGo[V value](y, c []float64, x []V) {
+	d := len(y)
+	x = x[:len(c)*d]
+	for k, ck := range c {
+		if ck != 0 {
+			axpyGo(y, ck, x[k*d:(k+1)*d])
+		}
 	}
 }

@@ -26,3 +26,15 @@ func dot(a, b []float64) float64 { return dotGo(a, b) }
 
 // axpy is axpyGo (kernels.go).
 func axpy(y []float64, c float64, x []float64) { axpyGo(y, c, x) }
+
+// dots is dotsGo (kernels.go).
+func dots(z, x, w []float64) { dotsGo(z, x, w) }
+
+// dots32 is dotsGo (kernels.go) on float32 rows.
+func dots32(z []float64, x []float32, w []float64) { dotsGo(z, x, w) }
+
+// axpys is axpysGo (kernels.go).
+func axpys(y, c, x []float64) { axpysGo(y, c, x) }
+
+// axpys32 is axpysGo (kernels.go) on float32 rows.
+func axpys32(y, c []float64, x []float32) { axpysGo(y, c, x) }

@@ -197,8 +197,11 @@ func TestBuildKernelsMatchGo(t *testing.T) {
 // TestDenseKernelsMatchGo: the dense dot product and axpy (under WebAssembly, the assembly of
 // kernels_wasm.s) give the bits of dotGo and axpyGo on every length up to 40 (blocks of eight
 // and tails), with entries over many magnitudes, signed zeros and an infinity, and a b longer
-// than a; natively the two are the same code. A kernel that sums the blocks into other
-// accumulators or the tail into another one fails.
+// than a; natively the two are the same code. Their row-by-row forms (dots, axpys) give each
+// row the bits of dotGo and axpyGo, on float64 rows and on float32 rows (dots32, axpys32) read
+// as the float64 each value is, and skip a row whose coefficient is zero. A kernel that sums the
+// blocks into other accumulators or the tail into another one, reads a float32 at a wrong
+// offset, or moves to the next row wrongly, fails.
 func TestDenseKernelsMatchGo(t *testing.T) {
 	rng := rand.New(rand.NewPCG(67, 68))
 	for n := range 41 {
@@ -220,11 +223,53 @@ func TestDenseKernelsMatchGo(t *testing.T) {
 			y, yGo := append([]float64(nil), b...), append([]float64(nil), b...)
 			axpy(y, c, a)
 			axpyGo(yGo, c, a)
-			for i := range y {
-				if math.Float64bits(y[i]) != math.Float64bits(yGo[i]) && !(math.IsNaN(y[i]) && math.IsNaN(yGo[i])) {
-					t.Fatalf("n = %d: axpy entry %d is %v, want %v", n, i, y[i], yGo[i])
-				}
+			sameBits(t, "axpy", n, y, yGo)
+
+			// Three rows of n values: their dot products with w = b[:n], and y += c_k·x_k
+			// with c_1 = 0.
+			x := make([]float64, 3*n+1)
+			for i := range x {
+				x[i] = rng.NormFloat64() * math.Pow(10, float64(rng.IntN(17)-8))
 			}
+			x32, wide := make([]float32, len(x)), make([]float64, len(x))
+			for i, v := range x {
+				x32[i] = float32(v)
+				wide[i] = float64(x32[i])
+			}
+			w, cs := b[:n], []float64{c, 0, rng.NormFloat64()}
+			for _, rows := range []struct {
+				name string
+				x    []float64
+				dots func(z []float64)
+				axpy func(y []float64)
+			}{
+				{"", x, func(z []float64) { dots(z, x, w) }, func(y []float64) { axpys(y, cs, x) }},
+				{"32", wide, func(z []float64) { dots32(z, x32, w) }, func(y []float64) { axpys32(y, cs, x32) }},
+			} {
+				z, zGo := make([]float64, 3), make([]float64, 3)
+				rows.dots(z)
+				y, yGo := append([]float64(nil), w...), append([]float64(nil), w...)
+				rows.axpy(y)
+				for k := range 3 {
+					zGo[k] = dotGo(rows.x[k*n:(k+1)*n], w)
+					if cs[k] != 0 {
+						axpyGo(yGo, cs[k], rows.x[k*n:(k+1)*n])
+					}
+				}
+				sameBits(t, "dots"+rows.name, n, z, zGo)
+				sameBits(t, "axpys"+rows.name, n, y, yGo)
+			}
+		}
+	}
+}
+
+// sameBits fails the test unless the vectors y and want of kernel's case n have the same bits
+// (any NaN matching any NaN).
+func sameBits(t *testing.T, kernel string, n int, y, want []float64) {
+	t.Helper()
+	for i := range y {
+		if math.Float64bits(y[i]) != math.Float64bits(want[i]) && !(math.IsNaN(y[i]) && math.IsNaN(want[i])) {
+			t.Fatalf("n = %d: %s entry %d is %v, want %v", n, kernel, i, y[i], want[i])
 		}
 	}
 }
@@ -233,11 +278,15 @@ func TestDenseKernelsMatchGo(t *testing.T) {
 func TestKernelsCheckLengths(t *testing.T) {
 	s, w, _ := kernelCase(rand.New(rand.NewPCG(63, 64)), 10, 4, 1)
 	for name, f := range map[string]func(){
-		"short": func() { sparseBlock(s, 0, 3, 4, w[:3]) },
-		"rows":  func() { sparseBlock(s, 8, 3, 4, w) },
-		"room":  func() { compressRow(make([]int32, 3), make([]float64, 4), w) },
-		"dot":   func() { dot(w, make([]float64, 3)) },
-		"axpy":  func() { axpy(make([]float64, 3), 1, w) },
+		"short":   func() { sparseBlock(s, 0, 3, 4, w[:3]) },
+		"rows":    func() { sparseBlock(s, 8, 3, 4, w) },
+		"room":    func() { compressRow(make([]int32, 3), make([]float64, 4), w) },
+		"dot":     func() { dot(w, make([]float64, 3)) },
+		"axpy":    func() { axpy(make([]float64, 3), 1, w) },
+		"dots":    func() { dots(make([]float64, 2), make([]float64, 7), make([]float64, 4)) },
+		"dots32":  func() { dots32(make([]float64, 2), make([]float32, 7), make([]float64, 4)) },
+		"axpys":   func() { axpys(make([]float64, 4), make([]float64, 2), make([]float64, 7)) },
+		"axpys32": func() { axpys32(make([]float64, 4), make([]float64, 2), make([]float32, 7)) },
 	} {
 		func() {
 			defer func() {

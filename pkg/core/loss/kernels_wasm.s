@@ -11,6 +11,83 @@
 // the address of entry j of the float64 vector at a.
 #define COLUMN I32WrapI64; I64Load32S $0; I64Const $3; I64Shl; I64Add
 
+// The kernels of whole rows (dotsAsm, axpysAsm and their float32 forms) repeat dotAsm's and
+// axpyAsm's loop on each of the rows of a block, one after the other in x, the values of a
+// float32 row read as the float64 each is (F64PromoteF32): the bits of dotGo and axpyGo on
+// each row. Both forms are one macro (DOTS, AXPYS) given how to read entry k of x from R0 and
+// the bytes of an entry (8 or 4), and of eight.
+//
+// X64(k) pushes entry k of a float64 row at R0, X32(k) entry k of a float32 row, widened; W(k)
+// entry k of the float64 vector at R1.
+#define X64(k) Get R0; I32WrapI64; F64Load $(8*(k))
+#define X32(k) Get R0; I32WrapI64; F32Load $(4*(k)); F64PromoteF32
+#define W(k) Get R1; I32WrapI64; F64Load $(8*(k))
+// PAIR(X, s, i) adds x_i·w_i + x_{i+4}·w_{i+4} to the accumulator s.
+#define PAIR(X, s, i) Get s; X(i); W(i); F64Mul; X(i+4); W(i+4); F64Mul; F64Add; F64Add; Set s
+
+// DOTS is dotsAsm's body: for each k < len(z), z[k] = dotGo(x[k·d:(k+1)·d], w), d = len(w),
+// for len(x) ≥ len(z)·d, entries of size bytes read by X. R0 &x (the rows one after the
+// other), R1 &w[i], R2 entries left in the row, R3 &z[k], R4 rows left, R5 d, R6 &w[0], F16–F19
+// the accumulators s0–s3.
+#define DOTS(X, size) \
+	MOVD z_base+0(FP), R3; \
+	MOVD z_len+8(FP), R4; \
+	MOVD x_base+24(FP), R0; \
+	MOVD w_base+48(FP), R6; \
+	MOVD w_len+56(FP), R5; \
+	Block; Loop; \
+		Get R4; I64Eqz; BrIf $1; \
+		Get R6; Set R1; Get R5; Set R2; \
+		F64Const $(0.0); Set F16; F64Const $(0.0); Set F17; F64Const $(0.0); Set F18; F64Const $(0.0); Set F19; \
+		Block; Loop; \
+			Get R2; I64Const $8; I64LtU; BrIf $1; \
+			PAIR(X, F16, 0); PAIR(X, F17, 1); PAIR(X, F18, 2); PAIR(X, F19, 3); \
+			ADD(R0, (8*size)); ADD(R1, 64); ADD(R2, -8); \
+			Br $0; \
+		End; End; \
+		Block; Loop; \
+			Get R2; I64Eqz; BrIf $1; \
+			Get F16; X(0); W(0); F64Mul; F64Add; Set F16; \
+			ADD(R0, size); ADD(R1, 8); ADD(R2, -1); \
+			Br $0; \
+		End; End; \
+		Get R3; I32WrapI64; \
+		Get F16; Get F17; F64Add; Get F18; Get F19; F64Add; F64Add; \
+		F64Store $0; \
+		ADD(R3, 8); ADD(R4, -1); \
+		Br $0; \
+	End; End; \
+	RET
+
+// AXPYS is axpysAsm's body: for each k < len(c) with c[k] ≠ 0, in k order, y_i += c[k]·x[k·d + i]
+// for i < d = len(y), for len(x) ≥ len(c)·d, entries of size bytes read by X. R0 &x[k·d + i],
+// R1 &y[i], R2 entries left in the row, R3 &c[k], R4 rows left, R5 d, R6 &y[0], F16 c[k]. A row
+// whose coefficient is zero is skipped: R0 moves on by d·size bytes.
+#define AXPYS(X, size) \
+	MOVD y_base+0(FP), R6; \
+	MOVD y_len+8(FP), R5; \
+	MOVD c_base+24(FP), R3; \
+	MOVD c_len+32(FP), R4; \
+	MOVD x_base+48(FP), R0; \
+	Block; Loop; \
+		Get R4; I64Eqz; BrIf $1; \
+		Get R3; I32WrapI64; F64Load $0; Tee F16; F64Const $(0.0); F64Eq; \
+		If; \
+			Get R0; Get R5; I64Const $size; I64Mul; I64Add; Set R0; \
+		Else; \
+			Get R6; Set R1; Get R5; Set R2; \
+			Block; Loop; \
+				Get R2; I64Eqz; BrIf $1; \
+				Get R1; I32WrapI64; W(0); Get F16; X(0); F64Mul; F64Add; F64Store $0; \
+				ADD(R0, size); ADD(R1, 8); ADD(R2, -1); \
+				Br $0; \
+			End; End; \
+		End; \
+		ADD(R3, 8); ADD(R4, -1); \
+		Br $0; \
+	End; End; \
+	RET
+
 // func sparseDots(z []float64, start []int, col []int32, val, w []float64, hotCol []int32, hot []float64, hots int)
 //
 // R0 &z[r], R1 rows left, R2 &start[r], R3 &col[0], R4 &val[0], R5 &w[0],
@@ -543,3 +620,19 @@ TEXT ·axpyAsm(SB), NOSPLIT, $0-56
 	End
 	End
 	RET
+
+// func dotsAsm(z, x, w []float64)
+TEXT ·dotsAsm(SB), NOSPLIT, $0-72
+	DOTS(X64, 8)
+
+// func dots32Asm(z []float64, x []float32, w []float64)
+TEXT ·dots32Asm(SB), NOSPLIT, $0-72
+	DOTS(X32, 4)
+
+// func axpysAsm(y, c, x []float64)
+TEXT ·axpysAsm(SB), NOSPLIT, $0-72
+	AXPYS(X64, 8)
+
+// func axpys32Asm(y, c []float64, x []float32)
+TEXT ·axpys32Asm(SB), NOSPLIT, $0-72
+	AXPYS(X32, 4)

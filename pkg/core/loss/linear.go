@@ -58,7 +58,7 @@ func (l *Linear) rowDot(i int, w []float64) float64 {
 		sparseDotsAt(l.sparse, i, l.d, z[:], w)
 		return z[0]
 	}
-	return dot(l.x.row(i), w)
+	return l.x.dot(i, w)
 }
 
 // addRows adds c[r]·x_{lo+r} to y for every r < len(c) whose c[r] is not zero, in r order.
@@ -67,12 +67,7 @@ func (l *Linear) addRows(y, c []float64, lo int) {
 		sparseAxpysAt(l.sparse, lo, l.d, y, c)
 		return
 	}
-	x := l.x.rows(lo, len(c))
-	for r, cr := range c {
-		if cr != 0 {
-			axpy(y, cr, x[r*l.d:(r+1)*l.d])
-		}
-	}
+	l.x.axpys(y, c, lo)
 }
 
 // Dim returns D.
@@ -206,10 +201,7 @@ func (l *Linear) predictions(z, w []float64, lo int) {
 		sparseDotsAt(l.sparse, lo, l.d, z, w)
 		return
 	}
-	x := l.x.rows(lo, len(z))
-	for k := range z {
-		z[k] = dot(x[k*l.d:(k+1)*l.d], w)
-	}
+	l.x.dots(z, w, lo)
 }
 
 // Slope returns the bound S on |s'(⟨w, x⟩, y)| over dom and the declared bounds that Constants

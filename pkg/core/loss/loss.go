@@ -143,7 +143,7 @@ func (b Bounds) check() error {
 }
 
 // checkData validates the shape of ds, that every entry is finite, that every row held (all
-// but the blocks a part of the rows leaves out, data.EncodePart) satisfies
+// but the blocks a part of the rows leaves out, data.Part) satisfies
 // the feature bound, and that its label passes label.
 func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	if ds == nil {
@@ -174,7 +174,7 @@ func checkData(ds *data.Dataset, b Bounds, label func(y float64) error) error {
 	var row []float64
 	for i := 0; i < ds.N; i++ {
 		if !ds.Holds(i) {
-			continue // a block that a part of the rows leaves out (data.EncodePart)
+			continue // a block that a part of the rows leaves out (data.Part)
 		}
 		// A row's stored entries: the norm of a sparse row's is the dense row's, bit for bit.
 		col, row = ds.Entries(i, col, row)
@@ -213,7 +213,9 @@ func lastEntry(col []int32, val []float64, d int) float64 {
 }
 
 // denseRows reads a dataset's rows held dense, in place: the rows of X (a dataset built by
-// hand), or the blocks of data.Sparse.Dense. The zero value holds no rows.
+// hand), or the blocks of data.Sparse.Dense, of float64 or float32 values (data.Sparse.Float32:
+// read as the float64 each is, with the float64 rows' operations, so with the bits those rows
+// would give). The zero value holds no rows.
 type denseRows struct {
 	x      []float64
 	blocks *data.Sparse
@@ -244,21 +246,34 @@ func entriesOf(ds *data.Dataset) *data.Sparse {
 // held reports whether r holds rows.
 func (r denseRows) held() bool { return r.x != nil || r.blocks != nil }
 
+// float32 reports whether r holds its rows as float32 (data.Sparse.Float32).
+func (r *denseRows) float32() bool { return r.blocks != nil && r.blocks.Float32 }
+
 // rows returns the rows lo to lo + n − 1, which lie in one block of data.BlockRows rows,
-// row-major (a slice of the rows held). (Not inlined: called once for a block of rowBlock
-// rows, and inlined it adds 0.5 kB to the page's WebAssembly.)
+// row-major: a slice of the rows held, or for rows held as float32 their values written into
+// buf (n·d long). (Not inlined: called once for a block of rows, and inlined it adds 0.5 kB to
+// the page's WebAssembly.)
 //
 //go:noinline
-func (r *denseRows) rows(lo, n int) []float64 {
+func (r *denseRows) rows(lo, n int, buf []float64) []float64 {
 	if r.blocks == nil {
 		return r.x[lo*r.d : (lo+n)*r.d]
 	}
 	o := lo % data.BlockRows
-	return r.blocks.Blocks[lo/data.BlockRows].Val[o*r.d : (o+n)*r.d]
+	blk := &r.blocks.Blocks[lo/data.BlockRows]
+	if r.blocks.Float32 {
+		buf = buf[:n*r.d]
+		for k, v := range blk.Val32[o*r.d : (o+n)*r.d] {
+			buf[k] = float64(v)
+		}
+		return buf
+	}
+	return blk.Val[o*r.d : (o+n)*r.d]
 }
 
-// row returns row i: rows(i, 1) written out to be inlined, on the per-example queries' path
-// (through rows, BenchmarkLinearValue takes 75 ns a query instead of 59).
+// row returns row i of rows held as float64: rows(i, 1, nil) written out to be inlined, on the
+// per-example queries' path (through rows, BenchmarkLinearValue takes 75 ns a query instead
+// of 59).
 func (r *denseRows) row(i int) []float64 {
 	if r.blocks == nil {
 		return r.x[i*r.d : (i+1)*r.d : (i+1)*r.d]
@@ -268,10 +283,60 @@ func (r *denseRows) row(i int) []float64 {
 	return x[o*r.d : (o+1)*r.d : (o+1)*r.d]
 }
 
-// denseRow returns row i of d entries: a slice of x when it holds the rows, or else row i of s
-// written out into buf (d long).
+// values returns the values of the rows from row lo on in its block of data.BlockRows rows:
+// x for rows held as float64, x32 for rows held as float32 (the other nil). (Not inlined: once
+// for a block of rows, and inlined in its three callers it adds 1 kB to the page's WebAssembly.)
+//
+//go:noinline
+func (r *denseRows) values(lo int) (x []float64, x32 []float32) {
+	if r.blocks == nil {
+		return r.x[lo*r.d:], nil
+	}
+	blk, o := &r.blocks.Blocks[lo/data.BlockRows], lo%data.BlockRows*r.d
+	if blk.Val32 != nil {
+		return nil, blk.Val32[o:]
+	}
+	return blk.Val[o:], nil
+}
+
+// dot returns ⟨x_i, w⟩.
+func (r *denseRows) dot(i int, w []float64) float64 {
+	if r.blocks != nil && r.blocks.Float32 {
+		var z [1]float64
+		_, x32 := r.values(i)
+		dots32(z[:], x32, w)
+		return z[0]
+	}
+	return dot(r.row(i), w)
+}
+
+// dots writes ⟨x_{lo+k}, w⟩ into z[k] for the rows lo to lo + len(z) − 1, which lie in one
+// block of data.BlockRows rows (len(w) = d).
+func (r *denseRows) dots(z, w []float64, lo int) {
+	if x, x32 := r.values(lo); x32 != nil {
+		dots32(z, x32, w)
+	} else {
+		dots(z, x, w)
+	}
+}
+
+// axpys adds c[k]·x_{lo+k} to y for every k < len(c) whose c[k] is not zero, in k order, the
+// rows lying in one block of data.BlockRows rows (len(y) = d).
+func (r *denseRows) axpys(y, c []float64, lo int) {
+	if x, x32 := r.values(lo); x32 != nil {
+		axpys32(y, c, x32)
+	} else {
+		axpys(y, c, x)
+	}
+}
+
+// denseRow returns row i of d entries: a slice of x when it holds the rows as float64, or else
+// row i of x or s written out into buf (d long).
 func denseRow(x denseRows, s *data.Sparse, i, d int, buf []float64) []float64 {
-	if x.held() {
+	switch {
+	case x.float32():
+		return x.rows(i, 1, buf)
+	case x.held():
 		return x.row(i)
 	}
 	s.Row(i, buf[:d])

@@ -111,7 +111,7 @@ func (m *Multinomial) Mean(grad, w []float64) float64 {
 
 // addRowTerms returns Σ ℓ_i(W) over the rows lo to hi − 1 and, unless grad is empty, adds their
 // gradients into it. It uses scratch of its own (the scores on the stack for up to 16 classes,
-// and a row when they are held sparse).
+// and a row when they are held sparse or as float32).
 func (m *Multinomial) addRowTerms(grad, w []float64, lo, hi int) float64 {
 	var zb [16]float64
 	zs := zb[:min(m.k, len(zb))]
@@ -119,7 +119,7 @@ func (m *Multinomial) addRowTerms(grad, w []float64, lo, hi int) float64 {
 		zs = make([]float64, m.k)
 	}
 	var buf []float64
-	if !m.x.held() {
+	if !m.x.held() || m.x.float32() {
 		buf = make([]float64, m.d)
 	}
 	sum := 0.0

@@ -68,7 +68,7 @@ func WidthOf(n, d, nnz int) Width {
 // stored entries (ds.Sparse), or of rows held dense the blocks of data.BlockRows rows of which
 // SparseRows says they are better read so, by their non-zero entries (the other blocks absent),
 // or nil when there are none. The choice is a block's own, so a worker that holds some blocks
-// (data.EncodePart) reads each as a worker holding all does.
+// (data.Part) reads each as a worker holding all does.
 func sparseOf(ds *data.Dataset) *data.Sparse {
 	if s := entriesOf(ds); s != nil {
 		return s
@@ -76,12 +76,16 @@ func sparseOf(ds *data.Dataset) *data.Sparse {
 	n, d, x := ds.N, ds.D, denseOf(ds)
 	s := &data.Sparse{Blocks: make([]data.SparseBlock, (n+data.BlockRows-1)/data.BlockRows)}
 	some := false
+	var buf []float64 // a block of rows held as float32, as float64
+	if x.float32() {
+		buf = make([]float64, min(n, data.BlockRows)*d)
+	}
 	for b := range s.Blocks {
 		lo := b * data.BlockRows
 		if !ds.Holds(lo) {
 			continue
 		}
-		rows := x.rows(lo, min(n-lo, data.BlockRows))
+		rows := x.rows(lo, min(n-lo, data.BlockRows), buf)
 		nnz := nonZeros(rows)
 		if !SparseRows(len(rows)/d, d, nnz) {
 			continue

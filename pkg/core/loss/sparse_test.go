@@ -298,7 +298,7 @@ func TestRowsHeldSparseChecked(t *testing.T) {
 
 // TestSparseBlocksOfDenseRows: of rows held dense, a linear-model loss reads each block sparse
 // or dense by that block's non-zero entries alone, so that a worker holding some blocks of a
-// file (data.EncodePart, as the page's helpers do) reads them as a worker holding all: its
+// file (data.Part, as the page's helpers do) reads them as a worker holding all: its
 // chunks' sums have the same bits. The file's first block has every value non-zero, its second
 // mostly zeros, and its rows are held dense (all numeric).
 func TestSparseBlocksOfDenseRows(t *testing.T) {
@@ -328,7 +328,7 @@ func TestSparseBlocksOfDenseRows(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	part, _, err := data.EncodePart(strings.NewReader(b.String()), s, data.Part{First: 1, Last: 3})
+	part, _, err := data.EncodeWith(strings.NewReader(b.String()), s, data.Options{Part: &data.Part{First: 1, Last: 3}})
 	if err != nil {
 		t.Fatal(err)
 	}

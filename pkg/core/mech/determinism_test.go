@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"github.com/privopt/privopt/pkg/core/privacy"
+	"slices"
 	"strings"
 	"testing"
 
@@ -41,7 +42,11 @@ var pinSettings = map[string]Mechanism{"rem-lp": REMLp{Sampler: SampleMALA}}
 // TestReleasesIdenticalEverywhere pins a digest of a seeded release of every mechanism: the
 // test runs natively and under js/wasm, and both must give these exact bits (the page and the
 // command line release the same model for the same seed). A new mechanism must add its pin.
+// Names lists them in order, each once, and ByName finds each.
 func TestReleasesIdenticalEverywhere(t *testing.T) {
+	if names := Names(); !slices.IsSorted(names) || len(slices.Compact(slices.Clone(names))) != len(names) {
+		t.Fatalf("Names() = %v: not in order, or with a name twice", names)
+	}
 	ds := toyData(200, 4, 9)
 	box, err := geom.NewBox([]float64{-1, -1, -1, -1}, []float64{1, 1, 1, 1})
 	if err != nil {
@@ -309,16 +314,18 @@ func TestReleasesIgnoreWorkers(t *testing.T) {
 }
 
 // pinnedDenseBlocks are the digests of seeded releases on 10,000 rows of 8 numeric columns as
-// Encode holds them (see TestDenseBlocksReleasesIdenticalEverywhere).
-var pinnedDenseBlocks = map[string]uint64{
-	"noisy-gd":      0x6226fafd0e142a44,
-	"outpert-gauss": 0xc1ca6bf84b7e5b41,
+// Encode holds them, as float64 and as float32 (see TestDenseBlocksReleasesIdenticalEverywhere).
+var pinnedDenseBlocks = map[string][2]uint64{
+	"noisy-gd":      {0x6226fafd0e142a44, 0x83d0b9cd8b8183a1},
+	"outpert-gauss": {0xc1ca6bf84b7e5b41, 0xc46c7711794d6149},
 }
 
 // TestDenseBlocksReleasesIdenticalEverywhere pins seeded releases on rows that Encode holds
 // dense, in blocks (data.Sparse.Dense), whose third block is mostly zeros and read sparse (a
 // loss chooses per block): with 1, 2 and 4 workers natively, and under js/wasm, and with the
-// same rows held in one slice (a dataset built by hand), a release has these exact bits.
+// same rows held in one slice (a dataset built by hand), a release has these exact bits; and
+// so for the rows held as float32 (data.Options.Float32), whose releases are those of the
+// float64 rows of their values in one slice.
 func TestDenseBlocksReleasesIdenticalEverywhere(t *testing.T) {
 	defer loss.SetWorkers(loss.SetWorkers(0))
 	var schema, text strings.Builder
@@ -343,22 +350,24 @@ func TestDenseBlocksReleasesIdenticalEverywhere(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ds, _, err := data.Encode(strings.NewReader(text.String()), s)
-	if err != nil || !ds.Sparse.Dense {
-		t.Fatalf("%v (rows held dense in blocks: %v)", err, err == nil && ds.Sparse.Dense)
-	}
-	flat := *ds
-	flat.Sparse, flat.X = nil, make([]float64, 0, ds.N*ds.D)
-	for i := range ds.N {
-		flat.X = append(flat.X, ds.Row(i, nil)...)
-	}
-	for name, want := range pinnedDenseBlocks {
-		pl := planAt2(t, name, ds)
-		for _, workers := range []int{1, 2, 4} {
-			loss.SetWorkers(workers)
-			for _, held := range []*data.Dataset{ds, &flat} {
-				if got := releaseDigest(t, pl, held, 29); got != want {
-					t.Errorf("%s, %d workers, rows in blocks %v: digest %#x, pinned %#x", name, workers, held.Sparse != nil, got, want)
+	for v, f32 := range []bool{false, true} {
+		ds, _, err := data.EncodeWith(strings.NewReader(text.String()), s, data.Options{Float32: f32})
+		if err != nil || !ds.Sparse.Dense || ds.Sparse.Float32 != f32 {
+			t.Fatalf("%v (rows held dense in blocks: %v)", err, err == nil && ds.Sparse.Dense)
+		}
+		flat := *ds
+		flat.Sparse, flat.X = nil, make([]float64, 0, ds.N*ds.D)
+		for i := range ds.N {
+			flat.X = append(flat.X, ds.Row(i, nil)...)
+		}
+		for name, want := range pinnedDenseBlocks {
+			pl := planAt2(t, name, ds)
+			for _, workers := range []int{1, 2, 4} {
+				loss.SetWorkers(workers)
+				for _, held := range []*data.Dataset{ds, &flat} {
+					if got := releaseDigest(t, pl, held, 29); got != want[v] {
+						t.Errorf("%s, float32 %v, %d workers, rows in blocks %v: digest %#x, pinned %#x", name, f32, workers, held.Sparse != nil, got, want[v])
+					}
 				}
 			}
 		}
