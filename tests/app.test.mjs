@@ -77,9 +77,11 @@ async function replanned(page, change) {
   await planned(page);
 }
 
-// choose picks a mechanism and its fast settings, and waits for its plan.
+// choose picks a mechanism and its fast settings (unfolding its settings, as a person would),
+// and waits for its plan.
 async function choose(page, name) {
   if (!(await page.isChecked(`#choose-${name}`))) await replanned(page, () => page.check(`#choose-${name}`));
+  if (Object.keys(fast[name] || {}).length > 0 && !(await page.$eval('#advanced', (d) => d.open))) await page.click('#advanced > summary');
   for (const [option, value] of Object.entries(fast[name] || {})) {
     await replanned(page, async () => {
       if ((await page.getAttribute(`#option-${option}`, 'type')) === 'text') await page.fill(`#option-${option}`, value);

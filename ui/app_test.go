@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -581,6 +582,39 @@ func TestRunBlockers(t *testing.T) {
 	a.Run()
 	if a.Running || a.RunErr == "" {
 		t.Error("an invalid budget ran")
+	}
+}
+
+// The chosen mechanism's settings are folded while every one is at its default: the summary
+// counts them; a setting typed, or in error, opens them, and so does the person.
+func TestAdvancedSettingsFolded(t *testing.T) {
+	t.Parallel()
+	a, h := checkedDemo(t, 1)
+	h.settle(a)
+	n := len(a.Options())
+	if a.AdvancedOpen() || n == 0 || a.AdvancedSummary() != strconv.Itoa(n)+", each computed by the plan" {
+		t.Fatalf("at the defaults: open %v, summary %q (%d settings)", a.AdvancedOpen(), a.AdvancedSummary(), n)
+	}
+	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `<details class="advanced" id="advanced">`) {
+		t.Error("the settings are not folded")
+	}
+	name := a.Options()[0].Name
+	a.SetOption(name, "many")
+	h.settle(a)
+	if !a.AdvancedOpen() || a.AdvancedSummary() != strconv.Itoa(n)+", 1 of them set" {
+		t.Errorf("a setting typed: open %v, summary %q", a.AdvancedOpen(), a.AdvancedSummary())
+	}
+	if html := render(t, &Root{Widget: curves.New(), App: a}); !strings.Contains(html, `<details class="advanced" id="advanced" open`) {
+		t.Error("a setting typed leaves them folded")
+	}
+	a.SetOption(name, "")
+	h.settle(a)
+	if a.AdvancedOpen() {
+		t.Error("open with every setting at its default again")
+	}
+	a.SetAdvancedOpen(true)
+	if !a.AdvancedOpen() {
+		t.Error("the person's opening is not kept")
 	}
 }
 

@@ -62,6 +62,7 @@ var (
 	vgAttrs30ccdba4 = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "largest-mu"}}
 	vgAttrs31329a58 = []vugu.VGAttribute{{Namespace: "", Key: "value", Val: "box"}}
 	vgAttrs31d8eeb2 = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "spread"}}
+	vgAttrs3339c072 = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "advanced-summary"}}
 	vgAttrs334dfd20 = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "plans-caption"}}
 	vgAttrs35940cca = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "delta"}, vugu.VGAttribute{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "inputmode", Val: "decimal"}, vugu.VGAttribute{Namespace: "", Key: "autocomplete", Val: "off"}, vugu.VGAttribute{Namespace: "", Key: "spellcheck", Val: "false"}, vugu.VGAttribute{Namespace: "", Key: "aria-describedby", Val: "delta-error"}}
 	vgAttrs366ec05b = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "settings-file"}}
@@ -102,6 +103,7 @@ var (
 	vgAttrs5737740b = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "derived"}}
 	vgAttrs57b5bc75 = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "columns"}}
 	vgAttrs59234c86 = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "paper"}}
+	vgAttrs59371d74 = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "advanced"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "advanced"}}
 	vgAttrs5985c477 = []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "autocomplete", Val: "off"}}
 	vgAttrs59e32327 = []vugu.VGAttribute{{Namespace: "", Key: "class", Val: "error"}, vugu.VGAttribute{Namespace: "", Key: "id", Val: "norm-p-error"}, vugu.VGAttribute{Namespace: "", Key: "role", Val: "alert"}}
 	vgAttrs5a5afcba = []vugu.VGAttribute{{Namespace: "", Key: "type", Val: "text"}, vugu.VGAttribute{Namespace: "", Key: "inputmode", Val: "decimal"}, vugu.VGAttribute{Namespace: "", Key: "autocomplete", Val: "off"}}

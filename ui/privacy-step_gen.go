@@ -502,132 +502,152 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 				vgn.SetInnerHTML(c.App.MechanismPaper(c.App.Mechanism))
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h4", Attr: []vugu.VGAttribute(nil)}
+			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: vgAttrs59371d74}
 			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(vugu.HTML("Advanced settings"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
-			vgparent.AppendChild(vgn)
-			vgn.SetInnerHTML(vugu.HTML("Each setting left at “default” is computed by the plan from public quantities (n, or N under add or remove, d, ε, δ, the declared bounds)."))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-			vgparent.AppendChild(vgn)
+			vgn.AddAttrInterface("open", c.App.AdvancedOpen())
+			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+				EventType:	"toggle",
+				Func:		func(event vugu.DOMEvent) { c.App.SetAdvancedOpen(event.PropBool("target", "open")) },
+				// TODO: implement capture, etc. mostly need to decide syntax
+			})
 			{
 				vgparent := vgn
 				_ = vgparent
-				for vgiterkeyt, o := range c.App.Options() {
-					var vgiterkey interface{} = vgiterkeyt
-					_ = vgiterkey
-					o := o
-					_ = o
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-					vgparent.AppendChild(vgn)
-					{
-						vgparent := vgn
-						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
-						vgn.AddAttrInterface("for", "option-"+o.Name)
-						vgn.SetInnerHTML(o.Name + when(o.Help != "", ": "+o.Help))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-						vgparent.AppendChild(vgn)
-						if len(o.Choices) > 0 {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("id", "option-"+o.Name)
-							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType:	"change",
-								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
-								// TODO: implement capture, etc. mostly need to decide syntax
-							})
-							{
-								vgparent := vgn
-								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs6142031d}
-								vgparent.AppendChild(vgn)
-								vgn.AddAttrInterface("selected", o.Text == "")
-								{
-									vgparent := vgn
-									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "default"}
-									vgparent.AppendChild(vgn)
-								}
-								for vgiterkeyt, ch := range o.Choices {
-									var vgiterkey interface{} = vgiterkeyt
-									_ = vgiterkey
-									ch := ch
-									_ = ch
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
-									vgn.AddAttrInterface("selected", ch.Value == o.Text)
-									vgn.AddAttrInterface("value", ch.Value)
-									vgn.SetInnerHTML(ch.Label)
-								}
-							}
-						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-						vgparent.AppendChild(vgn)
-						if o.Kind == "bool" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("id", "option-"+o.Name)
-							{
-								b, err := vjson.Marshal(o.Text == "true")
-								if err != nil {
-									panic(err)
-								}
-								vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
-							}
-							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType:	"change",
-								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, when(event.PropBool("target", "checked"), "true")) },
-								// TODO: implement capture, etc. mostly need to decide syntax
-							})
-						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-						vgparent.AppendChild(vgn)
-						if len(o.Choices) == 0 && o.Kind != "bool" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs65e5a67a}
-							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("aria-describedby", "option-error-"+o.Name)
-							vgn.AddAttrInterface("aria-invalid", boolText(o.Err != ""))
-							vgn.AddAttrInterface("id", "option-"+o.Name)
-							{
-								b, err := vjson.Marshal(o.Text)
-								if err != nil {
-									panic(err)
-								}
-								vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
-							}
-							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
-								EventType:	"input",
-								Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
-								// TODO: implement capture, etc. mostly need to decide syntax
-							})
-						}
-						if o.Err != "" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsddd3425f}
-							vgparent.AppendChild(vgn)
-							vgn.AddAttrInterface("id", "option-error-"+o.Name)
-							vgn.SetInnerHTML(o.Err)
-						}
-					}
-				}
-			}
-			if len(c.App.PlannedParameters()) > 0 {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd562ad79}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
 				vgparent.AppendChild(vgn)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Planned:\n      "}
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Advanced settings: "}
 					vgparent.AppendChild(vgn)
-					for vgiterkeyt, p := range c.App.PlannedParameters() {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs3339c072}
+					vgparent.AppendChild(vgn)
+					vgn.SetInnerHTML(c.App.AdvancedSummary())
+				}
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
+				vgparent.AppendChild(vgn)
+				vgn.SetInnerHTML(vugu.HTML("Each setting left at “default” is computed by the plan from public quantities (n, or N under add or remove, d, ε, δ, the declared bounds)."))
+				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
+				vgparent.AppendChild(vgn)
+				{
+					vgparent := vgn
+					_ = vgparent
+					for vgiterkeyt, o := range c.App.Options() {
 						var vgiterkey interface{} = vgiterkeyt
 						_ = vgiterkey
-						p := p
-						_ = p
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs845b9f1b}
+						o := o
+						_ = o
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
 						vgparent.AppendChild(vgn)
-						vgn.SetInnerHTML(p)
+						{
+							vgparent := vgn
+							_ = vgparent
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
+							vgparent.AppendChild(vgn)
+							vgn.AddAttrInterface("for", "option-"+o.Name)
+							vgn.SetInnerHTML(o.Name + when(o.Help != "", ": "+o.Help))
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+							vgparent.AppendChild(vgn)
+							if len(o.Choices) > 0 {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute(nil)}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("id", "option-"+o.Name)
+								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
+									// TODO: implement capture, etc. mostly need to decide syntax
+								})
+								{
+									vgparent := vgn
+									_ = vgparent
+									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs6142031d}
+									vgparent.AppendChild(vgn)
+									vgn.AddAttrInterface("selected", o.Text == "")
+									{
+										vgparent := vgn
+										_ = vgparent
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "default"}
+										vgparent.AppendChild(vgn)
+									}
+									for vgiterkeyt, ch := range o.Choices {
+										var vgiterkey interface{} = vgiterkeyt
+										_ = vgiterkey
+										ch := ch
+										_ = ch
+										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
+										vgparent.AppendChild(vgn)
+										vgn.AddAttrInterface("selected", ch.Value == o.Text)
+										vgn.AddAttrInterface("value", ch.Value)
+										vgn.SetInnerHTML(ch.Label)
+									}
+								}
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+							vgparent.AppendChild(vgn)
+							if o.Kind == "bool" {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("id", "option-"+o.Name)
+								{
+									b, err := vjson.Marshal(o.Text == "true")
+									if err != nil {
+										panic(err)
+									}
+									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "checked", JSONVal: vjson.RawMessage(b)})
+								}
+								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+									EventType:	"change",
+									Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, when(event.PropBool("target", "checked"), "true")) },
+									// TODO: implement capture, etc. mostly need to decide syntax
+								})
+							}
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
+							vgparent.AppendChild(vgn)
+							if len(o.Choices) == 0 && o.Kind != "bool" {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs65e5a67a}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("aria-describedby", "option-error-"+o.Name)
+								vgn.AddAttrInterface("aria-invalid", boolText(o.Err != ""))
+								vgn.AddAttrInterface("id", "option-"+o.Name)
+								{
+									b, err := vjson.Marshal(o.Text)
+									if err != nil {
+										panic(err)
+									}
+									vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
+								}
+								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
+									EventType:	"input",
+									Func:		func(event vugu.DOMEvent) { c.App.SetOption(o.Name, event.PropString("target", "value")) },
+									// TODO: implement capture, etc. mostly need to decide syntax
+								})
+							}
+							if o.Err != "" {
+								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsddd3425f}
+								vgparent.AppendChild(vgn)
+								vgn.AddAttrInterface("id", "option-error-"+o.Name)
+								vgn.SetInnerHTML(o.Err)
+							}
+						}
+					}
+				}
+				if len(c.App.PlannedParameters()) > 0 {
+					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd562ad79}
+					vgparent.AppendChild(vgn)
+					{
+						vgparent := vgn
+						_ = vgparent
+						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Planned:\n      "}
+						vgparent.AppendChild(vgn)
+						for vgiterkeyt, p := range c.App.PlannedParameters() {
+							var vgiterkey interface{} = vgiterkeyt
+							_ = vgiterkey
+							p := p
+							_ = p
+							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs845b9f1b}
+							vgparent.AppendChild(vgn)
+							vgn.SetInnerHTML(p)
+						}
 					}
 				}
 			}

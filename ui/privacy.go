@@ -49,6 +49,8 @@ type privacyState struct {
 	CurvePlot, TradeoffPlot plot.Drawing
 	// holdPlans defers planning while a configuration is applied field by field (ApplyQuery).
 	holdPlans bool
+	// advancedOpen is true once the person opened the mechanism's settings (AdvancedOpen).
+	advancedOpen bool
 }
 
 // Recommended is the mechanism the page opens on and marks: noisy-gd, the most accurate on the
@@ -592,6 +594,38 @@ func (a *App) Options() []OptionView {
 		out = append(out, v)
 	}
 	return out
+}
+
+// AdvancedOpen reports whether the chosen mechanism's settings are shown: once the person
+// opened them, and whenever one is set or in error, so that no setting in use or error is hidden.
+// Folded, they leave the mechanism's choice to the plans and the budget.
+func (a *App) AdvancedOpen() bool {
+	if a.advancedOpen {
+		return true
+	}
+	for _, o := range a.Options() {
+		if o.Text != "" || o.Err != "" {
+			return true
+		}
+	}
+	return false
+}
+
+// SetAdvancedOpen records the person opening or folding the mechanism's settings.
+func (a *App) SetAdvancedOpen(open bool) { a.advancedOpen = open }
+
+// AdvancedSummary says, folded, how many settings the chosen mechanism has and how many are set.
+func (a *App) AdvancedSummary() string {
+	opts, set := a.Options(), 0
+	for _, o := range opts {
+		if o.Text != "" {
+			set++
+		}
+	}
+	if set == 0 {
+		return strconv.Itoa(len(opts)) + ", each computed by the plan"
+	}
+	return strconv.Itoa(len(opts)) + ", " + strconv.Itoa(set) + " of them set"
 }
 
 // PlannedParameters lists the chosen plan's parameters, formatted.
