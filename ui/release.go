@@ -183,6 +183,10 @@ func (a *App) receiveSettings(r engine.Response) {
 	a.takeSchema(declaredSchema(f))
 	q := specQuery(f.Settings)
 	q["runs"] = itoa(len(f.Models))
+	q["f32"] = "0" // the values held as the file's were
+	if f.Facts.Float32 {
+		q["f32"] = "1"
+	}
 	a.ApplyQuery(q)
 	a.SettingsNote = fmt.Sprintf("The settings of %s are set: its schema, model, mechanism and budget, and %d runs (one per model it holds). It holds no data. Its models predict in “Models of %s” below.",
 		a.settingsName, len(f.Models), a.settingsName)

@@ -212,11 +212,13 @@ func TestLinkSchemaRules(t *testing.T) {
 }
 
 // Loading a release file sets its settings and schema (and as many runs as it has models) on
-// a fresh page; the schema applies to the data it was made for. A file of the first format is
-// refused with what it lacks.
+// a fresh page, and holds the values as float32 when the file's were; the schema applies to the
+// data it was made for. A file of the first format is refused with what it lacks.
 func TestLoadSettingsFromRelease(t *testing.T) {
 	t.Parallel()
 	a, h := fileApp(t)
+	a.SetFloat32(true)
+	a.CheckData()
 	a.SetEps("0.5")
 	a.SetDelta("1e-7")
 	a.SetModifier(Adversarial)
@@ -241,6 +243,9 @@ func TestLoadSettingsFromRelease(t *testing.T) {
 	got, _ := json.Marshal(b.spec())
 	if b.SettingsErr != "" || !bytes.Equal(got, want) || b.Runs.Text != "2" || b.pendingSchema == nil {
 		t.Fatalf("settings %s (%q), want %s; runs %q", got, b.SettingsErr, want, b.Runs.Text)
+	}
+	if !a.runFacts.Float32 || !b.Float32 {
+		t.Errorf("the run's values as float32: %v; the settings' %v", a.runFacts.Float32, b.Float32)
 	}
 	if html := render(t, &Root{Widget: curves.New(), App: b}); !strings.Contains(html, "The settings of privopt-release.json are set") {
 		t.Error("the page does not say which settings it took")
