@@ -956,6 +956,32 @@ func TestUpText(t *testing.T) {
 	}
 }
 
+// TestMissingFollowsTypedMin: the suggestion replaces people.csv's missing age by the smallest
+// age read (29), unconfirmed; typing a public minimum makes the replacement that minimum, still
+// to confirm, and once the replacement is confirmed or typed the minimum no longer moves it.
+func TestMissingFollowsTypedMin(t *testing.T) {
+	t.Parallel()
+	h := newTestHost(t, 1)
+	h.choose(dataSource, "people.csv", peopleCSV)
+	a := NewApp(h)
+	a.Start()
+	a.OpenFile(nil)
+	h.settle(a)
+	age := &a.Schema.Columns[0]
+	if age.Missing.Value != "29" || !a.Derived(0, "missing") {
+		t.Fatalf("the suggested replacement %+v (derived: %v), want the data's minimum 29", age.Missing, a.Derived(0, "missing"))
+	}
+	a.SetMin(0, "18")
+	if age.Missing.Value != "18" || a.Cols[0].Missing != "18" || !a.Derived(0, "missing") {
+		t.Errorf("after typing the minimum 18: replacement %+v (%q), derived %v", age.Missing, a.Cols[0].Missing, a.Derived(0, "missing"))
+	}
+	a.Confirm(0, "missing")
+	a.SetMin(0, "20")
+	if age.Missing.Value != "18" {
+		t.Errorf("a confirmed replacement moved with the minimum: %+v", age.Missing)
+	}
+}
+
 // TestLabelMissingPolicy: the schema editor offers a missing-value replacement for feature
 // columns, not for the label (a replaced label would be a made-up answer), unless the schema
 // already replaces it, so that it can be turned off.

@@ -337,9 +337,16 @@ func (a *App) SetMax(i int, text string) {
 	a.setBound(i, text, &a.Cols[i].Max, &a.Schema.Columns[i].Max, "max")
 }
 
+// setBound sets a bound of column i. The suggestion replaces a missing number by the column's
+// minimum read from the data: while that replacement is not confirmed, it follows the minimum
+// the person types, a public value, instead of staying the data's.
 func (a *App) setBound(i int, text string, f *Field, v *float64, name string) {
 	f.Set(text, func(float64) string { return "" })
 	if f.Err == "" {
+		if m := &a.Schema.Columns[i].Missing; name == "min" && m.Replace && a.Derived(i, "missing") && m.Value == exactText(*v) {
+			m.Value = exactText(f.Value)
+			a.Cols[i].Missing = m.Value
+		}
 		*v = f.Value
 		a.confirm(i, name)
 	}
@@ -461,7 +468,7 @@ var derivedFields = [][3]string{
 	{"classes", "classes", "the values read from your file"},
 	{"positive", "positive values", "of the two values read from your file, the later in byte order"},
 	{"negative", "negative values", "of the two values read from your file, the earlier in byte order"},
-	{"missing", "missing-value replacement", "your file has missing values in this column"},
+	{"missing", "missing-value replacement", "your file has missing values in this column (a number's replacement: the column's minimum)"},
 }
 
 // derivedField returns the name and the origin of a field read from the data (derivedFields).
