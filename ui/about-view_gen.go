@@ -22,21 +22,16 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "summary", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("\x3Ch2\x3EAbout privopt and its benchmark\x3C/h2\x3E"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("privopt fits differentially private convex models (logistic and multinomial regression, SVMs, least squares, Huber, tilted and adversarially robust variants) in this page: the data is read from your disk into the page\x26#39;s memory and never sent anywhere. Each mechanism comes from a published paper and states the guarantee it certifies; the accounting is exact (Gaussian DP curves, tight conversions), and every mechanism is tested against closed forms, quadrature and an empirical privacy audit."))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("Benchmark: adult-lr"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs4a38b723)
 		vgn.SetInnerHTML(c.A.Setup)
 		if c.A.Err != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs503135e2}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs503135e2)
 			vgn.SetInnerHTML(c.A.Err)
 		}
 		if c.A.Err == "" {
@@ -58,60 +53,47 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(c.A.Baselines)
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs307b8b22}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs307b8b22)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrs12606a04}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "table", vgAttrs12606a04)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "thead", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("mechanism"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("ε"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("test accuracy (%)"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("runs"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("native (s)"))
 						for vgiterkeyt, p := range c.A.Platforms {
 							var vgiterkey interface{} = vgiterkeyt
 							_ = vgiterkey
 							p := p
 							_ = p
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs15a99bed}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "th", vgAttrs15a99bed)
 							vgn.SetInnerHTML(p + " (s), ratio")
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("certified"))
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -120,34 +102,27 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						r := r
 						_ = r
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(r.Mechanism)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs2be0a78c}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", vgAttrs2be0a78c)
 							vgn.SetInnerHTML(r.Epsilon)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs2be0a78c}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", vgAttrs2be0a78c)
 							vgn.SetInnerHTML(r.Accuracy)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs2be0a78c}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", vgAttrs2be0a78c)
 							vgn.SetInnerHTML(r.Runs)
 							for vgiterkeyt, v := range r.Times {
 								var vgiterkey interface{} = vgiterkeyt
 								_ = vgiterkey
 								v := v
 								_ = v
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs2be0a78c}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrs2be0a78c)
 								vgn.SetInnerHTML(v)
 							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(r.Certified)
 						}
 					}
@@ -155,16 +130,13 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			}
 		}
 		if len(c.A.NotRun) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrsf72c32cf}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrsf72c32cf)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("Not run on adult-lr\x26#39;s problem:"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "ul", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -173,8 +145,7 @@ func (c *AboutView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						line := line
 						_ = line
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(line)
 					}
 				}

@@ -262,3 +262,17 @@ var (
 	vgAttrsfd08de28 = []vugu.VGAttribute{{Namespace: "", Key: "id", Val: "derivation"}}
 	vgAttrsfeb6567d = []vugu.VGAttribute{{Namespace: "", Key: "for", Val: "radius"}}
 )
+
+// vgElement appends to parent an element named data with the attributes attr, and returns it.
+func vgElement(parent *vugu.VGNode, data string, attr []vugu.VGAttribute) *vugu.VGNode {
+	n := &vugu.VGNode{Type: vugu.VGNodeType(3), Data: data, Attr: attr}
+	parent.AppendChild(n)
+	return n
+}
+
+// vgText appends to parent a text node of the text data, and returns it.
+func vgText(parent *vugu.VGNode, data string) *vugu.VGNode {
+	n := &vugu.VGNode{Type: vugu.VGNodeType(1), Data: data}
+	parent.AppendChild(n)
+	return n
+}

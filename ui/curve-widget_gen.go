@@ -22,29 +22,22 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrsa564dea9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrsa564dea9)
 		vgn.SetInnerHTML(vugu.HTML("Privacy curves of Gaussian differential privacy"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 		vgn.SetInnerHTML(vugu.HTML("A mechanism is μ-GDP when telling which of two neighbouring datasets it ran on is\n    as hard as telling N(0, 1) from N(μ, 1). Compare its exact curves with a target (ε, δ)."))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsf60f6269}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrsf60f6269)
 				vgn.SetInnerHTML(vugu.HTML("μ (Gaussian-DP parameter)"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsc6b1681e}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrsc6b1681e)
 				vgn.AddAttrInterface("aria-invalid", c.W.Mu.Invalid())
 				{
 					b, err := vjson.Marshal(c.W.Mu.Text)
@@ -59,23 +52,18 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.W.Mu.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4e771ff4}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs4e771ff4)
 					vgn.SetInnerHTML(c.W.Mu.Err)
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs2fd35063}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs2fd35063)
 				vgn.SetInnerHTML(vugu.HTML("target ε"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsaf5b2b32}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrsaf5b2b32)
 				vgn.AddAttrInterface("aria-invalid", c.W.Eps.Invalid())
 				{
 					b, err := vjson.Marshal(c.W.Eps.Text)
@@ -90,23 +78,18 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.W.Eps.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs827cc0a8}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs827cc0a8)
 					vgn.SetInnerHTML(c.W.Eps.Err)
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs04ff9c6b}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs04ff9c6b)
 				vgn.SetInnerHTML(vugu.HTML("target δ"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs35940cca}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs35940cca)
 				vgn.AddAttrInterface("aria-invalid", c.W.Delta.Invalid())
 				{
 					b, err := vjson.Marshal(c.W.Delta.Text)
@@ -121,60 +104,45 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.W.Delta.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf555f810}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsf555f810)
 					vgn.SetInnerHTML(c.W.Delta.Err)
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd4caf091}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsd4caf091)
 		vgn.SetInnerHTML(c.W.Problem())
 		if c.W.Valid() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: vgAttrs53aa88aa}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "ul", vgAttrs53aa88aa)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "δ at the target ε: "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "output", Attr: vgAttrs67ad38d2}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "δ at the target ε: ")
+					vgn = vgElement(vgparent, "output", vgAttrs67ad38d2)
 					vgn.SetInnerHTML(c.W.DeltaAtEps())
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "ε at the target δ: "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "output", Attr: vgAttrsa40b0f56}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "ε at the target δ: ")
+					vgn = vgElement(vgparent, "output", vgAttrsa40b0f56)
 					vgn.SetInnerHTML(c.W.EpsAtDelta())
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: vgAttrsbd21c08a}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "li", vgAttrsbd21c08a)
 				vgn.SetInnerHTML(c.W.Verdict())
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Largest μ that meets it: "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "output", Attr: vgAttrs30ccdba4}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "Largest μ that meets it: ")
+					vgn = vgElement(vgparent, "output", vgAttrs30ccdba4)
 					vgn.SetInnerHTML(c.W.LargestMuText())
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrsc7f0e39b}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "button", vgAttrsc7f0e39b)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"click",
 						Func:		func(event vugu.DOMEvent) { c.W.UseLargestMu() },
@@ -183,15 +151,13 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Use it"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Use it")
 					}
 				}
 			}
 		}
 		if c.W.Valid() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs8fada0e8}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs8fada0e8)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -212,8 +178,7 @@ func (c *CurveWidget) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Component: vgcomp}
 					vgparent.AppendChild(vgn)
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n    ")
 				{
 					vgcompKey := vugu.MakeCompKey(0x8920D31CB2D3B1AB^vgin.CurrentPositionHash(), vgiterkey)
 					// ask BuildEnv for prior instance of this specific component

@@ -22,14 +22,11 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrs4631124a}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrs4631124a)
 		vgn.SetInnerHTML(vugu.HTML("1. Data"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 		vgn.SetInnerHTML(vugu.HTML("Open a CSV file from your disk: this page reads it on your machine, in a Web Worker, and\n    never sends it anywhere. Or try the built-in demo."))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrsddde69b1}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrsddde69b1)
 		vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 			EventType:	"dragover",
 			Func:		func(event vugu.DOMEvent) { c.DragOver(event) },
@@ -43,18 +40,14 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs4b30c55a}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs4b30c55a)
 				vgn.SetInnerHTML(vugu.HTML("Open a CSV file, or drop one here"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs9c65cb0d}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs9c65cb0d)
 				vgn.AddAttrInterface("disabled", c.App.Running)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
@@ -62,11 +55,9 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs1f5c1acf}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs1f5c1acf)
 			vgn.SetInnerHTML(vugu.HTML("or"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs641bed89}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "button", vgAttrs641bed89)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
@@ -76,22 +67,17 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Use the demo data (UCI Adult, 4,000 rows)"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Use the demo data (UCI Adult, 4,000 rows)")
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs366ec05b}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "label", vgAttrs366ec05b)
 			vgn.SetInnerHTML(vugu.HTML("Load settings from a release file (its schema and choices, and its models to use in this\n      page: a release file holds no data)"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsead4880b}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
+			vgn = vgElement(vgparent, "input", vgAttrsead4880b)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"change",
@@ -99,72 +85,56 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs7ba28f4a}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs7ba28f4a)
 		vgn.AddAttrInterface("class", when(c.App.SettingsErr != "", "error"))
 		vgn.SetInnerHTML(c.App.SettingsText())
 		if c.App.Loading {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs3c38559c}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs3c38559c)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Reading the file…"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Reading the file…")
 			}
 		}
 		if c.App.LoadErr != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs6e0aa052}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs6e0aa052)
 			vgn.SetInnerHTML(c.App.LoadErr)
 		}
 		if c.App.Loaded != nil {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", []vugu.VGAttribute(nil))
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs23ed9f52}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrs23ed9f52)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: vgAttrse57d1793}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "strong", vgAttrse57d1793)
 					vgn.SetInnerHTML(c.App.Loaded.Name)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " ("}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, " (")
+					vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(c.App.FileSize())
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ")"}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, ")")
 				}
 				if c.App.Loaded.Attribution != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs6c20acf8}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs6c20acf8)
 					vgn.SetInnerHTML(c.App.Loaded.Attribution)
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("First rows"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs29680d5a}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs29680d5a)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrsf2be0a31}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "table", vgAttrsf2be0a31)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "thead", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 							{
 								vgparent := vgn
 								_ = vgparent
@@ -173,14 +143,12 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									_ = vgiterkey
 									h := h
 									_ = h
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 									vgn.SetInnerHTML(h)
 								}
 							}
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
@@ -189,8 +157,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								_ = vgiterkey
 								row := row
 								_ = row
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 								{
 									vgparent := vgn
 									_ = vgparent
@@ -199,8 +166,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										_ = vgiterkey
 										v := v
 										_ = v
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(v)
 									}
 								}
@@ -208,48 +174,37 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("Schema"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 				vgn.SetInnerHTML(vugu.HTML("The schema says how each column is encoded and declares its bounds. Bounds shape the\n      private model, so they must be public knowledge (a census\x26#39;s age range, a questionnaire\x26#39;s answers), never read\n      off your data."))
 				if c.App.LabelName() != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsa72a478e}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsa72a478e)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "The model will predict\n      "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "The model will predict\n      ")
+						vgn = vgElement(vgparent, "strong", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(c.App.LabelName())
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " (the schema's label; the suggestion takes the file's last column): to\n      predict another column, choose a label kind for it in the schema."}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, " (the schema's label; the suggestion takes the file's last column): to\n      predict another column, choose a label kind for it in the schema.")
 					}
 				}
 				if c.App.Schema != nil && c.App.Schema.Decimal == ',' {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsc8c50896}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsc8c50896)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Its numbers are read with a\n      decimal comma (1,5 is one and a half), as the file writes them."}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Its numbers are read with a\n      decimal comma (1,5 is one and a half), as the file writes them.")
 					}
 				}
 				if len(c.App.IgnoreAsk) > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs6a41a369}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrs6a41a369)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(vugu.HTML("The suggestion would leave these columns out of the model. Nothing is left out without your say: choose for each."))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "ul", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
@@ -260,18 +215,14 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								_ = k
 								g := g
 								_ = g
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 									vgn.SetInnerHTML(g.Column + ": " + g.Reason + ".")
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-									vgparent.AppendChild(vgn)
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "\n          ")
+									vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 									vgn.AddAttrInterface("id", id("leave-out", k))
 									vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 										EventType:	"click",
@@ -281,14 +232,11 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Leave it out"}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "Leave it out")
 									}
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "\n          ")
 									if g.Instead != "" {
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("use-column", k))
 										vgn.SetInnerHTML(useText(g.Instead))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
@@ -303,37 +251,29 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					}
 				}
 				if c.App.Unconfirmed() > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrsd2371c6f}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrsd2371c6f)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "strong", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(c.App.Unconfirmed())
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " values were suggested from your data and are marked\n        “from your data” in the schema below, each with where it came from. They are statistics of your private data: confirm\n        each only if it is public knowledge, or type a public value instead (a numeric column's range may be loose, a census's\n        0 to 120 for ages: private ranges, in step 3, find where its values lie, privately). A run is refused until every one\n        is confirmed. "}
-							vgparent.AppendChild(vgn)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs096e8d59}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, " values were suggested from your data and are marked\n        “from your data” in the schema below, each with where it came from. They are statistics of your private data: confirm\n        each only if it is public knowledge, or type a public value instead (a numeric column's range may be loose, a census's\n        0 to 120 for ages: private ranges, in step 3, find where its values lie, privately). A run is refused until every one\n        is confirmed. ")
+							vgn = vgElement(vgparent, "span", vgAttrs096e8d59)
 							vgn.SetInnerHTML(c.App.SuggestedFrom())
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5aaad7d4}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs5aaad7d4)
 						vgn.SetInnerHTML(c.App.StillToConfirm())
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs23bc5c35)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs8db0c02e}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "button", vgAttrs8db0c02e)
 					vgn.AddAttrInterface("aria-expanded", boolText(c.App.ShowSchema))
 					vgn.SetInnerHTML(when(c.App.ShowSchema, "Hide the schema") + when(!c.App.ShowSchema, "Show and edit the schema"))
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
@@ -343,8 +283,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					})
 				}
 				if c.App.SchemaErr != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrseb296563}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrseb296563)
 					vgn.SetInnerHTML(c.App.SchemaErr)
 				}
 				if c.App.ShowSchema {
@@ -365,18 +304,14 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					}
 				}
 				if !c.App.IsDemo() {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs771bea60}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "label", vgAttrs771bea60)
 						vgn.SetInnerHTML(vugu.HTML("Held-out rows for evaluation (percent, 0 to 50)"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsce43699a}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "\n      ")
+						vgn = vgElement(vgparent, "input", vgAttrsce43699a)
 						vgn.AddAttrInterface("aria-invalid", c.App.Holdout.Invalid())
 						{
 							b, err := vjson.Marshal(c.App.Holdout.Text)
@@ -391,20 +326,17 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 						if c.App.Holdout.Err != "" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5c6d2adb}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "p", vgAttrs5c6d2adb)
 							vgn.SetInnerHTML(c.App.Holdout.Err)
 						}
 					}
 				}
 				if !c.App.IsDemo() {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrs88b95cd0)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs06187944}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "input", vgAttrs06187944)
 						{
 							b, err := vjson.Marshal(c.App.Float32)
 							if err != nil {
@@ -417,20 +349,16 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							Func:		func(event vugu.DOMEvent) { c.App.SetFloat32(event.PropBool("target", "checked")) },
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs9823af1c}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "\n      ")
+						vgn = vgElement(vgparent, "label", vgAttrs9823af1c)
 						vgn.SetInnerHTML(vugu.HTML("Hold the values as float32: half the memory for a file of numeric columns, each value\n        rounded toward zero (about 7 significant digits; the release says so)"))
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs23bc5c35)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs9400abf0}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "button", vgAttrs9400abf0)
 					vgn.AddAttrInterface("disabled", len(c.App.DataBlockers()) > 0 || c.App.Checking)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"click",
@@ -440,13 +368,11 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Use this data"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Use this data")
 					}
 				}
 				if len(c.App.DataBlockers()) > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: vgAttrs0c82c295}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "ul", vgAttrs0c82c295)
 					{
 						vgparent := vgn
 						_ = vgparent
@@ -455,46 +381,37 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							_ = vgiterkey
 							b := b
 							_ = b
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(b)
 						}
 					}
 				}
 				if c.App.Checking {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs45f14024}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs45f14024)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Encoding the data… "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Encoding the data… ")
+						vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(percent(c.App.CheckFraction))
 					}
 				}
 				if c.App.DataErr != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5b365e92}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs5b365e92)
 					vgn.SetInnerHTML(c.App.DataErr)
 				}
 				if c.App.Dataset != nil {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsa3dac910}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsa3dac910)
 					vgn.SetInnerHTML(c.App.DatasetSummary())
 				}
 				if len(c.App.DataChanges()) > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs1a0b5e44}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrs1a0b5e44)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(vugu.HTML("What encoding changed, by column (a local diagnostic, not private):"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "ul", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
@@ -503,8 +420,7 @@ func (c *DataStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								_ = vgiterkey
 								line := line
 								_ = line
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 								vgn.SetInnerHTML(line)
 							}
 						}

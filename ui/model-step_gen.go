@@ -22,26 +22,20 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrs0ec3e2ef}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrs0ec3e2ef)
 		vgn.SetInnerHTML(vugu.HTML("2. Model"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs22a8823e}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs22a8823e)
 				vgn.SetInnerHTML(vugu.HTML("loss"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs9a8833f6}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "select", vgAttrs9a8833f6)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.SetLoss(event.PropString("target", "value")) },
@@ -55,30 +49,24 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						l := l
 						_ = l
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 						vgn.AddAttrInterface("selected", l == c.App.Loss)
 						vgn.AddAttrInterface("value", l)
 						vgn.SetInnerHTML(c.App.LossTitle(l))
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs19e32a9e}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrs19e32a9e)
 				vgn.SetInnerHTML(c.App.LossExplain())
 			}
 			if c.App.HasLossParam() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs76df0bf6}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs76df0bf6)
 					vgn.SetInnerHTML(c.App.LossParamLabel())
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsc00798b4}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrsc00798b4)
 					vgn.AddAttrInterface("aria-invalid", c.App.LossParam.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.LossParam.Text)
@@ -93,30 +81,24 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.LossParam.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs6712bb97}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs6712bb97)
 						vgn.SetInnerHTML(c.App.LossParam.Err)
 					}
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs8c623cec}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs8c623cec)
 				vgn.SetInnerHTML(vugu.HTML("objective"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs4c8301c2}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "select", vgAttrs4c8301c2)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.SetModifier(event.PropString("target", "value")) },
@@ -125,53 +107,42 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs3e2dae37}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "option", vgAttrs3e2dae37)
 					vgn.AddAttrInterface("selected", c.App.Modifier == "none")
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "mean loss"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "mean loss")
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs96f114d7}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "option", vgAttrs96f114d7)
 					vgn.AddAttrInterface("selected", c.App.Modifier == "tilted")
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "tilted ERM"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "tilted ERM")
 					}
 					if c.App.Loss != "multinomial" && c.App.BinaryLabel() {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs6a43bac1}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrs6a43bac1)
 						vgn.AddAttrInterface("selected", c.App.Modifier == "adversarial")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "adversarial training"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "adversarial training")
 						}
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsabb66870}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrsabb66870)
 				vgn.SetInnerHTML(c.App.ModifierExplain())
 			}
 			if c.App.Modifier == "tilted" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs3cf96f22}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs3cf96f22)
 					vgn.SetInnerHTML(vugu.HTML("tilt t"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs2d5cff60}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrs2d5cff60)
 					vgn.AddAttrInterface("aria-invalid", c.App.Tilt.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.Tilt.Text)
@@ -186,25 +157,20 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.Tilt.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrse7d27b0f}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrse7d27b0f)
 						vgn.SetInnerHTML(c.App.Tilt.Err)
 					}
 				}
 			}
 			if c.App.Modifier == "adversarial" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs8a020af4}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs8a020af4)
 					vgn.SetInnerHTML(vugu.HTML("perturbation radius ρ"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs24f9a9de}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrs24f9a9de)
 					vgn.AddAttrInterface("aria-invalid", c.App.Robust.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.Robust.Text)
@@ -219,25 +185,20 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.Robust.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrscb4dea1b}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrscb4dea1b)
 						vgn.SetInnerHTML(c.App.Robust.Err)
 					}
 				}
 			}
 			if c.App.Modifier == "adversarial" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs0747b831}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs0747b831)
 					vgn.SetInnerHTML(vugu.HTML("perturbation norm"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs291a0249}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "select", vgAttrs291a0249)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"change",
 						Func:		func(event vugu.DOMEvent) { c.App.SetRobustNorm(event.PropString("target", "value")) },
@@ -246,54 +207,43 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs1ff50422}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrs1ff50422)
 						vgn.AddAttrInterface("selected", c.App.RobustNorm == "1")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "ℓ1"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "ℓ1")
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs6561fa6d}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrs6561fa6d)
 						vgn.AddAttrInterface("selected", c.App.RobustNorm == "2")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "ℓ2"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "ℓ2")
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrsb33d7fa6}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrsb33d7fa6)
 						vgn.AddAttrInterface("selected", c.App.RobustNorm == "inf")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "ℓ∞"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "ℓ∞")
 						}
 					}
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs16159d7b}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs16159d7b)
 				vgn.SetInnerHTML(vugu.HTML("parameter domain"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs8fc84c13}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "select", vgAttrs8fc84c13)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.SetDomain(event.PropString("target", "value")) },
@@ -302,47 +252,37 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs990859fa}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "option", vgAttrs990859fa)
 					vgn.AddAttrInterface("selected", c.App.Domain == "whole")
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "the whole space"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "the whole space")
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs5088da82}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "option", vgAttrs5088da82)
 					vgn.AddAttrInterface("selected", c.App.Domain == "ball")
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "an ℓ2 ball"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "an ℓ2 ball")
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs31329a58}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "option", vgAttrs31329a58)
 					vgn.AddAttrInterface("selected", c.App.Domain == "box")
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "a box"}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "a box")
 					}
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrscc1f3e25}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrscc1f3e25)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsfeb6567d}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrsfeb6567d)
 				vgn.SetInnerHTML(c.App.RadiusLabel())
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs7211bee6}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs7211bee6)
 				vgn.AddAttrInterface("aria-invalid", c.App.Radius.Invalid())
 				{
 					b, err := vjson.Marshal(c.App.Radius.Text)
@@ -357,8 +297,7 @@ func (c *ModelStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.App.Radius.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs7bfa9efc}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs7bfa9efc)
 					vgn.SetInnerHTML(c.App.Radius.Err)
 				}
 			}

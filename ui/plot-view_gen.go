@@ -25,8 +25,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
-		vgparent.AppendChild(vgn)
+		vgn = vgText(vgparent, "\n  ")
 		for vgiterkeyt, l := range c.Drawing.Lines {
 			var vgiterkey interface{} = vgiterkeyt
 			_ = vgiterkey
@@ -40,8 +39,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.AddAttrInterface("y1", l.Y1)
 			vgn.AddAttrInterface("y2", l.Y2)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
-		vgparent.AppendChild(vgn)
+		vgn = vgText(vgparent, "\n  ")
 		for vgiterkeyt, p := range c.Drawing.Paths {
 			var vgiterkey interface{} = vgiterkeyt
 			_ = vgiterkey
@@ -52,8 +50,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.AddAttrInterface("class", p.Class)
 			vgn.AddAttrInterface("d", p.D)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
-		vgparent.AppendChild(vgn)
+		vgn = vgText(vgparent, "\n  ")
 		for vgiterkeyt, m := range c.Drawing.Circles {
 			var vgiterkey interface{} = vgiterkeyt
 			_ = vgiterkey
@@ -66,8 +63,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.AddAttrInterface("cy", m.CY)
 			vgn.AddAttrInterface("r", m.R)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n  "}
-		vgparent.AppendChild(vgn)
+		vgn = vgText(vgparent, "\n  ")
 		for vgiterkeyt, t := range c.Drawing.Texts {
 			var vgiterkey interface{} = vgiterkeyt
 			_ = vgiterkey
@@ -82,8 +78,7 @@ func (c *PlotView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			vgn.AddAttrInterface("y", t.Y)
 			vgn.SetInnerHTML(t.Text)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n"}
-		vgparent.AppendChild(vgn)
+		vgn = vgText(vgparent, "\n")
 	}
 	return vgout
 }

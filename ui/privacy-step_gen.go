@@ -22,26 +22,20 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrs8ac53584}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrs8ac53584)
 		vgn.SetInnerHTML(vugu.HTML("3. Privacy and mechanism"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs61c55f45}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs61c55f45)
 				vgn.SetInnerHTML(vugu.HTML("ε per run"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs90cbfd7a}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs90cbfd7a)
 				vgn.AddAttrInterface("aria-invalid", c.App.Eps.Invalid())
 				{
 					b, err := vjson.Marshal(c.App.Eps.Text)
@@ -56,23 +50,18 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.App.Eps.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsb0754be8}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsb0754be8)
 					vgn.SetInnerHTML(c.App.Eps.Err)
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsd75ac4c9}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrsd75ac4c9)
 				vgn.SetInnerHTML(vugu.HTML("δ per run (0 for pure ε-DP)"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs523d6006}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs523d6006)
 				vgn.AddAttrInterface("aria-invalid", c.App.Delta.Invalid())
 				{
 					b, err := vjson.Marshal(c.App.Delta.Text)
@@ -87,23 +76,18 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.App.Delta.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs29888d50}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs29888d50)
 					vgn.SetInnerHTML(c.App.Delta.Err)
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsf0fe1e7c}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrsf0fe1e7c)
 				vgn.SetInnerHTML(vugu.HTML("neighbouring datasets differ by"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrsc3f66674}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "select", vgAttrsc3f66674)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.SetNeighbouring(event.PropString("target", "value")) },
@@ -117,8 +101,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						r := r
 						_ = r
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 						vgn.AddAttrInterface("selected", string(r.Value) == c.App.Neighbouring)
 						vgn.AddAttrInterface("value", string(r.Value))
 						vgn.SetInnerHTML(r.Label)
@@ -126,18 +109,14 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 			if c.App.AddRemove() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs54724565}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs54724565)
 					vgn.SetInnerHTML(vugu.HTML("Public number of rows N"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb7154d20}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrsb7154d20)
 					vgn.AddAttrInterface("aria-invalid", c.App.PublicN.Invalid())
 					vgn.AddAttrInterface("placeholder", c.App.PublicNPlaceholder())
 					{
@@ -152,28 +131,22 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						Func:		func(event vugu.DOMEvent) { c.App.SetPublicN(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs6f6a0fad}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs6f6a0fad)
 					vgn.SetInnerHTML(vugu.HTML("The number of rows stays private, so every average is taken over N rows. N must be at\n        least the number of rows of any dataset the guarantee should cover: data with more rows is refused, never silently dropped."))
 					if c.App.PublicN.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd7a5b3d8}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrsd7a5b3d8)
 						vgn.SetInnerHTML(c.App.PublicN.Err)
 					}
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs1b1ebef5}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs1b1ebef5)
 				vgn.SetInnerHTML(vugu.HTML("independent runs"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs9c89fc96}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrs9c89fc96)
 				vgn.AddAttrInterface("aria-invalid", c.App.Runs.Invalid())
 				{
 					b, err := vjson.Marshal(c.App.Runs.Text)
@@ -188,23 +161,18 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.App.Runs.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsaa1cda3c}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsaa1cda3c)
 					vgn.SetInnerHTML(c.App.Runs.Err)
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs9398c0e0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs9398c0e0)
 				vgn.SetInnerHTML(vugu.HTML("seed (empty: private randomness)"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsbf46c094}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n      ")
+				vgn = vgElement(vgparent, "input", vgAttrsbf46c094)
 				vgn.AddAttrInterface("aria-invalid", c.App.Seed.Invalid())
 				{
 					b, err := vjson.Marshal(c.App.Seed.Text)
@@ -219,24 +187,19 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					// TODO: implement capture, etc. mostly need to decide syntax
 				})
 				if c.App.Seed.Err != "" {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs8e67efed}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs8e67efed)
 					vgn.SetInnerHTML(c.App.Seed.Err)
 				}
 			}
 			if c.App.EvalOffered() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs8c02911f}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs8c02911f)
 					vgn.SetInnerHTML(vugu.HTML("Spend a share of the budget on a private evaluation of the held-out rows (percent, 0 for none)"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs6cf6c78e}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrs6cf6c78e)
 					vgn.AddAttrInterface("aria-invalid", c.App.EvalShare.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.EvalShare.Text)
@@ -250,29 +213,23 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						Func:		func(event vugu.DOMEvent) { c.App.SetEvalShare(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsbb5690db}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsbb5690db)
 					vgn.SetInnerHTML(c.App.EvalText())
 					if c.App.EvalShare.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs08caf302}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs08caf302)
 						vgn.SetInnerHTML(c.App.EvalShare.Err)
 					}
 				}
 			}
 			if c.App.ScaleOffered() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs998f57c1}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs998f57c1)
 					vgn.SetInnerHTML(vugu.HTML("Private ranges (percent of the budget, 0 for none)"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs83420cf8}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "input", vgAttrs83420cf8)
 					vgn.AddAttrInterface("aria-invalid", c.App.ScaleShare.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.ScaleShare.Text)
@@ -286,33 +243,27 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						Func:		func(event vugu.DOMEvent) { c.App.SetScaleShare(event.PropString("target", "value")) },
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs3f96e159}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs3f96e159)
 					vgn.SetInnerHTML(vugu.HTML("Numeric columns whose declared bounds are loose carry little signal; privopt estimates\n        where each column\x26#39;s values lie, privately, with this share of the budget, and scales to that range."))
 					if c.App.ScaleNote() != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsfa3edc77}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrsfa3edc77)
 						vgn.SetInnerHTML(c.App.ScaleNote())
 					}
 					if c.App.ScaleShare.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs88c99a16}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs88c99a16)
 						vgn.SetInnerHTML(c.App.ScaleShare.Err)
 					}
 				}
 			}
 		}
 		if c.App.PublicNProblem() != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs0d95b8b7}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs0d95b8b7)
 			vgn.SetInnerHTML(c.App.PublicNProblem())
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd86ed6d2}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsd86ed6d2)
 		vgn.SetInnerHTML(c.App.BudgetHelp())
 		if len(c.App.BudgetWarnings()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs09d7104a}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs09d7104a)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -321,62 +272,50 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgiterkey
 					w := w
 					_ = w
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(w)
 				}
 			}
 		}
 		if c.App.Seeded() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs8c702608}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs8c702608)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Seeded: not private. Anyone with the seed can reproduce the\n    noise, so the reports of seeded runs claim no privacy. Use a seed for reproducible demonstrations only."}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Seeded: not private. Anyone with the seed can reproduce the\n    noise, so the reports of seeded runs claim no privacy. Use a seed for reproducible demonstrations only.")
 			}
 		}
 		if c.App.ComposedText() != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs7868ad04}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs7868ad04)
 			vgn.SetInnerHTML(c.App.ComposedText())
 		}
 		if c.App.Dataset == nil {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs388a3402}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs388a3402)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Check the data (step 1) to plan the mechanisms: a plan\n    needs the number of features and the number of rows, which are public (under add or remove, the declared N stands\n    for the number of rows)."}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Check the data (step 1) to plan the mechanisms: a plan\n    needs the number of features and the number of rows, which are public (under add or remove, the declared N stands\n    for the number of rows).")
 			}
 		}
 		if c.App.PlanErr != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs9da5d647}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs9da5d647)
 			vgn.SetInnerHTML(c.App.PlanErr)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs0ac03a59}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs0ac03a59)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrs50771f38}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "table", vgAttrs50771f38)
 			vgn.AddAttrInterface("aria-busy", boolText(c.App.Planning()))
 			vgn.AddAttrInterface("data-plan", c.App.PlanID())
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "caption", Attr: vgAttrs334dfd20}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "caption", vgAttrs334dfd20)
 				vgn.SetInnerHTML(vugu.HTML("Each mechanism planned for this budget from public quantities only, before any data is touched"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "thead", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("\x3Ctr\x3E\x3Cth scope=\"col\"\x3Emechanism\x3C/th\x3E\x3Cth scope=\"col\"\x3Ecertified guarantee\x3C/th\x3E\x3Cth scope=\"col\"\x3Eexcess-loss bound\x3C/th\x3E\x3Cth scope=\"col\"\x3Epredicted time per run\x3C/th\x3E\x3Cth scope=\"col\"\x3Enotes\x3C/th\x3E\x3C/tr\x3E"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -385,20 +324,17 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						r := r
 						_ = r
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 						vgn.AddAttrInterface("class", when(r.Chosen, "chosen"))
 						vgn.AddAttrInterface("id", "plan-"+r.Name)
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrsefa151dc}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "th", vgAttrsefa151dc)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsc54b36e2}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsc54b36e2)
 								vgn.AddAttrInterface("id", "choose-"+r.Name)
 								vgn.AddAttrInterface("value", r.Name)
 								{
@@ -413,45 +349,36 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetMechanism(r.Name) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n            "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n            ")
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", "choose-"+r.Name)
 								vgn.SetInnerHTML(r.Title)
 							}
 							if r.Unplanned {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs9dd741dc}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrs9dd741dc)
 								vgn.SetInnerHTML(c.App.UnplannedText())
 							}
 							if !r.Unplanned && r.Error == "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrsdac9cde9}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrsdac9cde9)
 								vgn.SetInnerHTML(r.Guarantee)
 							}
 							if !r.Unplanned && r.Error == "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrsf13cc410}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrsf13cc410)
 								vgn.SetInnerHTML(r.Utility)
 							}
 							if !r.Unplanned && r.Error == "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrsc17359de}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrsc17359de)
 								vgn.SetInnerHTML(r.Time)
 							}
 							if r.Note != "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs67d6ea9d}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrs67d6ea9d)
 								vgn.SetInnerHTML(r.Note)
 							}
 							if !r.Unplanned && r.Error == "" && r.Note == "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs1360af71}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrs1360af71)
 							}
 							if r.Error != "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs562bcb4f}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", vgAttrs562bcb4f)
 								vgn.SetInnerHTML("Not available: " + r.Error)
 							}
 						}
@@ -459,51 +386,39 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrseb6e9bba}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrseb6e9bba)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 			vgn.SetInnerHTML(c.App.MechanismTitle(c.App.Mechanism))
 			if c.App.MechanismExplain(c.App.Mechanism) != "" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(c.App.MechanismExplain(c.App.Mechanism))
 			}
 			if c.App.MechanismAssumptions(c.App.Mechanism) != "" {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "strong", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(vugu.HTML("Assumptions:"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, " ")
+					vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(c.App.MechanismAssumptions(c.App.Mechanism))
 				}
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs59234c86}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs59234c86)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "strong", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "strong", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("Paper:"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs96908d5f}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, " ")
+				vgn = vgElement(vgparent, "span", vgAttrs96908d5f)
 				vgn.SetInnerHTML(c.App.MechanismPaper(c.App.Mechanism))
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: vgAttrs59371d74}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "details", vgAttrs59371d74)
 			vgn.AddAttrInterface("open", c.App.AdvancedOpen())
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"toggle",
@@ -513,22 +428,17 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "summary", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Advanced settings: "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs3339c072}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "Advanced settings: ")
+					vgn = vgElement(vgparent, "span", vgAttrs3339c072)
 					vgn.SetInnerHTML(c.App.AdvancedSummary())
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrs4a38b723)
 				vgn.SetInnerHTML(vugu.HTML("Each setting left at “default” is computed by the plan from public quantities (n, or N under add or remove, d, ε, δ, the declared bounds)."))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -537,20 +447,16 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						o := o
 						_ = o
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 							vgn.AddAttrInterface("for", "option-"+o.Name)
 							vgn.SetInnerHTML(o.Name + when(o.Help != "", ": "+o.Help))
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "\n        ")
 							if len(o.Choices) > 0 {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "select", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("id", "option-"+o.Name)
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 									EventType:	"change",
@@ -560,33 +466,28 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs6142031d}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "option", vgAttrs6142031d)
 									vgn.AddAttrInterface("selected", o.Text == "")
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "default"}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "default")
 									}
 									for vgiterkeyt, ch := range o.Choices {
 										var vgiterkey interface{} = vgiterkeyt
 										_ = vgiterkey
 										ch := ch
 										_ = ch
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 										vgn.AddAttrInterface("selected", ch.Value == o.Text)
 										vgn.AddAttrInterface("value", ch.Value)
 										vgn.SetInnerHTML(ch.Label)
 									}
 								}
 							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "\n        ")
 							if o.Kind == "bool" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsb8a8b8c1)
 								vgn.AddAttrInterface("id", "option-"+o.Name)
 								{
 									b, err := vjson.Marshal(o.Text == "true")
@@ -601,11 +502,9 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "\n        ")
 							if len(o.Choices) == 0 && o.Kind != "bool" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs65e5a67a}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrs65e5a67a)
 								vgn.AddAttrInterface("aria-describedby", "option-error-"+o.Name)
 								vgn.AddAttrInterface("aria-invalid", boolText(o.Err != ""))
 								vgn.AddAttrInterface("id", "option-"+o.Name)
@@ -623,8 +522,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								})
 							}
 							if o.Err != "" {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsddd3425f}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "p", vgAttrsddd3425f)
 								vgn.AddAttrInterface("id", "option-error-"+o.Name)
 								vgn.SetInnerHTML(o.Err)
 							}
@@ -632,20 +530,17 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					}
 				}
 				if len(c.App.PlannedParameters()) > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsd562ad79}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrsd562ad79)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Planned:\n      "}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Planned:\n      ")
 						for vgiterkeyt, p := range c.App.PlannedParameters() {
 							var vgiterkey interface{} = vgiterkeyt
 							_ = vgiterkey
 							p := p
 							_ = p
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs845b9f1b}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "span", vgAttrs845b9f1b)
 							vgn.SetInnerHTML(p)
 						}
 					}
@@ -653,8 +548,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			}
 		}
 		if c.App.HasCurves() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs8fada0e8}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs8fada0e8)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -675,8 +569,7 @@ func (c *PrivacyStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					vgn = &vugu.VGNode{Component: vgcomp}
 					vgparent.AppendChild(vgn)
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n    ")
 				{
 					vgcompKey := vugu.MakeCompKey(0xFABEE8105FDE29B7^vgin.CurrentPositionHash(), vgiterkey)
 					// ask BuildEnv for prior instance of this specific component

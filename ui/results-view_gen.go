@@ -22,27 +22,21 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrs997f3c7a}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrs997f3c7a)
 		vgn.SetInnerHTML(vugu.HTML("5. Results"))
 		if len(c.App.DoneRuns()) > 1 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs0c0f3b57}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs0c0f3b57)
 					vgn.SetInnerHTML(vugu.HTML("show the model of"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs41508d3f}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
+					vgn = vgElement(vgparent, "select", vgAttrs41508d3f)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"change",
 						Func:		func(event vugu.DOMEvent) { c.App.Select(atoi(event.PropString("target", "value"))) },
@@ -56,8 +50,7 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							_ = vgiterkey
 							r := r
 							_ = r
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 							vgn.AddAttrInterface("selected", r.Index == c.App.Selected)
 							vgn.AddAttrInterface("value", r.Index)
 							vgn.SetInnerHTML("run " + itoa(r.Index+1))
@@ -66,16 +59,13 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("Privacy report"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs1aa20b2d}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs1aa20b2d)
 		vgn.AddAttrInterface("class", c.App.VerdictClass())
 		vgn.SetInnerHTML(c.App.VerdictText())
 		if len(c.App.ReportSummary()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: vgAttrsa5faa762}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "ul", vgAttrsa5faa762)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -84,33 +74,26 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgiterkey
 					s := s
 					_ = s
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(s)
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf15249fb}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf15249fb)
 		vgn.SetInnerHTML(c.App.ReleasedText())
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: vgAttrsfd08de28}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "details", vgAttrsfd08de28)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "summary", []vugu.VGAttribute(nil))
 			vgn.SetInnerHTML(vugu.HTML("How the guarantee is proven (the mechanism\x26#39;s report, for experts)"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs085b55ab}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs085b55ab)
 			vgn.SetInnerHTML(c.App.Result().Release.Report.Statement)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrsb75f5ed2}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "table", vgAttrsb75f5ed2)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -119,16 +102,13 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						r := r
 						_ = r
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrsefa151dc}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "th", vgAttrsefa151dc)
 							vgn.SetInnerHTML(r.Name)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(r.Value)
 						}
 					}
@@ -136,105 +116,83 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			}
 		}
 		if len(c.App.StatementParagraphs()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "details", Attr: vgAttrsc051faa9}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "details", vgAttrsc051faa9)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "summary", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "summary", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("Privacy statement of the release (plain language, NIST SP 800-226) and its registry entry"))
 				for vgiterkeyt, p := range c.App.StatementParagraphs() {
 					var vgiterkey interface{} = vgiterkeyt
 					_ = vgiterkey
 					p := p
 					_ = p
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs1513894f}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs1513894f)
 					vgn.SetInnerHTML(p)
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrsf1b242d0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrsf1b242d0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "pre", Attr: vgAttrsd087ccf2}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "pre", vgAttrsd087ccf2)
 					vgn.SetInnerHTML(c.App.RegistryEntry())
 				}
 			}
 		}
 		if c.App.RangesText() != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Private ranges"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Private ranges")
 			}
 		}
 		if c.App.RangesText() != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs50845b93}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs50845b93)
 			vgn.SetInnerHTML(c.App.RangesText())
 		}
 		if c.App.HasPrivateEvaluation() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs659cab89}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs659cab89)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 				vgn.SetInnerHTML(vugu.HTML("Held-out evaluation: local and private"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4f0de24f}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrs4f0de24f)
 				vgn.SetInnerHTML(c.App.EvaluationText())
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs0adc0050}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs0adc0050)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrs7e6e464b}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "table", vgAttrs7e6e464b)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "thead", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 								vgn.SetInnerHTML(vugu.HTML("run"))
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 									vgn.SetInnerHTML(c.App.LocalHead())
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: " "}
-									vgparent.AppendChild(vgn)
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs742e1b55}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, " ")
+									vgn = vgElement(vgparent, "span", vgAttrs742e1b55)
 									vgn.SetInnerHTML(vugu.HTML("not private"))
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 								vgn.SetInnerHTML(c.App.PrivateHead())
 							}
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
@@ -243,19 +201,15 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								_ = vgiterkey
 								r := r
 								_ = r
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrsefa151dc}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "th", vgAttrsefa151dc)
 									vgn.SetInnerHTML(r.Run)
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 									vgn.SetInnerHTML(r.Local)
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 									vgn.SetInnerHTML(r.Private)
 								}
 							}
@@ -264,24 +218,19 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("Local diagnostics \x3Cspan class=\"badge\"\x3Enot private\x3C/span\x3E"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs4a38b723)
 		vgn.SetInnerHTML(vugu.HTML("Computed from your data and shown only to you: they are not private and are never part of the downloaded release."))
 		if c.App.Spread() != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs31d8eeb2}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs31d8eeb2)
 			vgn.SetInnerHTML(c.App.Spread())
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrs3931d9fe}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "table", vgAttrs3931d9fe)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -290,24 +239,20 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgiterkey
 					d := d
 					_ = d
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrsefa151dc}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrsefa151dc)
 						vgn.SetInnerHTML(d.Name)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 						vgn.SetInnerHTML(d.Value)
 					}
 				}
 			}
 		}
 		if c.App.HasROC() {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs8fada0e8}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs8fada0e8)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -330,14 +275,11 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("Model"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf28893af}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf28893af)
 		vgn.SetInnerHTML(c.App.WeightsChartText())
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs78e5e4a8}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs78e5e4a8)
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -359,13 +301,11 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs094a36ef}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs094a36ef)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrsd6db21de}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "button", vgAttrsd6db21de)
 			vgn.AddAttrInterface("aria-pressed", boolText(!c.App.SortByWeight))
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
@@ -375,13 +315,10 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "feature order"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "feature order")
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5dee478a}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
+			vgn = vgElement(vgparent, "button", vgAttrs5dee478a)
 			vgn.AddAttrInterface("aria-pressed", boolText(c.App.SortByWeight))
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
@@ -391,50 +328,40 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "largest first"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "largest first")
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs05f43b7c}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs05f43b7c)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "table", Attr: vgAttrs99b85502}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "table", vgAttrs99b85502)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "thead", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "thead", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 					{
 						vgparent := vgn
 						_ = vgparent
 						if c.App.Multiclass() {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "class"}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "class")
 							}
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("feature"))
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "th", Attr: vgAttrs307ceea2}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "th", vgAttrs307ceea2)
 						vgn.SetInnerHTML(vugu.HTML("weight"))
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tbody", Attr: []vugu.VGAttribute(nil)}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "tbody", []vugu.VGAttribute(nil))
 				{
 					vgparent := vgn
 					_ = vgparent
@@ -443,21 +370,17 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						w := w
 						_ = w
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "tr", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "tr", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
 							if c.App.Multiclass() {
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 								vgn.SetInnerHTML(w.Class)
 							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", []vugu.VGAttribute(nil))
 							vgn.SetInnerHTML(w.Feature)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "td", Attr: vgAttrs2be0a78c}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "td", vgAttrs2be0a78c)
 							vgn.SetInnerHTML(w.Weight)
 						}
 					}
@@ -481,16 +404,13 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", []vugu.VGAttribute(nil))
 		vgn.SetInnerHTML(vugu.HTML("Save and share"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs23bc5c35)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5be70a0b}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "button", vgAttrs5be70a0b)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
 				Func:		func(event vugu.DOMEvent) { c.App.Download() },
@@ -499,13 +419,10 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Download the release (JSON)"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Download the release (JSON)")
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs51e6c5e2}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
+			vgn = vgElement(vgparent, "button", vgAttrs51e6c5e2)
 			vgn.SetInnerHTML("Download the model of run " + itoa(c.App.Selected+1) + " (ONNX)")
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
@@ -514,25 +431,19 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			})
 		}
 		if c.App.DownloadErr != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs0295de2a}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrs0295de2a)
 			vgn.SetInnerHTML(c.App.DownloadErr)
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs4a38b723}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs4a38b723)
 		vgn.SetInnerHTML(vugu.HTML("The release file holds what anyone needs to use the models: the schema, the encoding\x26#39;s constants, what the\n    label means, the settings and, for each run, the model, its privacy report and its utility bound. It holds no data and no\n    diagnostics. The ONNX model is one run\x26#39;s model with its encoding, for any ONNX runtime."))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrscc1f3e25}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrscc1f3e25)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs8d12953d}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "label", vgAttrs8d12953d)
 			vgn.SetInnerHTML(vugu.HTML("Link to these settings (it holds the configuration, never your data)"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs9a0f6f16}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
+			vgn = vgElement(vgparent, "input", vgAttrs9a0f6f16)
 			{
 				b, err := vjson.Marshal(c.App.Link())
 				if err != nil {
@@ -540,19 +451,16 @@ func (c *ResultsView) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 				vgn.Prop = append(vgn.Prop, vugu.VGProperty{Key: "value", JSONVal: vjson.RawMessage(b)})
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "a", Attr: vgAttrsaed2500a}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "a", vgAttrsaed2500a)
 				vgn.AddAttrInterface("href", "?"+c.App.Query())
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Open these settings"}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "Open these settings")
 				}
 			}
 		}

@@ -22,11 +22,9 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "header", Attr: vgAttrsf85f3785}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "header", vgAttrsf85f3785)
 		vgn.SetInnerHTML(vugu.HTML("\x3Ch1\x3Eprivopt\x3C/h1\x3E\x3Cp class=\"tagline\"\x3EDifferentially private convex optimization that runs on your own machine: your data never leaves this page.\x3C/p\x3E"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "main", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "main", []vugu.VGAttribute(nil))
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -46,16 +44,13 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				vgparent.AppendChild(vgn)
 			}
 			if c.App.UsesReceived() {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "section", Attr: vgAttrs54121a5c}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "section", vgAttrs54121a5c)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrse3bd4b37}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "h2", vgAttrse3bd4b37)
 					vgn.SetInnerHTML("Models of " + c.App.ReceivedName)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs671db033}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "p", vgAttrs671db033)
 					vgn.SetInnerHTML(c.App.ReceivedText())
 					{
 						vgcompKey := vugu.MakeCompKey(0x4B9A600302E1790E^vgin.CurrentPositionHash(), vgiterkey)
@@ -169,25 +164,19 @@ func (c *Root) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "footer", Attr: []vugu.VGAttribute(nil)}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "footer", []vugu.VGAttribute(nil))
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", []vugu.VGAttribute(nil))
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Engine: "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs29e4c758}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Engine: ")
+				vgn = vgElement(vgparent, "span", vgAttrs29e4c758)
 				vgn.SetInnerHTML(c.App.EngineStatus)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: ". Everything runs in this page and its\n      Web Workers: no request leaves it after it has loaded, and nothing is stored in the browser.\n      "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrsf9b3fa21}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, ". Everything runs in this page and its\n      Web Workers: no request leaves it after it has loaded, and nothing is stored in the browser.\n      ")
+				vgn = vgElement(vgparent, "span", vgAttrsf9b3fa21)
 				vgn.SetInnerHTML(c.App.RateText())
 			}
 		}

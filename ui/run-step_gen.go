@@ -22,19 +22,15 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h2", Attr: vgAttrsde34b63f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h2", vgAttrsde34b63f)
 		vgn.SetInnerHTML(vugu.HTML("4. Run"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 		vgn.SetInnerHTML(vugu.HTML("The fit runs in Web Workers on your machine: the page stays responsive, and nothing is sent anywhere."))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs23bc5c35)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrsb90f4b2b}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "button", vgAttrsb90f4b2b)
 			vgn.AddAttrInterface("disabled", c.App.Running)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"click",
@@ -44,14 +40,11 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Run"}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "Run")
 			}
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
 			if c.App.Running {
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrsa4abf0c1}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "button", vgAttrsa4abf0c1)
 				vgn.AddAttrInterface("disabled", c.App.Cancelling)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"click",
@@ -61,14 +54,12 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Cancel"}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "Cancel")
 				}
 			}
 		}
 		if !c.App.Running && len(c.App.RunBlockers()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: vgAttrsc0bc74aa}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "ul", vgAttrsc0bc74aa)
 			{
 				vgparent := vgn
 				_ = vgparent
@@ -77,79 +68,61 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					_ = vgiterkey
 					b := b
 					_ = b
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "li", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(b)
 				}
 			}
 		}
 		if c.App.RunErr != "" {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsbf13d56d}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrsbf13d56d)
 			vgn.SetInnerHTML(c.App.RunErr)
 		}
 		if len(c.App.RunList) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7b3fb46d}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs7b3fb46d)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsdd9c45f2}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrsdd9c45f2)
 				vgn.SetInnerHTML(c.App.RunSummary() + " (" + c.App.WorkersText() + ")")
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "progress", Attr: vgAttrsf925b766}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n    ")
+				vgn = vgElement(vgparent, "progress", vgAttrsf925b766)
 				vgn.AddAttrInterface("value", c.App.Percent())
 				vgn.SetInnerHTML(itoa(c.App.Percent()) + " %")
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs763712a7}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "p", vgAttrs763712a7)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Elapsed: "}
-						vgparent.AppendChild(vgn)
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs0b0be51d}
-						vgparent.AppendChild(vgn)
+						vgn = vgText(vgparent, "Elapsed: ")
+						vgn = vgElement(vgparent, "span", vgAttrs0b0be51d)
 						vgn.SetInnerHTML(c.App.Elapsed())
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
 					if c.App.Running {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Remaining: "}
-							vgparent.AppendChild(vgn)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: vgAttrs7c38e115}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "Remaining: ")
+							vgn = vgElement(vgparent, "span", vgAttrs7c38e115)
 							vgn.SetInnerHTML(c.App.Remaining())
 						}
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
 					if c.App.Cancelling {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Cancelling…"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "Cancelling…")
 						}
 					}
 				}
 				if len(c.App.RunErrors()) > 0 {
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "ul", Attr: vgAttrsc5148cb1}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "ul", vgAttrsc5148cb1)
 					{
 						vgparent := vgn
 						_ = vgparent
@@ -158,8 +131,7 @@ func (c *RunStep) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							_ = vgiterkey
 							e := e
 							_ = e
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "li", Attr: vgAttrs503135e2}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "li", vgAttrs503135e2)
 							vgn.SetInnerHTML(e)
 						}
 					}

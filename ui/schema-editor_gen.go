@@ -22,34 +22,26 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "fieldset", Attr: vgAttrsca9a6f8a}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "fieldset", vgAttrsca9a6f8a)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "legend", Attr: []vugu.VGAttribute(nil)}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "legend", []vugu.VGAttribute(nil))
 			vgn.SetInnerHTML(vugu.HTML("Norm bound of the encoded rows"))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 			vgn.SetInnerHTML(vugu.HTML("Every encoded row x satisfies ‖x‖_p ≤ radius; the mechanisms\x26#39; sensitivity follows from it.\n      Numeric values are scaled to [0, 1] and categories one-hot encoded, then “scale” multiplies every row by one constant\n      computed from the schema, and “clip” shrinks the rows that are too long (and counts them)."))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs655f2616}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs655f2616)
 					vgn.SetInnerHTML(vugu.HTML("norm p (≥ 1, or inf)"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs8b561c29}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n        ")
+					vgn = vgElement(vgparent, "input", vgAttrs8b561c29)
 					vgn.AddAttrInterface("aria-invalid", c.App.NormP.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.NormP.Text)
@@ -64,23 +56,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.NormP.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs59e32327}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs59e32327)
 						vgn.SetInnerHTML(c.App.NormP.Err)
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs1243cee8}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs1243cee8)
 					vgn.SetInnerHTML(vugu.HTML("radius"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs21ad9af6}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n        ")
+					vgn = vgElement(vgparent, "input", vgAttrs21ad9af6)
 					vgn.AddAttrInterface("aria-invalid", c.App.NormRadius.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.NormRadius.Text)
@@ -95,23 +82,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.NormRadius.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsc2c98707}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrsc2c98707)
 						vgn.SetInnerHTML(c.App.NormRadius.Err)
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs78bc0395}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrs78bc0395)
 					vgn.SetInnerHTML(vugu.HTML("bias coordinate (0 for none)"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs842396ae}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n        ")
+					vgn = vgElement(vgparent, "input", vgAttrs842396ae)
 					vgn.AddAttrInterface("aria-invalid", c.App.NormBias.Invalid())
 					{
 						b, err := vjson.Marshal(c.App.NormBias.Text)
@@ -126,23 +108,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						// TODO: implement capture, etc. mostly need to decide syntax
 					})
 					if c.App.NormBias.Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs11c17e02}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs11c17e02)
 						vgn.SetInnerHTML(c.App.NormBias.Err)
 					}
 				}
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrsb7362e7f}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", vgAttrsb7362e7f)
 					vgn.SetInnerHTML(vugu.HTML("fit"))
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-					vgparent.AppendChild(vgn)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs29b11d67}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n        ")
+					vgn = vgElement(vgparent, "select", vgAttrs29b11d67)
 					vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 						EventType:	"change",
 						Func:		func(event vugu.DOMEvent) { c.App.SetNormFit(event.PropString("target", "value")) },
@@ -151,30 +128,25 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs56898645}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrs56898645)
 						vgn.AddAttrInterface("selected", c.App.Schema.Norm.Fit == "scale")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "scale (no row can exceed the bound)"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "scale (no row can exceed the bound)")
 						}
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrse99e3c77}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", vgAttrse99e3c77)
 						vgn.AddAttrInterface("selected", c.App.Schema.Norm.Fit == "clip")
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "clip (shrink the rows that do)"}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "clip (shrink the rows that do)")
 						}
 					}
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs57b5bc75}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs57b5bc75)
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -185,44 +157,35 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = i
 				col := col
 				_ = col
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "fieldset", Attr: vgAttrs70a97dee}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "fieldset", vgAttrs70a97dee)
 				vgn.AddAttrInterface("id", id("column", i))
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "legend", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "legend", []vugu.VGAttribute(nil))
 					vgn.SetInnerHTML(col.Name)
 					if col.Source != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs64df85ba}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrs64df85ba)
 						vgn.AddAttrInterface("id", id("source", i))
 						vgn.SetInnerHTML("Where its values come from: " + col.Source)
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 					{
 						vgparent := vgn
 						_ = vgparent
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 						{
 							vgparent := vgn
 							_ = vgparent
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 							vgn.AddAttrInterface("for", id("kind", i))
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "kind"}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "kind")
 							}
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-							vgparent.AppendChild(vgn)
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute(nil)}
-							vgparent.AppendChild(vgn)
+							vgn = vgText(vgparent, "\n        ")
+							vgn = vgElement(vgparent, "select", []vugu.VGAttribute(nil))
 							vgn.AddAttrInterface("id", id("kind", i))
 							vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 								EventType:	"change",
@@ -237,8 +200,7 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									_ = vgiterkey
 									k := k
 									_ = k
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 									vgn.AddAttrInterface("selected", k.Kind == col.Kind)
 									vgn.AddAttrInterface("value", string(k.Kind))
 									vgn.SetInnerHTML(k.Label)
@@ -246,24 +208,19 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							}
 						}
 						if col.Kind == "numeric" || col.Kind == "numeric-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("min", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "minimum"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "minimum")
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs5a5afcba}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "input", vgAttrs5a5afcba)
 								vgn.AddAttrInterface("aria-invalid", c.App.Cols[i].Min.Invalid())
 								vgn.AddAttrInterface("id", id("min", i))
 								{
@@ -279,24 +236,19 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Cols[i].Min.Err != "" {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs503135e2}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs503135e2)
 									vgn.AddAttrInterface("id", id("min-error", i))
 									vgn.SetInnerHTML(c.App.Cols[i].Min.Err)
 								}
 								if c.App.Derived(i, "min") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("min"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-min", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -306,32 +258,26 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
 							}
 						}
 						if col.Kind == "numeric" || col.Kind == "numeric-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("max", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "maximum"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "maximum")
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs5a5afcba}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "input", vgAttrs5a5afcba)
 								vgn.AddAttrInterface("aria-invalid", c.App.Cols[i].Max.Invalid())
 								vgn.AddAttrInterface("id", id("max", i))
 								{
@@ -347,24 +293,19 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Cols[i].Max.Err != "" {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs503135e2}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs503135e2)
 									vgn.AddAttrInterface("id", id("max-error", i))
 									vgn.SetInnerHTML(c.App.Cols[i].Max.Err)
 								}
 								if c.App.Derived(i, "max") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("max"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-max", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -374,21 +315,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
 							}
 						}
 						if col.Kind == "numeric" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs88b95cd0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsb8a8b8c1)
 								vgn.AddAttrInterface("id", id("log1p", i))
 								{
 									b, err := vjson.Marshal(col.Transform == "log1p")
@@ -402,27 +340,22 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetLog1p(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("log1p", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "read on a log scale, log(1 + v) (amounts, counts)"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "read on a log scale, log(1 + v) (amounts, counts)")
 								}
 							}
 						}
 						if col.Kind == "numeric" || col.Kind == "numeric-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs88b95cd0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsb8a8b8c1)
 								vgn.AddAttrInterface("id", id("declared-scale", i))
 								{
 									b, err := vjson.Marshal(col.Scale == "declared")
@@ -436,33 +369,26 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetDeclaredScale(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("declared-scale", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "keep the declared range (no private range)"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "keep the declared range (no private range)")
 								}
 							}
 						}
 						if col.Kind == "categorical" || col.Kind == "class-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("values", i))
 								vgn.SetInnerHTML(when(col.Kind == "categorical", "categories, one per line") + when(col.Kind != "categorical", "classes, one per line"))
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "textarea", Attr: vgAttrs08bb6385}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "textarea", vgAttrs08bb6385)
 								vgn.AddAttrInterface("id", id("values", i))
 								{
 									b, err := vjson.Marshal(c.App.Cols[i].Values)
@@ -477,18 +403,14 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Derived(i, "categories") || c.App.Derived(i, "classes") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("categories"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-values", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -500,21 +422,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
 							}
 						}
 						if col.Kind == "categorical" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs88b95cd0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsb8a8b8c1)
 								vgn.AddAttrInterface("id", id("other", i))
 								{
 									b, err := vjson.Marshal(col.Other)
@@ -528,38 +447,30 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetOther(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("other", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "an “(other)” feature for values not listed"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "an “(other)” feature for values not listed")
 								}
 							}
 						}
 						if col.Kind == "binary-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("positive", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "positive values (+1), one per line"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "positive values (+1), one per line")
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "textarea", Attr: vgAttrs528e4577}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "textarea", vgAttrs528e4577)
 								vgn.AddAttrInterface("id", id("positive", i))
 								{
 									b, err := vjson.Marshal(c.App.Cols[i].Positive)
@@ -574,18 +485,14 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Derived(i, "positive") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("positive"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-positive", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -595,32 +502,26 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
 							}
 						}
 						if col.Kind == "binary-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("negative", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "negative values (−1), one per line"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "negative values (−1), one per line")
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "textarea", Attr: vgAttrs528e4577}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "textarea", vgAttrs528e4577)
 								vgn.AddAttrInterface("id", id("negative", i))
 								{
 									b, err := vjson.Marshal(c.App.Cols[i].Negative)
@@ -635,18 +536,14 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Derived(i, "negative") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("negative"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-negative", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -656,21 +553,18 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
 							}
 						}
 						if col.Kind == "binary-label" {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs88b95cd0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs88b95cd0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrsb8a8b8c1}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "input", vgAttrsb8a8b8c1)
 								vgn.AddAttrInterface("id", id("rest", i))
 								{
 									b, err := vjson.Marshal(col.RestNegative)
@@ -684,33 +578,26 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									Func:		func(event vugu.DOMEvent) { c.App.SetRestNegative(i, event.PropBool("target", "checked")) },
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("rest", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "any other value is negative"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "any other value is negative")
 								}
 							}
 						}
 						if col.Kind == "numeric" || col.Kind == "categorical" || col.Missing.Replace {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("missing-policy", i))
 								vgn.SetInnerHTML("a missing value (empty or ?" + when(col.Kind == "numeric" || col.Kind == "numeric-label", ", NA, NaN, NULL…") + ")")
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "select", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("id", id("missing-policy", i))
 								vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 									EventType:	"change",
@@ -720,46 +607,37 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrsa1d7a275}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "option", vgAttrsa1d7a275)
 									vgn.AddAttrInterface("selected", !col.Missing.Replace)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "is an error"}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "is an error")
 									}
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: vgAttrs1e2842df}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "option", vgAttrs1e2842df)
 									vgn.AddAttrInterface("selected", col.Missing.Replace)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "is replaced by…"}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "is replaced by…")
 									}
 								}
 							}
 						}
 						if col.Missing.Replace {
-							vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-							vgparent.AppendChild(vgn)
+							vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 							{
 								vgparent := vgn
 								_ = vgparent
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("for", id("missing", i))
 								{
 									vgparent := vgn
 									_ = vgparent
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "replacement"}
-									vgparent.AppendChild(vgn)
+									vgn = vgText(vgparent, "replacement")
 								}
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n        "}
-								vgparent.AppendChild(vgn)
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs5985c477}
-								vgparent.AppendChild(vgn)
+								vgn = vgText(vgparent, "\n        ")
+								vgn = vgElement(vgparent, "input", vgAttrs5985c477)
 								vgn.AddAttrInterface("id", id("missing", i))
 								{
 									b, err := vjson.Marshal(c.App.Cols[i].Missing)
@@ -774,18 +652,14 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 									// TODO: implement capture, etc. mostly need to decide syntax
 								})
 								if c.App.Derived(i, "missing") {
-									vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs5737740b}
-									vgparent.AppendChild(vgn)
+									vgn = vgElement(vgparent, "p", vgAttrs5737740b)
 									{
 										vgparent := vgn
 										_ = vgparent
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "span", Attr: []vugu.VGAttribute(nil)}
-										vgparent.AppendChild(vgn)
+										vgn = vgElement(vgparent, "span", []vugu.VGAttribute(nil))
 										vgn.SetInnerHTML(origin("missing"))
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n          "}
-										vgparent.AppendChild(vgn)
-										vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs5d072149}
-										vgparent.AppendChild(vgn)
+										vgn = vgText(vgparent, "\n          ")
+										vgn = vgElement(vgparent, "button", vgAttrs5d072149)
 										vgn.AddAttrInterface("id", id("confirm-missing", i))
 										vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 											EventType:	"click",
@@ -795,8 +669,7 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 										{
 											vgparent := vgn
 											_ = vgparent
-											vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Confirm"}
-											vgparent.AppendChild(vgn)
+											vgn = vgText(vgparent, "Confirm")
 										}
 									}
 								}
@@ -804,14 +677,12 @@ func (c *SchemaEditor) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						}
 					}
 					if c.App.Cols[i].Err != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsddd3425f}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrsddd3425f)
 						vgn.AddAttrInterface("id", id("column-error", i))
 						vgn.SetInnerHTML(c.App.Cols[i].Err)
 					}
 					if c.App.ColumnDataErr(i) != "" {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsddd3425f}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "p", vgAttrsddd3425f)
 						vgn.AddAttrInterface("id", id("column-data-error", i))
 						vgn.SetInnerHTML(c.App.ColumnDataErr(i))
 					}

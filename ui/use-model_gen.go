@@ -22,25 +22,19 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 	{
 		vgparent := vgn
 		_ = vgparent
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "h3", Attr: vgAttrs25fc2389}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "h3", vgAttrs25fc2389)
 		vgn.SetInnerHTML(vugu.HTML("Use the model"))
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsf352e5d9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsf352e5d9)
 		vgn.SetInnerHTML(c.App.UseText())
 		if len(c.App.UseModelChoices()) > 0 {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs4dc10f0a}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "label", vgAttrs4dc10f0a)
 				vgn.SetInnerHTML(vugu.HTML("model"))
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-				vgparent.AppendChild(vgn)
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs572c6db2}
-				vgparent.AppendChild(vgn)
+				vgn = vgText(vgparent, "\n    ")
+				vgn = vgElement(vgparent, "select", vgAttrs572c6db2)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"change",
 					Func:		func(event vugu.DOMEvent) { c.App.ChooseModel(atoi(event.PropString("target", "value"))) },
@@ -54,8 +48,7 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 						_ = vgiterkey
 						k := k
 						_ = k
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 						vgn.AddAttrInterface("selected", k == c.App.UseModel)
 						vgn.AddAttrInterface("value", k)
 						vgn.SetInnerHTML("model " + itoa(k))
@@ -63,8 +56,7 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs7d23f18f}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrs7d23f18f)
 		{
 			vgparent := vgn
 			_ = vgparent
@@ -73,20 +65,16 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				_ = vgiterkey
 				f := f
 				_ = f
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs4867c2b0}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "div", vgAttrs4867c2b0)
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: []vugu.VGAttribute(nil)}
-					vgparent.AppendChild(vgn)
+					vgn = vgElement(vgparent, "label", []vugu.VGAttribute(nil))
 					vgn.AddAttrInterface("for", id("use", f.Index))
 					vgn.SetInnerHTML(f.Label)
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
 					if len(f.Options) == 0 {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs43bf0434}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "input", vgAttrs43bf0434)
 						vgn.AddAttrInterface("aria-invalid", f.Invalid)
 						vgn.AddAttrInterface("id", id("use", f.Index))
 						{
@@ -102,11 +90,9 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 							// TODO: implement capture, etc. mostly need to decide syntax
 						})
 					}
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n      "}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "\n      ")
 					if len(f.Options) > 0 {
-						vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "select", Attr: vgAttrs0faf4029}
-						vgparent.AppendChild(vgn)
+						vgn = vgElement(vgparent, "select", vgAttrs0faf4029)
 						vgn.AddAttrInterface("aria-invalid", f.Invalid)
 						vgn.AddAttrInterface("id", id("use", f.Index))
 						vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
@@ -122,8 +108,7 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 								_ = vgiterkey
 								o := o
 								_ = o
-								vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "option", Attr: []vugu.VGAttribute(nil)}
-								vgparent.AppendChild(vgn)
+								vgn = vgElement(vgparent, "option", []vugu.VGAttribute(nil))
 								vgn.AddAttrInterface("selected", o.Value == f.Text)
 								vgn.AddAttrInterface("value", o.Value)
 								vgn.SetInnerHTML(o.Label)
@@ -133,40 +118,32 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				}
 			}
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrsfcec2ce1}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrsfcec2ce1)
 		vgn.AddAttrInterface("class", when(c.App.Row == nil, "error"))
 		vgn.SetInnerHTML(c.App.RowResult())
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrscc1f3e25}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "div", vgAttrscc1f3e25)
 		{
 			vgparent := vgn
 			_ = vgparent
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "label", Attr: vgAttrs5290f30a}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "label", vgAttrs5290f30a)
 			vgn.SetInnerHTML(vugu.HTML("Score a CSV file: its rows need the feature columns (the label and the ignored columns may be absent). It is read\n      in a Web Worker on this machine."))
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "\n    "}
-			vgparent.AppendChild(vgn)
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "input", Attr: vgAttrs413fa29d}
-			vgparent.AppendChild(vgn)
+			vgn = vgText(vgparent, "\n    ")
+			vgn = vgElement(vgparent, "input", vgAttrs413fa29d)
 			vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 				EventType:	"change",
 				Func:		func(event vugu.DOMEvent) { c.App.ScoreFile(event) },
 				// TODO: implement capture, etc. mostly need to decide syntax
 			})
 		}
-		vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "p", Attr: vgAttrs097c4aa9}
-		vgparent.AppendChild(vgn)
+		vgn = vgElement(vgparent, "p", vgAttrs097c4aa9)
 		vgn.AddAttrInterface("class", c.App.ScoreClass())
 		vgn.SetInnerHTML(c.App.ScoreText())
 		if c.App.Scores != nil {
-			vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: vgAttrs23bc5c35}
-			vgparent.AppendChild(vgn)
+			vgn = vgElement(vgparent, "div", vgAttrs23bc5c35)
 			{
 				vgparent := vgn
 				_ = vgparent
-				vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "button", Attr: vgAttrs8582a3d6}
-				vgparent.AppendChild(vgn)
+				vgn = vgElement(vgparent, "button", vgAttrs8582a3d6)
 				vgn.DOMEventHandlerSpecList = append(vgn.DOMEventHandlerSpecList, vugu.DOMEventHandlerSpec{
 					EventType:	"click",
 					Func:		func(event vugu.DOMEvent) { c.App.DownloadScores() },
@@ -175,8 +152,7 @@ func (c *UseModel) Build(vgin *vugu.BuildIn) (vgout *vugu.BuildOut) {
 				{
 					vgparent := vgn
 					_ = vgparent
-					vgn = &vugu.VGNode{Type: vugu.VGNodeType(1), Data: "Download the predictions (CSV)"}
-					vgparent.AppendChild(vgn)
+					vgn = vgText(vgparent, "Download the predictions (CSV)")
 				}
 			}
 		}

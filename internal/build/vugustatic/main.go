@@ -1,16 +1,26 @@
-// Command vugustatic rewrites the Build methods that vugugen generates so that the attribute
-// lists made of constants only are package variables, not slices built at every render:
+// Command vugustatic rewrites the Build methods that vugugen generates into less code for the
+// page's WebAssembly, with the same nodes:
 //
 //	go run ./internal/build/vugustatic DIR
 //
-// rewrites DIR/*_gen.go in place and writes DIR/attrs_gen.go, which declares the lists. Each
-// list `[]vugu.VGAttribute{{…}, …}` whose members are all string literals becomes a variable
-// (one per distinct list, named by a hash of its text, so that a change to one template renames
-// nothing in the others). A slice literal of constants is code in the page's WebAssembly (an
+// rewrites DIR/*_gen.go in place and writes DIR/attrs_gen.go, which declares what they use.
+//
+// The attribute lists made of constants only become package variables, not slices built at
+// every render: each list `[]vugu.VGAttribute{{…}, …}` whose members are all string literals
+// becomes a variable (one per distinct list, named by a hash of its text, so that a change to
+// one template renames nothing in the others). A slice literal of constants is code (an
 // allocation and a copy at each render); a package variable of constants is data. Sharing one
 // slice between renders is safe because nothing writes to a node's attributes in place: vugu's
 // VGNode only appends to them (AddAttrInterface, AddAttrList), and a literal's slice is full,
 // so an append copies it; the page's renderer (wasm/render) reads them.
+//
+// An element or a text node made and appended to its parent, two statements,
+//
+//	vgn = &vugu.VGNode{Type: vugu.VGNodeType(3), Namespace: "", Data: "div", Attr: …}
+//	vgparent.AppendChild(vgn)
+//
+// becomes one call, `vgn = vgElement(vgparent, "div", …)` (vgText for a text node), which does
+// the same: the ui package is compiled without inlining for the page, so the call is code once.
 package main
 
 import (
@@ -69,6 +79,9 @@ func run(dir string) error {
 		if err == nil {
 			err = failed
 		}
+		if err == nil {
+			out, err = appendCalls(out)
+		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", f, err)
 		}
@@ -83,7 +96,89 @@ func run(dir string) error {
 		fmt.Fprintf(&b, "\t%s = %s\n", name, lists[name])
 	}
 	b.WriteString(")\n")
+	b.WriteString(helpers)
 	return os.WriteFile(filepath.Join(dir, "attrs_gen.go"), []byte(b.String()), 0o644)
+}
+
+// helpers are the functions the rewritten Build methods call (appendCalls).
+const helpers = `
+// vgElement appends to parent an element named data with the attributes attr, and returns it.
+func vgElement(parent *vugu.VGNode, data string, attr []vugu.VGAttribute) *vugu.VGNode {
+	n := &vugu.VGNode{Type: vugu.VGNodeType(3), Data: data, Attr: attr}
+	parent.AppendChild(n)
+	return n
+}
+
+// vgText appends to parent a text node of the text data, and returns it.
+func vgText(parent *vugu.VGNode, data string) *vugu.VGNode {
+	n := &vugu.VGNode{Type: vugu.VGNodeType(1), Data: data}
+	parent.AppendChild(n)
+	return n
+}
+`
+
+// appendCalls returns src with each element or text node made and appended to vgparent in two
+// statements made in one call of vgElement or vgText.
+func appendCalls(src []byte) ([]byte, error) {
+	fset := token.NewFileSet()
+	file, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	text := func(n ast.Node) string {
+		return string(src[fset.Position(n.Pos()).Offset:fset.Position(n.End()).Offset])
+	}
+	var edits []edit
+	ast.Inspect(file, func(n ast.Node) bool {
+		block, ok := n.(*ast.BlockStmt)
+		if !ok {
+			return true
+		}
+		for i := 0; i+1 < len(block.List); i++ {
+			call := nodeCall(block.List[i], text)
+			if call == "" || text(block.List[i+1]) != "vgparent.AppendChild(vgn)" {
+				continue
+			}
+			edits = append(edits, edit{fset.Position(block.List[i].Pos()).Offset, fset.Position(block.List[i+1].End()).Offset, "vgn = " + call})
+			i++
+		}
+		return true
+	})
+	slices.SortFunc(edits, func(a, b edit) int { return a.lo - b.lo })
+	return apply(src, edits), nil
+}
+
+// nodeCall returns the call of vgElement or vgText that makes the node that the statement s
+// assigns to vgn, when it is `vgn = &vugu.VGNode{…}` with exactly the fields of an element
+// (Type 3, Namespace "", Data, Attr) or of a text node (Type 1, Data), and "" otherwise.
+func nodeCall(s ast.Stmt, text func(ast.Node) string) string {
+	as, ok := s.(*ast.AssignStmt)
+	if !ok || as.Tok != token.ASSIGN || len(as.Lhs) != 1 || len(as.Rhs) != 1 || text(as.Lhs[0]) != "vgn" {
+		return ""
+	}
+	u, ok := as.Rhs[0].(*ast.UnaryExpr)
+	if !ok || u.Op != token.AND {
+		return ""
+	}
+	lit, ok := u.X.(*ast.CompositeLit)
+	if !ok || text(lit.Type) != "vugu.VGNode" {
+		return ""
+	}
+	fields := map[string]string{}
+	for _, e := range lit.Elts {
+		kv, ok := e.(*ast.KeyValueExpr)
+		if !ok {
+			return ""
+		}
+		fields[text(kv.Key)] = text(kv.Value)
+	}
+	switch {
+	case len(fields) == 4 && fields["Type"] == "vugu.VGNodeType(3)" && fields["Namespace"] == `""` && fields["Data"] != "" && fields["Attr"] != "":
+		return "vgElement(vgparent, " + fields["Data"] + ", " + fields["Attr"] + ")"
+	case len(fields) == 2 && fields["Type"] == "vugu.VGNodeType(1)" && fields["Data"] != "":
+		return "vgText(vgparent, " + fields["Data"] + ")"
+	}
+	return ""
 }
 
 // hoist returns src with every constant attribute list replaced by the name that name gives
@@ -93,10 +188,6 @@ func hoist(src []byte, name func(list string) string) ([]byte, error) {
 	file, err := parser.ParseFile(fset, "", src, parser.SkipObjectResolution)
 	if err != nil {
 		return nil, err
-	}
-	type edit struct {
-		lo, hi int
-		name   string
 	}
 	var edits []edit
 	ast.Inspect(file, func(n ast.Node) bool {
@@ -113,15 +204,26 @@ func hoist(src []byte, name func(list string) string) ([]byte, error) {
 		edits = append(edits, edit{lo, hi, name(string(src[lo:hi]))})
 		return false
 	})
+	return apply(src, edits), nil
+}
+
+// edit replaces the bytes lo to hi − 1 of a source with text.
+type edit struct {
+	lo, hi int
+	text   string
+}
+
+// apply returns src with the edits made, which are in order and do not overlap.
+func apply(src []byte, edits []edit) []byte {
 	var out bytes.Buffer
 	at := 0
 	for _, e := range edits {
 		out.Write(src[at:e.lo])
-		out.WriteString(e.name)
+		out.WriteString(e.text)
 		at = e.hi
 	}
 	out.Write(src[at:])
-	return out.Bytes(), nil
+	return out.Bytes()
 }
 
 // isAttrList reports whether t is the type []vugu.VGAttribute.
