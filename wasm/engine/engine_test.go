@@ -307,15 +307,17 @@ func TestDatasetHoldout(t *testing.T) {
 		t.Errorf("split by content: %d held-out rows, want data.SplitByContent's %d (%v)", e4.data.summary.Test, want.N, err)
 	}
 	// A check keeps nothing (under replace-one it keeps no row while reading, data.Summarize),
-	// and summarises the training rows as the split does.
+	// and summarises the training rows as the split does, their values held as float32 too.
 	for _, byContent := range []bool{false, true} {
-		e3, _ := newEngine()
-		req := Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9, SplitByContent: byContent}
-		want := e3.Handle(req, file)
-		e3.data = nil
-		req.Check = true
-		if r := e3.Handle(req, file); r.Kind != "dataset" || e3.data != nil || !reflect.DeepEqual(r.Dataset, want.Dataset) {
-			t.Errorf("check (by content: %v): %+v, data kept: %v; want %+v", byContent, r.Dataset, e3.data != nil, want.Dataset)
+		for _, f32 := range []bool{false, true} {
+			e3, _ := newEngine()
+			req := Request{ID: 6, Kind: "dataset", Source: "file", Schema: schema, Holdout: 0.25, SplitSeed: 9, SplitByContent: byContent, Float32: f32}
+			want := e3.Handle(req, file)
+			e3.data = nil
+			req.Check = true
+			if r := e3.Handle(req, file); r.Kind != "dataset" || e3.data != nil || !reflect.DeepEqual(r.Dataset, want.Dataset) || want.Dataset.Facts.Float32 != f32 {
+				t.Errorf("check (by content: %v, float32 %v): %+v, data kept: %v; want %+v", byContent, f32, r.Dataset, e3.data != nil, want.Dataset)
+			}
 		}
 	}
 }
